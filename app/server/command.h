@@ -1,0 +1,22 @@
+// One verb of isolation-server: its name, one line of help, and what it does.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace isolation {
+
+struct Command
+{
+    QString name;
+    QString synopsis; // e.g. "status [--json]"
+    QString summary; // one line
+    std::function<int(const QStringList &arguments)> run; // arguments start with the verb
+};
+
+// Verbs, grouped by the file that implements them.
+QList<Command> engineCommands(); // up, status
+
+} // namespace isolation

@@ -1,0 +1,66 @@
+#include "output.h"
+
+#include "exitcodes.h"
+
+#include "core/paths.h"
+
+#include <QJsonDocument>
+
+#include <cstdio>
+
+namespace isolation::out {
+
+void line(const QString &text)
+{
+    const QByteArray bytes = text.toUtf8() + '\n';
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+void json(const QJsonObject &object)
+{
+    const QByteArray bytes = QJsonDocument(object).toJson(QJsonDocument::Indented);
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+void error(const QString &text)
+{
+    const QByteArray bytes = "isolation-server: " + text.toUtf8() + '\n';
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stderr);
+}
+
+int usage(const QString &text)
+{
+    error(text + QStringLiteral(" (see isolation-server --help)"));
+    return exitcode::Usage;
+}
+
+int fail(const QString &text)
+{
+    error(text);
+    return exitcode::Failure;
+}
+
+int localApiFailure(const LocalApiError &e)
+{
+    error(e.message);
+    switch (e.code) {
+    case LocalApiError::Code::NotRunning:
+        return exitcode::NotRunning;
+    case LocalApiError::Code::Transport:
+    case LocalApiError::Code::Api:
+        break;
+    }
+    return exitcode::Failure;
+}
+
+Result<LocalApiClient> client()
+{
+    auto paths = Paths::resolve();
+    if (!paths)
+        return paths.error();
+    return LocalApiClient(paths.value().socketPath());
+}
+
+} // namespace isolation::out

@@ -1,0 +1,64 @@
+// isolation-tray: the product's face. Runs the engine in-process, one per state directory.
+#include "singleinstance.h"
+#include "trayapplication.h"
+
+#include "core/logging.h"
+#include "core/paths.h"
+#include "core/signalwatcher.h"
+#include "core/version.h"
+#include "engine.h"
+
+#include <QApplication>
+#include <QMessageBox>
+
+#include <cstdio>
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("isolation-tray"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Isolation"));
+    QApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("isolation-tray"));
+
+    auto fail = [](const QString &message) {
+        std::fprintf(stderr, "isolation-tray: %s\n", qPrintable(message));
+        if (QGuiApplication::platformName() != QLatin1String("offscreen"))
+            QMessageBox::critical(nullptr, QObject::tr("Isolation"), message);
+        return 1;
+    };
+
+    auto paths = isolation::Paths::resolve();
+    if (!paths)
+        return fail(paths.error().message);
+    if (auto s = paths.value().ensure(); !s)
+        return fail(s.error().message);
+
+    isolation::SingleInstance instance(paths.value().runtimeDir() + QStringLiteral("/tray.sock"));
+    if (instance.notifyRunning()) {
+        std::fprintf(stderr, "isolation-tray: already running; raised its window\n");
+        return 0;
+    }
+    if (!instance.listen())
+        return fail(QObject::tr("Cannot start the tray: %1").arg(instance.errorString()));
+
+    // A session logout or `kill` stops the tray the same way Quit does.
+    isolation::SignalWatcher signals;
+    QObject::connect(&signals, &isolation::SignalWatcher::terminationRequested, &app, &QApplication::quit);
+
+    isolation::logging::install(paths.value().logFile());
+    isolation::Engine engine(paths.value());
+    if (auto s = engine.start(); !s)
+        return fail(QObject::tr("Cannot start the engine: %1").arg(s.error().message));
+
+    isolation::TrayApplication tray(engine);
+    QObject::connect(&instance, &isolation::SingleInstance::raiseRequested, &tray, [&tray] {
+        qCInfo(lcCore) << "another start of the tray asked to raise the window";
+        tray.showWindow();
+    });
+    tray.show();
+    const int rc = QApplication::exec();
+    engine.stop();
+    isolation::logging::uninstall();
+    return rc;
+}

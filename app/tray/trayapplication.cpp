@@ -1,0 +1,71 @@
+#include "trayapplication.h"
+
+#include "mainwindow.h"
+#include "trayicons.h"
+
+#include "engine.h"
+
+#include <QApplication>
+#include <QMenu>
+#include <QSystemTrayIcon>
+
+namespace isolation {
+
+TrayApplication::TrayApplication(Engine &engine, QObject *parent)
+    : QObject(parent)
+    , m_engine(engine)
+    , m_window(std::make_unique<MainWindow>(engine))
+    , m_menu(std::make_unique<QMenu>())
+{
+    m_menu->setObjectName(QStringLiteral("trayMenu"));
+    m_stateLine = m_menu->addAction(QString());
+    m_stateLine->setObjectName(QStringLiteral("stateLine"));
+    m_stateLine->setEnabled(false);
+    m_menu->addSeparator();
+    m_pair = m_menu->addAction(tr("Pair this computer… (not available yet)"));
+    m_pair->setObjectName(QStringLiteral("pairAction"));
+    m_pair->setEnabled(false);
+    QAction *open = m_menu->addAction(tr("&Open Isolation…"), this, &TrayApplication::showWindow);
+    open->setObjectName(QStringLiteral("openAction"));
+    m_menu->addSeparator();
+    QAction *quit = m_menu->addAction(tr("&Quit"), qApp, &QApplication::quit);
+    quit->setObjectName(QStringLiteral("quitAction"));
+
+    m_icon = new QSystemTrayIcon(this);
+    m_icon->setContextMenu(m_menu.get());
+    connect(m_icon, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
+        if (reason == QSystemTrayIcon::Trigger || reason == QSystemTrayIcon::DoubleClick)
+            showWindow();
+    });
+    connect(&m_engine, &Engine::stateChanged, this, &TrayApplication::updateState);
+    updateState();
+}
+
+TrayApplication::~TrayApplication() = default;
+
+void TrayApplication::show()
+{
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        QApplication::setQuitOnLastWindowClosed(false);
+        m_icon->show();
+    } else {
+        // Without a tray host the window is the only face; closing it quits.
+        QApplication::setQuitOnLastWindowClosed(true);
+        showWindow();
+    }
+}
+
+void TrayApplication::showWindow()
+{
+    m_window->bringToFront();
+}
+
+void TrayApplication::updateState()
+{
+    const QString line = m_engine.stateReason();
+    m_stateLine->setText(line);
+    m_icon->setIcon(stateIcon(m_engine.state()));
+    m_icon->setToolTip(tr("Isolation: %1").arg(line));
+}
+
+} // namespace isolation

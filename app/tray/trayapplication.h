@@ -1,0 +1,43 @@
+// The tray: icon, tooltip and menu that follow the engine's state, and the main window.
+#pragma once
+
+#include <QObject>
+
+#include <memory>
+
+class QAction;
+class QMenu;
+class QSystemTrayIcon;
+
+namespace isolation {
+
+class Engine;
+class MainWindow;
+
+class TrayApplication final : public QObject
+{
+    Q_OBJECT
+public:
+    explicit TrayApplication(Engine &engine, QObject *parent = nullptr);
+    ~TrayApplication() override;
+
+    // Shows the tray icon, or the window where no system tray exists.
+    void show();
+    void showWindow();
+
+    MainWindow *window() const { return m_window.get(); }
+    QMenu *menu() const { return m_menu.get(); }
+    QSystemTrayIcon *trayIcon() const { return m_icon; }
+
+private:
+    void updateState();
+
+    Engine &m_engine;
+    std::unique_ptr<MainWindow> m_window;
+    std::unique_ptr<QMenu> m_menu;
+    QSystemTrayIcon *m_icon = nullptr;
+    QAction *m_stateLine = nullptr;
+    QAction *m_pair = nullptr;
+};
+
+} // namespace isolation

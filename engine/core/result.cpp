@@ -1,0 +1,20 @@
+#include "result.h"
+
+namespace isolation {
+
+QString errorCodeName(Error::Code code)
+{
+    switch (code) {
+    case Error::Code::InvalidInput:
+        return QStringLiteral("invalid_input");
+    case Error::Code::NotFound:
+        return QStringLiteral("not_found");
+    case Error::Code::Unavailable:
+        return QStringLiteral("unavailable");
+    case Error::Code::Failed:
+        return QStringLiteral("failed");
+    }
+    return QStringLiteral("failed");
+}
+
+} // namespace isolation

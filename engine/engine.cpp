@@ -1,0 +1,114 @@
+#include "engine.h"
+
+#include "core/logging.h"
+#include "core/version.h"
+#include "localapi/localapiserver.h"
+
+#include <QCoreApplication>
+#include <QHostInfo>
+
+namespace isolation {
+
+QString engineStateName(EngineState state)
+{
+    switch (state) {
+    case EngineState::Stopped:
+        return QStringLiteral("stopped");
+    case EngineState::NotPaired:
+        return QStringLiteral("not_paired");
+    case EngineState::Pairing:
+        return QStringLiteral("pairing");
+    case EngineState::Online:
+        return QStringLiteral("online");
+    case EngineState::Reconnecting:
+        return QStringLiteral("reconnecting");
+    case EngineState::Error:
+        return QStringLiteral("error");
+    }
+    return QStringLiteral("error");
+}
+
+Engine::Engine(Paths paths, QObject *parent)
+    : QObject(parent)
+    , m_paths(std::move(paths))
+    , m_settings(m_paths.settingsFile())
+    , m_lock(m_paths.lockFile())
+    , m_reason(tr("Not running"))
+{ }
+
+Engine::~Engine()
+{
+    stop();
+}
+
+Status Engine::start()
+{
+    if (m_state != EngineState::Stopped)
+        return {};
+    if (auto s = m_paths.ensure(); !s)
+        return s;
+    if (auto s = m_lock.acquire(); !s) {
+        const QString where = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
+        return Error {s.error().code, QStringLiteral("%1 (%2)").arg(s.error().message, where)};
+    }
+
+    m_localApi = std::make_unique<LocalApiServer>();
+    registerRoutes();
+    if (auto s = m_localApi->listen(m_paths.socketPath()); !s) {
+        m_localApi.reset();
+        m_lock.release();
+        return s;
+    }
+    m_startedAt = QDateTime::currentDateTimeUtc();
+    qCInfo(lcCore) << "engine" << ISOLATION_VERSION << "started; state in" << m_paths.dataDir();
+    setState(EngineState::NotPaired, tr("Not paired: pair this computer with Isolation to start working"));
+    return {};
+}
+
+void Engine::stop()
+{
+    if (m_state == EngineState::Stopped)
+        return;
+    qCInfo(lcCore) << "engine stopping";
+    if (m_localApi) {
+        m_localApi->close();
+        m_localApi.reset();
+    }
+    m_lock.release();
+    setState(EngineState::Stopped, tr("Not running"));
+    Q_EMIT stopped();
+}
+
+QJsonObject Engine::status() const
+{
+    return QJsonObject {
+        {QStringLiteral("version"), QStringLiteral(ISOLATION_VERSION)},
+        {QStringLiteral("state"), engineStateName(m_state)},
+        {QStringLiteral("reason"), m_reason},
+        {QStringLiteral("paired"), m_state == EngineState::Online || m_state == EngineState::Reconnecting},
+        {QStringLiteral("hub"), m_settings.hubUrl().toString()},
+        {QStringLiteral("pid"), QCoreApplication::applicationPid()},
+        {QStringLiteral("hostName"), QHostInfo::localHostName()},
+        {QStringLiteral("home"), m_paths.overridden() ? m_paths.home() : m_paths.dataDir()},
+        {QStringLiteral("socket"), m_paths.socketPath()},
+        {QStringLiteral("startedAt"), m_startedAt.toString(Qt::ISODate)},
+    };
+}
+
+void Engine::setState(EngineState state, const QString &reason)
+{
+    if (state == m_state && reason == m_reason)
+        return;
+    m_state = state;
+    m_reason = reason;
+    Q_EMIT stateChanged();
+}
+
+void Engine::registerRoutes()
+{
+    HttpServer &http = m_localApi->http();
+    http.route("GET", QStringLiteral("/v1/status"),
+        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, status())); });
+}
+
+} // namespace isolation

@@ -1,0 +1,229 @@
+#include "httpconnection.h"
+
+#include "httpserver.h"
+
+#include <QAbstractSocket>
+#include <QIODevice>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcHttp, "isolation.http")
+
+namespace isolation {
+
+namespace {
+
+bool bodyAllowed(int status)
+{
+    return status >= 200 && status != 204 && status != 304;
+}
+
+bool managedHeader(const QByteArray &name)
+{
+    return QByteArrayView(name).compare("content-length", Qt::CaseInsensitive) == 0
+        || QByteArrayView(name).compare("transfer-encoding", Qt::CaseInsensitive) == 0
+        || QByteArrayView(name).compare("connection", Qt::CaseInsensitive) == 0;
+}
+
+QByteArray statusLine(int status)
+{
+    return "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+}
+
+} // namespace
+
+HttpConnection::HttpConnection(QIODevice *device, const QHostAddress &peer, HttpServer *server)
+    : QObject(server)
+    , m_device(device)
+    , m_peer(peer)
+    , m_server(server)
+    , m_parser(server->limits())
+{
+    m_device->setParent(this);
+    m_parser.onHeaders = [this](const HttpRequest &request) {
+        if (request.header("expect").toLower() == "100-continue")
+            m_device->write("HTTP/1.1 100 Continue\r\n\r\n");
+    };
+    connect(m_device, &QIODevice::readyRead, this, &HttpConnection::onReadyRead);
+    if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
+        connect(tcp, &QAbstractSocket::disconnected, this, &HttpConnection::onPeerClosed);
+    else if (auto *local = qobject_cast<QLocalSocket *>(m_device))
+        connect(local, &QLocalSocket::disconnected, this, &HttpConnection::onPeerClosed);
+    if (m_device->bytesAvailable() > 0)
+        scheduleProcess();
+}
+
+HttpConnection::~HttpConnection()
+{
+    if (m_server)
+        m_server->forget(this);
+}
+
+void HttpConnection::onReadyRead()
+{
+    m_in.append(m_device->readAll());
+    process();
+}
+
+void HttpConnection::onPeerClosed()
+{
+    m_closing = true;
+    deleteLater();
+}
+
+void HttpConnection::scheduleProcess()
+{
+    if (m_processScheduled)
+        return;
+    m_processScheduled = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_processScheduled = false;
+            if (m_device->bytesAvailable() > 0)
+                m_in.append(m_device->readAll());
+            process();
+        },
+        Qt::QueuedConnection);
+}
+
+void HttpConnection::process()
+{
+    while (!m_busy && !m_closing && !m_in.isEmpty()) {
+        const qsizetype used = m_parser.feed(m_in.constData(), m_in.size());
+        m_head.append(m_in.constData(), std::min<qsizetype>(used, 256 * 1024 - m_head.size()));
+        m_in.remove(0, used);
+
+        switch (m_parser.state()) {
+        case HttpRequestParser::State::NeedMore:
+            if (used == 0)
+                return;
+            continue;
+        case HttpRequestParser::State::Error:
+            answerError(m_parser.errorStatus(), m_parser.errorMessage());
+            return;
+        case HttpRequestParser::State::Upgrade: {
+            HttpRequest request = m_parser.takeRequest();
+            request.peer = m_peer;
+            const QByteArray head = std::exchange(m_head, {});
+            const QByteArray rest = std::exchange(m_in, {});
+            disconnect(m_device, nullptr, this, nullptr);
+            if (m_server->upgrade(request, m_device, head, rest)) {
+                m_device = nullptr; // the upgrade handler owns it now
+                m_closing = true;
+                deleteLater();
+                return;
+            }
+            connect(m_device, &QIODevice::readyRead, this, &HttpConnection::onReadyRead);
+            answerError(400, QStringLiteral("this resource cannot be upgraded"));
+            return;
+        }
+        case HttpRequestParser::State::Complete: {
+            HttpRequest request = m_parser.takeRequest();
+            m_head.clear();
+            request.peer = m_peer;
+            m_keepAlive = m_parser.keepAlive();
+            m_headRequest = request.method == "HEAD";
+            m_busy = true;
+            ++m_sequence;
+            m_server->dispatch(request, HttpReply(this, m_sequence));
+            return; // a reply (now or later) resumes processing
+        }
+        }
+    }
+}
+
+void HttpConnection::answerError(int status, const QString &message)
+{
+    qCInfo(lcHttp) << "refusing request:" << status << message;
+    m_keepAlive = false;
+    m_busy = true;
+    ++m_sequence;
+    sendResponse(m_sequence, HttpResponse::error(status, QStringLiteral("bad_request"), message));
+}
+
+void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
+{
+    if (!isCurrent(sequence) || m_streaming || !m_device)
+        return;
+    QByteArray out = statusLine(response.status);
+    for (const auto &h : response.headers) {
+        if (!managedHeader(h.first))
+            out += h.first + ": " + h.second + "\r\n";
+    }
+    if (bodyAllowed(response.status))
+        out += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n";
+    if (!m_keepAlive)
+        out += "Connection: close\r\n";
+    out += "\r\n";
+    if (bodyAllowed(response.status) && !m_headRequest)
+        out += response.body;
+    m_device->write(out);
+    completeExchange();
+}
+
+void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers)
+{
+    if (!isCurrent(sequence) || m_streaming || !m_device)
+        return;
+    QByteArray out = statusLine(status);
+    for (const auto &h : headers) {
+        if (!managedHeader(h.first))
+            out += h.first + ": " + h.second + "\r\n";
+    }
+    out += "Transfer-Encoding: chunked\r\n";
+    if (!m_keepAlive)
+        out += "Connection: close\r\n";
+    out += "\r\n";
+    m_device->write(out);
+    m_streaming = true;
+}
+
+void HttpConnection::writeChunk(quint64 sequence, const QByteArray &chunk)
+{
+    if (!isCurrent(sequence) || !m_streaming || chunk.isEmpty() || !m_device)
+        return;
+    m_device->write(QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n");
+}
+
+void HttpConnection::finishChunks(quint64 sequence)
+{
+    if (!isCurrent(sequence) || !m_streaming || !m_device)
+        return;
+    m_device->write("0\r\n\r\n");
+    m_streaming = false;
+    completeExchange();
+}
+
+void HttpConnection::completeExchange()
+{
+    m_busy = false;
+    if (!m_keepAlive) {
+        closeGracefully();
+        return;
+    }
+    if (!m_in.isEmpty() || m_device->bytesAvailable() > 0)
+        scheduleProcess();
+}
+
+void HttpConnection::closeGracefully()
+{
+    m_closing = true;
+    // Both socket kinds flush what is queued before they close.
+    if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
+        tcp->disconnectFromHost();
+    else if (auto *local = qobject_cast<QLocalSocket *>(m_device))
+        local->disconnectFromServer();
+    else
+        deleteLater();
+}
+
+void HttpConnection::closeNow()
+{
+    m_closing = true;
+    if (m_device)
+        m_device->close();
+    deleteLater();
+}
+
+} // namespace isolation

@@ -1,0 +1,57 @@
+// HTTP/1.1 messages as plain values: what the server hands to a route, and what a route answers.
+#pragma once
+
+#include <QByteArray>
+#include <QHash>
+#include <QHostAddress>
+#include <QJsonDocument>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QUrlQuery>
+
+namespace isolation {
+
+using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
+
+// Header lookup is case-insensitive; the first match wins.
+QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name);
+bool hasHeader(const HttpHeaders &headers, QByteArrayView name);
+
+struct HttpRequest
+{
+    QByteArray method;
+    QByteArray target; // the request target as sent
+    QString path; // percent-decoded path of the target
+    QUrlQuery query;
+    HttpHeaders headers;
+    QByteArray body;
+    QHostAddress peer; // empty for unix sockets
+    QHash<QString, QString> params; // filled by the router from "{name}" segments
+
+    QByteArray header(QByteArrayView name) const { return headerValue(headers, name); }
+    // The body parsed as a JSON object; an empty body is an empty object. Returns false on bad JSON.
+    bool jsonBody(QJsonObject *out, QString *error = nullptr) const;
+    // The token of "Authorization: Bearer <token>", or empty.
+    QByteArray bearerToken() const;
+};
+
+struct HttpResponse
+{
+    int status = 200;
+    HttpHeaders headers;
+    QByteArray body;
+
+    HttpResponse &setHeader(const QByteArray &name, const QByteArray &value);
+
+    static HttpResponse json(int status, const QJsonObject &object);
+    static HttpResponse json(int status, const QJsonArray &array);
+    static HttpResponse text(
+        int status, const QByteArray &body, const QByteArray &contentType = "text/plain; charset=utf-8");
+    // The protocol's error body: {"error": {"code": CODE, "message": MESSAGE}} (docs/protocol.md).
+    static HttpResponse error(int status, const QString &code, const QString &message);
+};
+
+QByteArray reasonPhrase(int status);
+
+} // namespace isolation

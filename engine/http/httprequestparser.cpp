@@ -1,0 +1,254 @@
+#include "httprequestparser.h"
+
+#include <QUrl>
+
+namespace isolation {
+
+namespace {
+
+HttpRequestParser *self(http_parser *p)
+{
+    return static_cast<HttpRequestParser *>(p->data);
+}
+
+// RFC 9110 token characters, the only ones a field name may have.
+bool isToken(const QByteArray &name)
+{
+    static const QByteArrayView extra("!#$%&'*+-.^_`|~");
+    for (char c : name) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alnum && !extra.contains(c))
+            return false;
+    }
+    return !name.isEmpty();
+}
+
+bool hasControlBytes(const QByteArray &value)
+{
+    for (char c : value) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u == 0 || u == '\r' || u == '\n' || (u < 0x20 && u != '\t') || u == 0x7f)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+HttpRequestParser::HttpRequestParser(Limits limits)
+    : m_limits(limits)
+{
+    http_parser_init(&m_parser, HTTP_REQUEST);
+    m_parser.data = this;
+    http_parser_settings_init(&m_settings);
+    m_settings.on_message_begin = &HttpRequestParser::onMessageBegin;
+    m_settings.on_url = &HttpRequestParser::onUrl;
+    m_settings.on_header_field = &HttpRequestParser::onHeaderField;
+    m_settings.on_header_value = &HttpRequestParser::onHeaderValue;
+    m_settings.on_headers_complete = &HttpRequestParser::onHeadersComplete;
+    m_settings.on_body = &HttpRequestParser::onBody;
+    m_settings.on_message_complete = &HttpRequestParser::onMessageComplete;
+}
+
+qsizetype HttpRequestParser::feed(const char *data, qsizetype size)
+{
+    if (m_state != State::NeedMore || size <= 0)
+        return 0;
+    if (!m_headersDone) {
+        // Keep the raw head (bounded by the header limit) to recognise obs-fold line continuations.
+        const qsizetype room = m_limits.maxHeaderBytes + 4 - m_raw.size();
+        if (room > 0)
+            m_raw.append(data, std::min(room, size));
+    }
+    const size_t n = http_parser_execute(&m_parser, &m_settings, data, size_t(size));
+    const auto err = HTTP_PARSER_ERRNO(&m_parser);
+    if (m_state == State::Error)
+        return qsizetype(n);
+    if (err == HPE_PAUSED) {
+        http_parser_pause(&m_parser, 0);
+        return qsizetype(n);
+    }
+    if (err != HPE_OK) {
+        fail(400, QString::fromLatin1(http_errno_description(err)));
+        return qsizetype(n);
+    }
+    if (m_parser.upgrade && m_headersDone && m_state == State::NeedMore) {
+        // http-parser stops at the end of an upgrade request's head; the body callbacks never run.
+        m_state = State::Upgrade;
+    }
+    return qsizetype(n);
+}
+
+void HttpRequestParser::finish()
+{
+    if (m_state == State::NeedMore)
+        http_parser_execute(&m_parser, &m_settings, nullptr, 0);
+}
+
+HttpRequest HttpRequestParser::takeRequest()
+{
+    HttpRequest r = std::move(m_request);
+    m_request = {};
+    m_raw.clear();
+    m_inValue = false;
+    m_headersDone = false;
+    m_headerBytes = 0;
+    if (m_state == State::Complete)
+        m_state = State::NeedMore;
+    return r;
+}
+
+int HttpRequestParser::fail(int status, const QString &message)
+{
+    if (m_state != State::Error) {
+        m_state = State::Error;
+        m_errorStatus = status;
+        m_errorMessage = message;
+        m_keepAlive = false;
+    }
+    return -1;
+}
+
+bool HttpRequestParser::countHeaderBytes(size_t len)
+{
+    m_headerBytes += qsizetype(len);
+    if (m_headerBytes > m_limits.maxHeaderBytes) {
+        fail(431, QStringLiteral("request header fields too large"));
+        return false;
+    }
+    return true;
+}
+
+int HttpRequestParser::onMessageBegin(http_parser *p)
+{
+    auto *s = self(p);
+    s->m_request = {};
+    s->m_inValue = false;
+    s->m_headersDone = false;
+    return 0;
+}
+
+int HttpRequestParser::onUrl(http_parser *p, const char *at, size_t len)
+{
+    auto *s = self(p);
+    if (!s->countHeaderBytes(len))
+        return -1;
+    s->m_request.target.append(at, qsizetype(len));
+    return 0;
+}
+
+int HttpRequestParser::onHeaderField(http_parser *p, const char *at, size_t len)
+{
+    auto *s = self(p);
+    if (!s->countHeaderBytes(len))
+        return -1;
+    if (s->m_inValue || s->m_request.headers.isEmpty()) {
+        if (s->m_request.headers.size() >= s->m_limits.maxHeaderCount)
+            return s->fail(431, QStringLiteral("too many header fields"));
+        s->m_request.headers.append(QPair<QByteArray, QByteArray>());
+        s->m_inValue = false;
+    }
+    s->m_request.headers.last().first.append(at, qsizetype(len));
+    return 0;
+}
+
+int HttpRequestParser::onHeaderValue(http_parser *p, const char *at, size_t len)
+{
+    auto *s = self(p);
+    if (!s->countHeaderBytes(len))
+        return -1;
+    s->m_inValue = true;
+    if (!s->m_request.headers.isEmpty())
+        s->m_request.headers.last().second.append(at, qsizetype(len));
+    return 0;
+}
+
+int HttpRequestParser::validateHeaders()
+{
+    // obs-fold: a header line that starts with a space or tab inside the head.
+    qsizetype start = 0;
+    while (m_raw.mid(start, 2) == "\r\n") // empty lines before the request line are allowed
+        start += 2;
+    const qsizetype headEnd = m_raw.indexOf("\r\n\r\n", start);
+    const QByteArray head = headEnd >= 0 ? m_raw.sliced(start, headEnd + 2 - start) : m_raw.sliced(start);
+    if (head.contains("\n ") || head.contains("\n\t"))
+        return fail(400, QStringLiteral("obsolete line folding is not accepted"));
+    // A bare LF as a line end (http-parser tolerates it) makes framing ambiguous for other hops.
+    for (qsizetype i = 0; i < head.size(); ++i) {
+        if (head.at(i) == '\n' && (i == 0 || head.at(i - 1) != '\r'))
+            return fail(400, QStringLiteral("bare LF in the request head"));
+        if (head.at(i) == '\r' && (i + 1 >= head.size() || head.at(i + 1) != '\n'))
+            return fail(400, QStringLiteral("bare CR in the request head"));
+    }
+
+    int contentLengths = 0;
+    int transferEncodings = 0;
+    for (auto &h : m_request.headers) {
+        h.second = h.second.trimmed();
+        if (!isToken(h.first))
+            return fail(400, QStringLiteral("invalid header name"));
+        if (hasControlBytes(h.first) || hasControlBytes(h.second))
+            return fail(400, QStringLiteral("control character in header %1").arg(QString::fromLatin1(h.first)));
+        if (QByteArrayView(h.first).compare("content-length", Qt::CaseInsensitive) == 0)
+            ++contentLengths;
+        if (QByteArrayView(h.first).compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
+            ++transferEncodings;
+            if (h.second.toLower() != "chunked")
+                return fail(400, QStringLiteral("only the chunked transfer coding is accepted"));
+        }
+    }
+    if (contentLengths > 1)
+        return fail(400, QStringLiteral("more than one Content-Length"));
+    if (transferEncodings > 1)
+        return fail(400, QStringLiteral("more than one Transfer-Encoding"));
+    if (contentLengths && transferEncodings)
+        return fail(400, QStringLiteral("Content-Length together with Transfer-Encoding"));
+    return 0;
+}
+
+int HttpRequestParser::onHeadersComplete(http_parser *p)
+{
+    auto *s = self(p);
+    s->m_headersDone = true;
+    if (s->validateHeaders() != 0)
+        return -1;
+
+    HttpRequest &r = s->m_request;
+    r.method = http_method_str(static_cast<http_method>(p->method));
+    if (r.target.isEmpty() || r.target.at(0) != '/') {
+        // origin-form only; absolute-form and authority-form are for proxies, which we are not.
+        if (!(r.method == "OPTIONS" && r.target == "*"))
+            return s->fail(400, QStringLiteral("request target must be a path"));
+    }
+    const QUrl url = QUrl::fromEncoded(r.target, QUrl::StrictMode);
+    if (!url.isValid() || !url.host().isEmpty())
+        return s->fail(400, QStringLiteral("malformed request target"));
+    r.path = url.path(QUrl::FullyDecoded);
+    r.query = QUrlQuery(url.query(QUrl::FullyEncoded));
+
+    if (p->content_length != ULLONG_MAX && p->content_length > quint64(s->m_limits.maxBodyBytes))
+        return s->fail(413, QStringLiteral("request body too large"));
+    if (s->onHeaders)
+        s->onHeaders(r);
+    return 0;
+}
+
+int HttpRequestParser::onBody(http_parser *p, const char *at, size_t len)
+{
+    auto *s = self(p);
+    if (s->m_request.body.size() + qint64(len) > s->m_limits.maxBodyBytes)
+        return s->fail(413, QStringLiteral("request body too large"));
+    s->m_request.body.append(at, qsizetype(len));
+    return 0;
+}
+
+int HttpRequestParser::onMessageComplete(http_parser *p)
+{
+    auto *s = self(p);
+    s->m_keepAlive = http_should_keep_alive(p) != 0;
+    s->m_state = p->upgrade ? State::Upgrade : State::Complete;
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+} // namespace isolation

@@ -1,0 +1,79 @@
+// An HTTP/1.1 request parser: Node's http-parser underneath, plus the stricter rules every
+// front door here applies (one Content-Length, no Content-Length with Transfer-Encoding, only
+// the chunked coding, no obs-fold, no control bytes in values) and size limits.
+#pragma once
+
+#include "httpmessage.h"
+
+#include <http_parser.h>
+
+#include <functional>
+
+namespace isolation {
+
+struct HttpLimits
+{
+    qsizetype maxHeaderBytes = 64 * 1024; // request line + headers; more is 431
+    int maxHeaderCount = 100; // more is 431
+    qint64 maxBodyBytes = 16 * 1024 * 1024; // more is 413
+};
+
+class HttpRequestParser
+{
+public:
+    using Limits = HttpLimits;
+
+    enum class State {
+        NeedMore, // feed more bytes
+        Complete, // a request is ready: takeRequest()
+        Upgrade, // a request asked to switch protocols; bytes after it belong to the new protocol
+        Error, // errorStatus()/errorMessage() say why; the connection must be closed
+    };
+
+    explicit HttpRequestParser(Limits limits = Limits());
+    HttpRequestParser(const HttpRequestParser &) = delete;
+    HttpRequestParser &operator=(const HttpRequestParser &) = delete;
+
+    // Feeds bytes and stops at the end of one request. Returns the number of bytes consumed;
+    // the rest must be fed again after takeRequest().
+    qsizetype feed(const char *data, qsizetype size);
+    // Tells the parser the peer closed its side (a body delimited by close is then complete).
+    void finish();
+
+    State state() const { return m_state; }
+    HttpRequest takeRequest();
+    bool keepAlive() const { return m_keepAlive; }
+    int errorStatus() const { return m_errorStatus; }
+    QString errorMessage() const { return m_errorMessage; }
+
+    // Called once the headers of a request are in, before its body (for "Expect: 100-continue").
+    std::function<void(const HttpRequest &)> onHeaders;
+
+private:
+    static int onMessageBegin(http_parser *p);
+    static int onUrl(http_parser *p, const char *at, size_t len);
+    static int onHeaderField(http_parser *p, const char *at, size_t len);
+    static int onHeaderValue(http_parser *p, const char *at, size_t len);
+    static int onHeadersComplete(http_parser *p);
+    static int onBody(http_parser *p, const char *at, size_t len);
+    static int onMessageComplete(http_parser *p);
+
+    int fail(int status, const QString &message);
+    bool countHeaderBytes(size_t len);
+    int validateHeaders();
+
+    Limits m_limits;
+    http_parser m_parser {};
+    http_parser_settings m_settings {};
+    State m_state = State::NeedMore;
+    HttpRequest m_request;
+    QByteArray m_raw; // the head of the current request as received, to spot obs-fold
+    bool m_inValue = false;
+    bool m_headersDone = false;
+    qsizetype m_headerBytes = 0;
+    bool m_keepAlive = true;
+    int m_errorStatus = 0;
+    QString m_errorMessage;
+};
+
+} // namespace isolation

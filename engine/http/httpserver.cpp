@@ -1,0 +1,180 @@
+#include "httpserver.h"
+
+#include "httpconnection.h"
+
+#include <QFile>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QTcpServer>
+#include <QTcpSocket>
+
+namespace isolation {
+
+HttpReply::HttpReply(HttpConnection *connection, quint64 sequence)
+    : m_connection(connection)
+    , m_sequence(sequence)
+{ }
+
+void HttpReply::send(HttpResponse response) const
+{
+    if (m_connection)
+        m_connection->sendResponse(m_sequence, std::move(response));
+}
+
+void HttpReply::sendHead(int status, HttpHeaders headers) const
+{
+    if (m_connection)
+        m_connection->sendHead(m_sequence, status, std::move(headers));
+}
+
+void HttpReply::write(const QByteArray &chunk) const
+{
+    if (m_connection)
+        m_connection->writeChunk(m_sequence, chunk);
+}
+
+void HttpReply::finish() const
+{
+    if (m_connection)
+        m_connection->finishChunks(m_sequence);
+}
+
+bool HttpReply::connected() const
+{
+    return m_connection && m_connection->isCurrent(m_sequence);
+}
+
+HttpServer::HttpServer(QObject *parent)
+    : QObject(parent)
+{ }
+
+HttpServer::~HttpServer()
+{
+    // Connections are children; make sure they no longer call back into a half-destroyed server.
+    for (HttpConnection *c : std::as_const(m_connections))
+        c->disconnect();
+    const auto connections = std::exchange(m_connections, {});
+    qDeleteAll(connections);
+}
+
+void HttpServer::route(const QByteArray &method, const QString &pattern, Handler handler)
+{
+    m_routes.append({method, pattern.split(QLatin1Char('/'), Qt::SkipEmptyParts), std::move(handler)});
+}
+
+Result<quint16> HttpServer::listenTcp(const QHostAddress &address, quint16 port)
+{
+    auto *server = new QTcpServer(this);
+    if (!server->listen(address, port)) {
+        const QString why = server->errorString();
+        delete server;
+        return Error::unavailable(
+            QStringLiteral("cannot listen on %1:%2: %3").arg(address.toString()).arg(port).arg(why));
+    }
+    connect(server, &QTcpServer::newConnection, this, [this, server] {
+        while (QTcpSocket *socket = server->nextPendingConnection())
+            serve(socket, socket->peerAddress());
+    });
+    m_tcp.append(server);
+    return server->serverPort();
+}
+
+Status HttpServer::listenLocal(const QString &path)
+{
+    auto *server = new QLocalServer(this);
+    server->setSocketOptions(QLocalServer::UserAccessOption);
+    if (!server->listen(path)) {
+        const QString why = server->errorString();
+        delete server;
+        return Error::unavailable(QStringLiteral("cannot listen on %1: %2").arg(path, why));
+    }
+    QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    connect(server, &QLocalServer::newConnection, this, [this, server] {
+        while (QLocalSocket *socket = server->nextPendingConnection())
+            serve(socket);
+    });
+    m_local.append(server);
+    return {};
+}
+
+void HttpServer::serve(QIODevice *device, const QHostAddress &peer)
+{
+    m_connections.append(new HttpConnection(device, peer, this));
+}
+
+void HttpServer::close()
+{
+    for (QTcpServer *s : std::as_const(m_tcp)) {
+        s->close();
+        s->deleteLater();
+    }
+    m_tcp.clear();
+    for (QLocalServer *s : std::as_const(m_local)) {
+        s->close();
+        s->deleteLater();
+    }
+    m_local.clear();
+    const auto connections = m_connections;
+    for (HttpConnection *c : connections)
+        c->closeNow();
+}
+
+void HttpServer::forget(HttpConnection *connection)
+{
+    m_connections.removeOne(connection);
+}
+
+bool HttpServer::upgrade(const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest)
+{
+    return m_upgrade && m_upgrade(request, device, head, rest);
+}
+
+void HttpServer::dispatch(HttpRequest &request, HttpReply reply)
+{
+    const QStringList parts = request.path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    bool pathMatched = false;
+    for (const Route &route : std::as_const(m_routes)) {
+        QHash<QString, QString> params;
+        bool match = true;
+        qsizetype i = 0;
+        for (; i < route.segments.size(); ++i) {
+            const QString &seg = route.segments.at(i);
+            if (seg.startsWith(QLatin1String("{*")) && seg.endsWith(QLatin1Char('}'))) {
+                params.insert(seg.mid(2, seg.size() - 3), parts.mid(i).join(QLatin1Char('/')));
+                i = parts.size();
+                break;
+            }
+            if (i >= parts.size()) {
+                match = false;
+                break;
+            }
+            if (seg.startsWith(QLatin1Char('{')) && seg.endsWith(QLatin1Char('}')))
+                params.insert(seg.mid(1, seg.size() - 2), parts.at(i));
+            else if (seg != parts.at(i)) {
+                match = false;
+                break;
+            }
+        }
+        if (!match || i != parts.size())
+            continue;
+        pathMatched = true;
+        if (route.method != request.method && route.method != "*")
+            continue;
+        request.params = std::move(params);
+        route.handler(request, reply);
+        return;
+    }
+    if (pathMatched) {
+        reply.send(HttpResponse::error(405, QStringLiteral("method_not_allowed"),
+            QStringLiteral("%1 is not allowed here").arg(QString::fromLatin1(request.method))));
+        return;
+    }
+    if (m_fallback) {
+        m_fallback(request, reply);
+        return;
+    }
+    reply.send(HttpResponse::error(
+        404, QStringLiteral("not_found"), QStringLiteral("no such resource: %1").arg(request.path)));
+}
+
+} // namespace isolation

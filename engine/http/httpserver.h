@@ -1,0 +1,100 @@
+// A small HTTP/1.1 server over any stream socket (TCP or unix): parses with HttpRequestParser,
+// routes by method and path pattern, answers in order, keeps connections alive. Routes reply
+// through an HttpReply handle, now or later, whole or streamed in chunks.
+#pragma once
+
+#include "core/result.h"
+#include "httpmessage.h"
+#include "httprequestparser.h"
+
+#include <QHostAddress>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+
+class QIODevice;
+class QLocalServer;
+class QTcpServer;
+
+namespace isolation {
+
+class HttpConnection;
+
+// Answers one request. Copyable; answering after the peer went away does nothing.
+class HttpReply
+{
+public:
+    HttpReply() = default;
+
+    void send(HttpResponse response) const;
+    // Streaming: the head once (chunked transfer coding), then any number of chunks, then finish().
+    void sendHead(int status, HttpHeaders headers) const;
+    void write(const QByteArray &chunk) const;
+    void finish() const;
+    bool connected() const;
+
+private:
+    friend class HttpConnection;
+    HttpReply(HttpConnection *connection, quint64 sequence);
+    QPointer<HttpConnection> m_connection;
+    quint64 m_sequence = 0;
+};
+
+class HttpServer : public QObject
+{
+    Q_OBJECT
+public:
+    using Handler = std::function<void(const HttpRequest &, HttpReply)>;
+    // Takes over a connection whose request asked to upgrade (e.g. WebSocket). `head` holds the
+    // bytes of the request as received, `rest` what followed it. Return false to refuse (the
+    // server then answers 400 and closes).
+    using UpgradeHandler
+        = std::function<bool(const HttpRequest &, QIODevice *device, const QByteArray &head, const QByteArray &rest)>;
+
+    explicit HttpServer(QObject *parent = nullptr);
+    ~HttpServer() override;
+
+    void setLimits(HttpRequestParser::Limits limits) { m_limits = limits; }
+    HttpRequestParser::Limits limits() const { return m_limits; }
+
+    // Patterns are paths whose segments may be "{name}" (one segment, into request.params) or,
+    // last, "{*name}" (the rest of the path). The first matching route wins; a path that matches
+    // with another method answers 405.
+    void route(const QByteArray &method, const QString &pattern, Handler handler);
+    void setFallback(Handler handler) { m_fallback = std::move(handler); }
+    void setUpgradeHandler(UpgradeHandler handler) { m_upgrade = std::move(handler); }
+
+    // Listens on TCP; returns the bound port (pass 0 to let the system choose).
+    Result<quint16> listenTcp(const QHostAddress &address, quint16 port);
+    // Listens on a unix socket, which must not exist. The socket file gets mode 0600.
+    Status listenLocal(const QString &path);
+    // Serves an already connected socket; the server takes ownership.
+    void serve(QIODevice *device, const QHostAddress &peer = {});
+
+    // Stops listening and closes every connection.
+    void close();
+    int connectionCount() const { return int(m_connections.size()); }
+
+private:
+    friend class HttpConnection;
+    void dispatch(HttpRequest &request, HttpReply reply);
+    bool upgrade(const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest);
+    void forget(HttpConnection *connection);
+
+    struct Route
+    {
+        QByteArray method;
+        QStringList segments;
+        Handler handler;
+    };
+    QList<Route> m_routes;
+    Handler m_fallback;
+    UpgradeHandler m_upgrade;
+    HttpRequestParser::Limits m_limits;
+    QList<QTcpServer *> m_tcp;
+    QList<QLocalServer *> m_local;
+    QList<HttpConnection *> m_connections;
+};
+
+} // namespace isolation

@@ -1,0 +1,45 @@
+// Client of an engine's LocalAPI, for the CLI and scripts: blocking calls over the unix socket
+// through libcurl. Not for the GUI thread (the tray talks to its in-process Engine instead).
+#pragma once
+
+#include "core/result.h"
+#include "http/httpmessage.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace isolation {
+
+struct LocalApiError
+{
+    enum class Code {
+        NotRunning, // no engine listens on the socket
+        Transport, // the connection broke or timed out
+        Api, // the engine answered with an error body
+    };
+    Code code = Code::Transport;
+    int status = 0; // the HTTP status for Api errors
+    QString errorCode; // the error body's code for Api errors
+    QString message;
+    QJsonObject body; // the whole error body for Api errors (may carry details)
+};
+
+class LocalApiClient
+{
+public:
+    explicit LocalApiClient(QString socketPath, int timeoutMs = 30000);
+
+    // Sends a request; a 2xx answer with a JSON object body (or no body) is success.
+    Result<QJsonObject, LocalApiError> call(
+        const QByteArray &method, const QString &path, const QJsonObject &body = {}) const;
+    // Any answer, raw.
+    Result<HttpResponse, LocalApiError> request(const QByteArray &method, const QString &path,
+        const QByteArray &body = {}, const QByteArray &contentType = "application/json") const;
+    QString socketPath() const { return m_socket; }
+
+private:
+    QString m_socket;
+    int m_timeoutMs;
+};
+
+} // namespace isolation

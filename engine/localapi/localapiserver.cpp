@@ -1,0 +1,55 @@
+#include "localapiserver.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcLocalApi, "isolation.localapi")
+
+namespace isolation {
+
+LocalApiServer::LocalApiServer(QObject *parent)
+    : QObject(parent)
+    , m_http(this)
+{ }
+
+Status LocalApiServer::listen(const QString &socketPath)
+{
+    const QFileInfo dir(QFileInfo(socketPath).absolutePath());
+    if (!dir.isDir())
+        return Error::failed(QStringLiteral("runtime directory %1 does not exist").arg(dir.filePath()));
+    if (dir.permissions()
+        & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther
+            | QFileDevice::WriteOther | QFileDevice::ExeOther))
+        return Error::failed(QStringLiteral("runtime directory %1 is not private (must be 0700)").arg(dir.filePath()));
+
+    if (QFileInfo::exists(socketPath) || QFileInfo(socketPath).isSymLink()) {
+        QLocalSocket probe;
+        probe.connectToServer(socketPath);
+        if (probe.waitForConnected(200)) {
+            probe.abort();
+            return Error::unavailable(QStringLiteral("another process is serving %1").arg(socketPath));
+        }
+        qCInfo(lcLocalApi) << "removing stale socket" << socketPath;
+        if (!QFile::remove(socketPath))
+            return Error::failed(QStringLiteral("cannot remove stale socket %1").arg(socketPath));
+    }
+    if (auto s = m_http.listenLocal(socketPath); !s)
+        return s;
+    m_path = socketPath;
+    qCInfo(lcLocalApi) << "LocalAPI listening on" << socketPath;
+    return {};
+}
+
+void LocalApiServer::close()
+{
+    m_http.close();
+    if (!m_path.isEmpty()) {
+        QFile::remove(m_path);
+        m_path.clear();
+    }
+}
+
+} // namespace isolation

@@ -1,0 +1,130 @@
+#include "hubprocess.h"
+#include "mainwindow.h"
+#include "trayapplication.h"
+
+#include "core/paths.h"
+#include "engine.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QProcess>
+#include <QSystemTrayIcon>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace isolation;
+
+class tst_Tray final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void windowHasTheSixTabs();
+    void trayFollowsEngineState();
+    void secondStartRaisesTheFirst();
+    void refusesWhenAnotherEngineOwnsTheState();
+};
+
+namespace {
+Paths pathsFor(const QString &home)
+{
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("ISOLATION_HOME"), home);
+    return Paths::resolve(env).value();
+}
+} // namespace
+
+void tst_Tray::windowHasTheSixTabs()
+{
+    QTemporaryDir home;
+    Engine engine(pathsFor(home.path()));
+    QVERIFY(engine.start().ok());
+    TrayApplication tray(engine);
+    tray.showWindow();
+    QVERIFY(QTest::qWaitForWindowExposed(tray.window()));
+
+    QTabWidget *tabs = tray.window()->tabs();
+    QCOMPARE(tabs->count(), 6);
+    const QStringList expected {QStringLiteral("Sessions"), QStringLiteral("Changes"), QStringLiteral("Conflicts"),
+        QStringLiteral("Warm cache"), QStringLiteral("Runtime"), QStringLiteral("Activity")};
+    for (int i = 0; i < tabs->count(); ++i) {
+        QCOMPARE(tabs->tabText(i).remove(QLatin1Char('&')), expected.at(i));
+        // Each tab says plainly that it is not available yet.
+        auto *notYet = tabs->widget(i)->findChild<QLabel *>(QStringLiteral("notAvailable"));
+        QVERIFY(notYet);
+        QVERIFY(notYet->text().contains(QStringLiteral("Not available yet")));
+    }
+    auto *state = tray.window()->findChild<QLabel *>(QStringLiteral("stateLine"));
+    QVERIFY(state);
+    QVERIFY(state->text().startsWith(QStringLiteral("Not paired")));
+}
+
+void tst_Tray::trayFollowsEngineState()
+{
+    QTemporaryDir home;
+    Engine engine(pathsFor(home.path()));
+    QVERIFY(engine.start().ok());
+    TrayApplication tray(engine);
+    QVERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Not paired")));
+    QAction *stateLine = tray.menu()->findChild<QAction *>(QStringLiteral("stateLine"));
+    QVERIFY(stateLine);
+    QVERIFY(!stateLine->isEnabled());
+    QVERIFY(stateLine->text().startsWith(QStringLiteral("Not paired")));
+    QVERIFY(!tray.trayIcon()->icon().isNull());
+    engine.stop();
+    QCOMPARE(stateLine->text(), QStringLiteral("Not running"));
+}
+
+void tst_Tray::secondStartRaisesTheFirst()
+{
+    QTemporaryDir home;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+
+    QProcess first;
+    first.setProcessEnvironment(env);
+    first.start(test::trayBinary(), {});
+    QVERIFY(first.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(home.path() + QStringLiteral("/run/engine.sock")), 30000);
+
+    QProcess second;
+    second.setProcessEnvironment(env);
+    second.start(test::trayBinary(), {});
+    QVERIFY(second.waitForFinished(30000));
+    QCOMPARE(second.exitCode(), 0);
+    QVERIFY(second.readAllStandardError().contains("already running"));
+
+    QByteArray firstErr;
+    QTRY_VERIFY_WITH_TIMEOUT((firstErr += first.readAllStandardError()).contains("asked to raise the window"), 10000);
+    QCOMPARE(first.state(), QProcess::Running);
+
+    ::kill(pid_t(first.processId()), SIGTERM);
+    QVERIFY(first.waitForFinished(20000));
+    QCOMPARE(first.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(first.exitCode(), 0);
+    QVERIFY(!QFileInfo::exists(home.path() + QStringLiteral("/run/engine.sock")));
+}
+
+void tst_Tray::refusesWhenAnotherEngineOwnsTheState()
+{
+    QTemporaryDir home;
+    Engine engine(pathsFor(home.path()));
+    QVERIFY(engine.start().ok());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    QProcess tray;
+    tray.setProcessEnvironment(env);
+    tray.start(test::trayBinary(), {});
+    QTRY_VERIFY_WITH_TIMEOUT(tray.state() == QProcess::NotRunning, 30000);
+    QCOMPARE(tray.exitCode(), 1);
+    QVERIFY(tray.readAllStandardError().contains("already running"));
+}
+
+QTEST_MAIN(tst_Tray)
+#include "tst_tray.moc"

@@ -1,0 +1,142 @@
+#include "hubserver.h"
+
+#include "core/version.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QRandomGenerator>
+#include <QSaveFile>
+
+Q_LOGGING_CATEGORY(lcHub, "isolation.hub")
+
+namespace isolation::hub {
+
+namespace {
+
+QByteArray randomToken(int bytes)
+{
+    QByteArray raw(bytes, Qt::Uninitialized);
+    QRandomGenerator::system()->generate(
+        reinterpret_cast<quint32 *>(raw.data()), reinterpret_cast<quint32 *>(raw.data() + raw.size()));
+    return raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+}
+
+QString hostForUrl(const QHostAddress &address)
+{
+    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4 || address == QHostAddress::LocalHost)
+        return QStringLiteral("127.0.0.1");
+    if (address.protocol() == QAbstractSocket::IPv6Protocol)
+        return QLatin1Char('[') + address.toString() + QLatin1Char(']');
+    return address.toString();
+}
+
+} // namespace
+
+HubServer::HubServer(Options options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_app(this)
+    , m_preview(this)
+{
+    registerAppRoutes();
+    registerPreviewRoutes();
+}
+
+Status HubServer::start()
+{
+    if (!QDir().mkpath(m_options.dataDir))
+        return Error::failed(QStringLiteral("cannot create the data directory %1").arg(m_options.dataDir));
+    QFile::setPermissions(m_options.dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+
+    auto app = m_app.listenTcp(m_options.listenAddress, m_options.listenPort);
+    if (!app)
+        return app.error();
+    m_appPort = app.value();
+    auto preview = m_preview.listenTcp(m_options.previewAddress, m_options.previewPort);
+    if (!preview) {
+        m_app.close();
+        return preview.error();
+    }
+    m_previewPort = preview.value();
+
+    m_adminToken = randomToken(32);
+    QSaveFile file(adminFile());
+    if (!file.open(QIODevice::WriteOnly))
+        return Error::failed(QStringLiteral("cannot write %1").arg(adminFile()));
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(QJsonDocument(
+        QJsonObject {{QStringLiteral("url"), appUrl().toString()}, {QStringLiteral("preview"), previewUrl().toString()},
+            {QStringLiteral("token"), QString::fromLatin1(m_adminToken)},
+            {QStringLiteral("pid"), QCoreApplication::applicationPid()}})
+                   .toJson());
+    if (!file.commit())
+        return Error::failed(QStringLiteral("cannot write %1").arg(adminFile()));
+    qCInfo(lcHub) << "hub serving app origin" << appUrl().toString() << "and preview origin" << previewUrl().toString();
+    return {};
+}
+
+void HubServer::stop()
+{
+    m_app.close();
+    m_preview.close();
+}
+
+QUrl HubServer::appUrl() const
+{
+    return QUrl(QStringLiteral("http://%1:%2").arg(hostForUrl(m_options.listenAddress)).arg(m_appPort));
+}
+
+QUrl HubServer::previewUrl() const
+{
+    // Views live on <viewId>.preview.localhost, never on the app origin's host name.
+    return QUrl(QStringLiteral("http://preview.localhost:%1").arg(m_previewPort));
+}
+
+QString HubServer::adminFile() const
+{
+    return m_options.dataDir + QStringLiteral("/admin.json");
+}
+
+bool HubServer::isAdmin(const HttpRequest &request) const
+{
+    const QByteArray token = request.bearerToken();
+    // Constant-time compare: the admin token guards every admin verb.
+    if (token.size() != m_adminToken.size() || m_adminToken.isEmpty())
+        return false;
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < token.size(); ++i)
+        diff |= static_cast<unsigned char>(token.at(i) ^ m_adminToken.at(i));
+    return diff == 0;
+}
+
+void HubServer::registerAppRoutes()
+{
+    m_app.route("GET", QStringLiteral("/v1/health"), [](const HttpRequest &, HttpReply reply) {
+        reply.send(HttpResponse::json(200,
+            QJsonObject {{QStringLiteral("status"), QStringLiteral("ok")},
+                {QStringLiteral("version"), QStringLiteral(ISOLATION_VERSION)},
+                {QStringLiteral("protocol"), ISOLATION_PROTOCOL_VERSION}}));
+    });
+    m_app.route("GET", QStringLiteral("/v1/admin/status"), [this](const HttpRequest &request, HttpReply reply) {
+        if (!isAdmin(request)) {
+            reply.send(
+                HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+            return;
+        }
+        reply.send(HttpResponse::json(200,
+            QJsonObject {{QStringLiteral("app"), appUrl().toString()},
+                {QStringLiteral("preview"), previewUrl().toString()}, {QStringLiteral("data"), m_options.dataDir}}));
+    });
+}
+
+void HubServer::registerPreviewRoutes()
+{
+    m_preview.setFallback([](const HttpRequest &, HttpReply reply) {
+        reply.send(HttpResponse::error(404, QStringLiteral("no_such_view"), QStringLiteral("no such view")));
+    });
+}
+
+} // namespace isolation::hub

@@ -1,0 +1,180 @@
+// isolation-hub: a local hub speaking the cloud's protocol, for tests and for trying the
+// product on one machine. `serve` runs it; other verbs administer the running hub.
+#include "adminclient.h"
+#include "hubserver.h"
+
+#include "core/logging.h"
+#include "core/signalwatcher.h"
+#include "core/version.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QJsonDocument>
+
+#include <cstdio>
+
+using namespace isolation;
+
+namespace {
+
+const char *kHelp = "Usage:\n"
+                    "  isolation-hub serve --data DIR [--listen HOST:PORT] [--preview HOST:PORT]\n"
+                    "  isolation-hub --data DIR COMMAND [options]\n"
+                    "\n"
+                    "A local hub that speaks the Isolation cloud's protocol (docs/protocol.md): the peer of the\n"
+                    "integration tests and the default cloud for trying the product on one machine.\n"
+                    "\n"
+                    "serve     Run the hub. The app origin (API, pages) listens on --listen (default\n"
+                    "          127.0.0.1:8470), the preview origin (views) on --preview (default 127.0.0.1:8471).\n"
+                    "          Port 0 picks a free port. Writes DIR/admin.json (mode 0600) with the admin token.\n"
+                    "\n"
+                    "Admin commands (talk to the running hub with the token in DIR/admin.json):\n"
+                    "  status [--json]   Show the running hub's origins.\n"
+                    "\n"
+                    "Options:\n"
+                    "  -h, --help        Show this help.\n"
+                    "  -v, --version     Show the version.\n"
+                    "\n"
+                    "Exit codes: 0 success, 1 failure, 2 bad command line.\n";
+
+void print(const QString &text)
+{
+    const QByteArray bytes = text.toUtf8() + '\n';
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+int fail(const QString &text, int code = 1)
+{
+    std::fprintf(stderr, "isolation-hub: %s\n", qPrintable(text));
+    return code;
+}
+
+bool parseHostPort(const QString &text, QHostAddress *address, quint16 *port)
+{
+    const qsizetype colon = text.lastIndexOf(QLatin1Char(':'));
+    if (colon <= 0)
+        return false;
+    QString host = text.left(colon);
+    if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
+        host = host.mid(1, host.size() - 2);
+    if (host == QLatin1String("localhost"))
+        host = QStringLiteral("127.0.0.1");
+    bool ok = false;
+    const uint p = text.mid(colon + 1).toUInt(&ok);
+    if (!ok || p > 65535 || !address->setAddress(host))
+        return false;
+    *port = quint16(p);
+    return true;
+}
+
+int serve(const QString &dataDir, const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.addOption({QStringLiteral("listen"), QStringLiteral("App origin address."), QStringLiteral("host:port"),
+        QStringLiteral("127.0.0.1:8470")});
+    parser.addOption({QStringLiteral("preview"), QStringLiteral("Preview origin address."), QStringLiteral("host:port"),
+        QStringLiteral("127.0.0.1:8471")});
+    parser.addOption({QStringLiteral("data"), QStringLiteral("Data directory."), QStringLiteral("dir")});
+    if (!parser.parse(args))
+        return fail(parser.errorText(), 2);
+    const QString dir = parser.isSet(QStringLiteral("data")) ? parser.value(QStringLiteral("data")) : dataDir;
+    if (dir.isEmpty())
+        return fail(QStringLiteral("serve needs --data DIR"), 2);
+
+    hub::HubServer::Options options;
+    options.dataDir = QDir(dir).absolutePath();
+    if (!parseHostPort(parser.value(QStringLiteral("listen")), &options.listenAddress, &options.listenPort))
+        return fail(QStringLiteral("--listen wants HOST:PORT"), 2);
+    if (!parseHostPort(parser.value(QStringLiteral("preview")), &options.previewAddress, &options.previewPort))
+        return fail(QStringLiteral("--preview wants HOST:PORT"), 2);
+
+    if (!QDir().mkpath(options.dataDir))
+        return fail(QStringLiteral("cannot create %1").arg(options.dataDir));
+    logging::install(options.dataDir + QStringLiteral("/hub.log"));
+    hub::HubServer server(options);
+    // Watch for signals before anything can see the hub running, so a quick SIGTERM is clean too.
+    SignalWatcher signals;
+    QObject::connect(&signals, &SignalWatcher::terminationRequested, qApp, [&server] {
+        server.stop();
+        QCoreApplication::quit();
+    });
+    if (auto s = server.start(); !s)
+        return fail(s.error().message);
+    print(QStringLiteral("isolation-hub %1").arg(QStringLiteral(ISOLATION_VERSION)));
+    print(QStringLiteral("app origin:     %1/").arg(server.appUrl().toString()));
+    print(QStringLiteral("preview origin: %1/  (views at http://<view>.preview.localhost:%2/)")
+              .arg(server.previewUrl().toString())
+              .arg(server.previewUrl().port()));
+    print(QStringLiteral("admin token:    %1").arg(server.adminFile()));
+
+    const int rc = QCoreApplication::exec();
+    logging::uninstall();
+    return rc;
+}
+
+int adminStatus(const hub::AdminClient &client, const QStringList &args)
+{
+    const bool json = args.contains(QStringLiteral("--json"));
+    auto result = client.call("GET", QStringLiteral("/v1/admin/status"));
+    if (!result)
+        return fail(result.error().message);
+    if (json) {
+        print(QString::fromUtf8(QJsonDocument(result.value()).toJson(QJsonDocument::Indented)).trimmed());
+        return 0;
+    }
+    print(QStringLiteral("app origin:     %1").arg(result.value().value(QStringLiteral("app")).toString()));
+    print(QStringLiteral("preview origin: %1").arg(result.value().value(QStringLiteral("preview")).toString()));
+    print(QStringLiteral("data:           %1").arg(result.value().value(QStringLiteral("data")).toString()));
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("isolation-hub"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
+
+    QStringList args = QCoreApplication::arguments();
+    const QString program = args.takeFirst();
+    QString dataDir;
+    // Global options come before the verb: --data DIR, --help, --version.
+    while (!args.isEmpty() && args.first().startsWith(QLatin1Char('-'))) {
+        const QString opt = args.takeFirst();
+        if (opt == QLatin1String("--help") || opt == QLatin1String("-h")) {
+            std::fputs(kHelp, stdout);
+            return 0;
+        }
+        if (opt == QLatin1String("--version") || opt == QLatin1String("-v")) {
+            print(QStringLiteral("isolation-hub %1").arg(QStringLiteral(ISOLATION_VERSION)));
+            return 0;
+        }
+        if (opt == QLatin1String("--data") && !args.isEmpty()) {
+            dataDir = args.takeFirst();
+            continue;
+        }
+        if (opt.startsWith(QLatin1String("--data="))) {
+            dataDir = opt.mid(7);
+            continue;
+        }
+        return fail(QStringLiteral("unknown option %1 (see --help)").arg(opt), 2);
+    }
+    if (args.isEmpty())
+        return fail(QStringLiteral("missing command (see --help)"), 2);
+    const QString verb = args.first();
+    args.first() = program + QLatin1Char(' ') + verb;
+    if (verb == QLatin1String("serve"))
+        return serve(dataDir, args);
+
+    if (dataDir.isEmpty())
+        return fail(QStringLiteral("admin commands need --data DIR before the command"), 2);
+    auto client = hub::AdminClient::open(dataDir);
+    if (!client)
+        return fail(client.error().message);
+    if (verb == QLatin1String("status"))
+        return adminStatus(client.value(), args);
+    return fail(QStringLiteral("unknown command '%1' (see --help)").arg(verb), 2);
+}
