@@ -50,7 +50,7 @@ int main(int argc, char *argv[])
     const QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty())
         return isolation::out::usage(QStringLiteral("missing command"));
-    const QString first = args.first();
+    const QString &first = args.first();
     if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
         isolation::out::line(helpText(commands).trimmed());
         return isolation::exitcode::Ok;

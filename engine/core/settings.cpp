@@ -15,7 +15,7 @@ QUrl Settings::hubUrl() const
 {
     // The environment wins over the file, so a launcher (./dev run, a systemd unit) can point
     // an engine at a hub without touching the user's settings.
-    const QUrl fromEnv(qEnvironmentVariable("ISOLATION_HUB_URL"));
+    QUrl fromEnv(qEnvironmentVariable("ISOLATION_HUB_URL"));
     if (fromEnv.isValid() && !fromEnv.isEmpty())
         return fromEnv;
     const QUrl url(m_settings->value(QStringLiteral("hub/url")).toString());

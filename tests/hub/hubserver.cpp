@@ -26,7 +26,8 @@ QByteArray randomToken(int bytes)
 
 QString hostForUrl(const QHostAddress &address)
 {
-    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4 || address == QHostAddress::LocalHost)
+    if (address.isLoopback() || address == QHostAddress(QHostAddress::AnyIPv4)
+        || address == QHostAddress(QHostAddress::Any))
         return QStringLiteral("127.0.0.1");
     if (address.protocol() == QAbstractSocket::IPv6Protocol)
         return QLatin1Char('[') + address.toString() + QLatin1Char(']');
