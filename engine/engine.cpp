@@ -2,10 +2,16 @@
 
 #include "core/logging.h"
 #include "core/version.h"
+#include "heartbeat/heartbeat.h"
+#include "hubapi/hubclient.h"
 #include "localapi/localapiserver.h"
+#include "pairing/pairingcontroller.h"
 
 #include <QCoreApplication>
 #include <QHostInfo>
+#include <QNetworkAccessManager>
+#include <QPointer>
+#include <QThread>
 
 namespace isolation {
 
@@ -28,9 +34,10 @@ QString engineStateName(EngineState state)
     return QStringLiteral("error");
 }
 
-Engine::Engine(Paths paths, QObject *parent)
+Engine::Engine(Paths paths, EngineOptions options, QObject *parent)
     : QObject(parent)
     , m_paths(std::move(paths))
+    , m_options(options)
     , m_settings(m_paths.settingsFile())
     , m_lock(m_paths.lockFile())
     , m_reason(tr("Not running"))
@@ -59,9 +66,36 @@ Status Engine::start()
         m_lock.release();
         return s;
     }
+
+    m_network = new QNetworkAccessManager(this);
+    const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
+    std::unique_ptr<CredentialStore> store;
+    if (m_options.credentialStore == CredentialStoreKind::File)
+        store = std::make_unique<FileCredentialStore>(m_paths.dataDir() + QStringLiteral("/credentials.json"));
+    else
+        store = std::make_unique<KeychainCredentialStore>(stateDir);
+    m_pairing = std::make_unique<PairingController>(std::move(store), m_network);
+    connect(m_pairing.get(), &PairingController::loaded, this, [this] {
+        m_loaded = true;
+        updateState();
+    });
+    connect(m_pairing.get(), &PairingController::paired, this, &Engine::onPaired);
+    connect(m_pairing.get(), &PairingController::unpaired, this, &Engine::onUnpaired);
+    connect(m_pairing.get(), &PairingController::pairingChanged, this, [this] {
+        updateState();
+        Q_EMIT pairingChanged();
+    });
+    connect(m_pairing.get(), &PairingController::storeFailed, this, [this](const QString &message) {
+        m_loaded = true;
+        m_storeError = message;
+        updateState();
+    });
+
     m_startedAt = QDateTime::currentDateTimeUtc();
-    qCInfo(lcCore) << "engine" << ISOLATION_VERSION << "started; state in" << m_paths.dataDir();
-    setState(EngineState::NotPaired, tr("Not paired: pair this computer with Isolation to start working"));
+    qCInfo(lcCore) << "engine" << ISOLATION_VERSION << "started; state in" << m_paths.dataDir() << "; credentials in"
+                   << m_pairing->store()->describe();
+    setState(EngineState::NotPaired, tr("Starting: reading this computer's credentials"));
+    m_pairing->load();
     return {};
 }
 
@@ -70,29 +104,191 @@ void Engine::stop()
     if (m_state == EngineState::Stopped)
         return;
     qCInfo(lcCore) << "engine stopping";
+    if (m_heartbeat)
+        m_heartbeat->stop();
+    m_heartbeat.reset();
+    m_hub.reset();
+    m_pairing.reset();
     if (m_localApi) {
         m_localApi->close();
         m_localApi.reset();
     }
+    delete m_network;
+    m_network = nullptr;
     m_lock.release();
+    m_loaded = false;
+    m_storeError.clear();
     setState(EngineState::Stopped, tr("Not running"));
     Q_EMIT stopped();
 }
 
-QJsonObject Engine::status() const
+void Engine::onPaired()
+{
+    m_loaded = true;
+    m_storeError.clear();
+    const ServerIdentity *id = m_pairing->identity();
+    m_hub = std::make_unique<HubClient>(m_network);
+    m_hub->setBaseUrl(id->hubUrl);
+    m_hub->setCredential(id->credential.view().toByteArray());
+    m_heartbeat = std::make_unique<Heartbeat>(m_hub.get(), [this] { return heartbeatReport(); });
+    connect(m_heartbeat.get(), &Heartbeat::beat, this, &Engine::updateState);
+    connect(m_heartbeat.get(), &Heartbeat::unreachable, this, &Engine::updateState);
+    connect(m_heartbeat.get(), &Heartbeat::credentialRefused, this, [this](const QString &code, const QString &why) {
+        const QString reason = code == QLatin1String("revoked")
+            ? tr("Not paired: this computer was unpaired from Isolation (its credential was "
+                 "revoked). Pair it again to reconnect")
+            : tr("Not paired: the hub no longer knows this computer (%1). Pair it again").arg(why);
+        m_pairing->forget(reason);
+    });
+    m_heartbeat->start();
+    updateState();
+}
+
+void Engine::onUnpaired(const QString &reason)
+{
+    if (m_heartbeat)
+        m_heartbeat->stop();
+    m_heartbeat.reset();
+    m_hub.reset();
+    qCInfo(lcCore) << "unpaired:" << reason;
+    updateState();
+}
+
+void Engine::updateState()
+{
+    if (m_state == EngineState::Stopped && !m_localApi)
+        return;
+    if (!m_storeError.isEmpty() && !m_pairing->identity()) {
+        setState(EngineState::Error, m_storeError);
+        return;
+    }
+    if (const ServerIdentity *id = m_pairing->identity()) {
+        if (m_heartbeat && m_heartbeat->reachable()) {
+            setState(EngineState::Online, tr("Online: paired with %1 as %2").arg(id->hubUrl.host(), id->name));
+            return;
+        }
+        const QString why
+            = m_heartbeat && !m_heartbeat->lastError().isEmpty() ? m_heartbeat->lastError() : tr("connecting");
+        setState(EngineState::Reconnecting, tr("Reconnecting to %1: %2").arg(id->hubUrl.host(), why));
+        return;
+    }
+    if (m_pairing->pairing()) {
+        setState(EngineState::Pairing, tr("Pairing: approve the code shown for this computer"));
+        return;
+    }
+    if (!m_loaded)
+        return;
+    const QString outcome = m_pairing->lastOutcome();
+    setState(EngineState::NotPaired,
+        outcome.startsWith(tr("Not paired")) ? outcome
+                                             : tr("Not paired: pair this computer with Isolation to start working"));
+}
+
+Status Engine::startPairing(const QUrl &hub, const QString &name)
+{
+    if (!m_pairing)
+        return Error::unavailable(tr("The engine is not running"));
+    if (!m_storeError.isEmpty())
+        return Error::unavailable(m_storeError);
+    const QUrl url = hub.isEmpty() ? m_settings.hubUrl() : hub;
+    if (!hub.isEmpty() && !qEnvironmentVariableIsSet("ISOLATION_HUB_URL")) {
+        m_settings.setHubUrl(hub);
+        m_settings.sync();
+    }
+    const QString host = QHostInfo::localHostName();
+    return m_pairing->startPairing(url, name.isEmpty() ? host : name, host, QStringLiteral(ISOLATION_VERSION));
+}
+
+void Engine::cancelPairing()
+{
+    if (m_pairing)
+        m_pairing->cancelPairing();
+}
+
+void Engine::unpair()
+{
+    if (!m_pairing || !m_pairing->identity())
+        return;
+    const QString reason = tr("Not paired: this computer was unpaired");
+    if (m_heartbeat)
+        m_heartbeat->stop();
+    // Tell the hub so it stops listing this server; unpair locally whether or not it answers.
+    QPointer<Engine> self(this);
+    m_hub->setTimeout(5000);
+    m_hub->call("POST", QStringLiteral("/v1/servers/self/unpair"), {}, [self, reason](Result<QJsonObject, HubError> r) {
+        if (!self || !self->m_pairing)
+            return;
+        if (!r)
+            qCInfo(lcCore) << "the hub was not told about the unpairing:" << r.error().message;
+        self->m_pairing->forget(reason);
+    });
+}
+
+QJsonObject Engine::pairingStatus() const
+{
+    QJsonObject o {{QStringLiteral("paired"), m_pairing && m_pairing->identity()}};
+    if (!m_pairing)
+        return o;
+    if (const PairingFlow *flow = m_pairing->flow()) {
+        const PairingCode code = flow->code();
+        o.insert(QStringLiteral("state"), pairingStateName(flow->state()));
+        if (flow->state() == PairingState::WaitingForApproval) {
+            o.insert(QStringLiteral("userCode"), code.userCode);
+            o.insert(QStringLiteral("verificationUri"), code.verificationUri.toString());
+            o.insert(QStringLiteral("verificationUriComplete"), code.verificationUriComplete.toString());
+            o.insert(QStringLiteral("expiresAt"), code.expiresAt.toString(Qt::ISODate));
+            o.insert(QStringLiteral("interval"), flow->intervalSeconds());
+        }
+        if (!flow->reason().isEmpty())
+            o.insert(QStringLiteral("reason"), flow->reason());
+    } else {
+        o.insert(QStringLiteral("state"), pairingStateName(PairingState::Idle));
+    }
+    if (const ServerIdentity *id = m_pairing->identity())
+        o.insert(QStringLiteral("serverId"), id->serverId);
+    return o;
+}
+
+QJsonObject Engine::heartbeatReport() const
 {
     return QJsonObject {
         {QStringLiteral("version"), QStringLiteral(ISOLATION_VERSION)},
+        {QStringLiteral("hostName"), QHostInfo::localHostName()},
+        {QStringLiteral("capacity"), QJsonObject {{QStringLiteral("cpus"), QThread::idealThreadCount()}}},
+        {QStringLiteral("sessions"), QJsonObject {{QStringLiteral("running"), 0}, {QStringLiteral("suspended"), 0}}},
+        {QStringLiteral("runtime"), QJsonObject {{QStringLiteral("state"), QStringLiteral("absent")}}},
+        {QStringLiteral("cache"), QJsonObject {{QStringLiteral("workspaces"), 0}, {QStringLiteral("bytes"), 0}}},
+    };
+}
+
+QJsonObject Engine::status() const
+{
+    QJsonObject o {
+        {QStringLiteral("version"), QStringLiteral(ISOLATION_VERSION)},
         {QStringLiteral("state"), engineStateName(m_state)},
         {QStringLiteral("reason"), m_reason},
-        {QStringLiteral("paired"), m_state == EngineState::Online || m_state == EngineState::Reconnecting},
+        {QStringLiteral("paired"), m_pairing && m_pairing->identity()},
         {QStringLiteral("hub"), m_settings.hubUrl().toString()},
         {QStringLiteral("pid"), QCoreApplication::applicationPid()},
         {QStringLiteral("hostName"), QHostInfo::localHostName()},
         {QStringLiteral("home"), m_paths.overridden() ? m_paths.home() : m_paths.dataDir()},
         {QStringLiteral("socket"), m_paths.socketPath()},
         {QStringLiteral("startedAt"), m_startedAt.toString(Qt::ISODate)},
+        {QStringLiteral("credentialStore"), m_pairing ? m_pairing->store()->describe() : QString()},
     };
+    if (const ServerIdentity *id = m_pairing ? m_pairing->identity() : nullptr) {
+        o.insert(QStringLiteral("hub"), id->hubUrl.toString());
+        o.insert(QStringLiteral("serverId"), id->serverId);
+        o.insert(QStringLiteral("serverName"), id->name);
+    }
+    if (m_heartbeat) {
+        o.insert(QStringLiteral("heartbeat"),
+            QJsonObject {{QStringLiteral("intervalSeconds"), m_heartbeat->intervalSeconds()},
+                {QStringLiteral("last"), m_heartbeat->lastSuccess().toString(Qt::ISODate)},
+                {QStringLiteral("reachable"), m_heartbeat->reachable()},
+                {QStringLiteral("error"), m_heartbeat->lastError()}});
+    }
+    return o;
 }
 
 void Engine::setState(EngineState state, const QString &reason)
@@ -101,14 +297,8 @@ void Engine::setState(EngineState state, const QString &reason)
         return;
     m_state = state;
     m_reason = reason;
+    qCInfo(lcCore) << "state:" << engineStateName(state) << "-" << reason;
     Q_EMIT stateChanged();
-}
-
-void Engine::registerRoutes()
-{
-    HttpServer &http = m_localApi->http();
-    http.route("GET", QStringLiteral("/v1/status"),
-        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, status())); });
 }
 
 } // namespace isolation

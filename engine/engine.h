@@ -8,6 +8,8 @@
 #include "core/result.h"
 #include "core/settings.h"
 #include "enginestate.h"
+#include "pairing/credentialstore.h"
+#include "pairing/pairingflow.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -15,9 +17,21 @@
 
 #include <memory>
 
+class QNetworkAccessManager;
+
 namespace isolation {
 
+class Heartbeat;
+class HubClient;
 class LocalApiServer;
+class PairingController;
+struct HttpRequest;
+class HttpReply;
+
+struct EngineOptions
+{
+    CredentialStoreKind credentialStore = CredentialStoreKind::Keychain;
+};
 
 class Engine final : public QObject
 {
@@ -26,13 +40,13 @@ class Engine final : public QObject
     Q_PROPERTY(QString stateReason READ stateReason NOTIFY stateChanged)
 
 public:
-    explicit Engine(Paths paths, QObject *parent = nullptr);
+    explicit Engine(Paths paths, EngineOptions options = {}, QObject *parent = nullptr);
     ~Engine() override;
 
-    // Takes the state directory's lock, opens the LocalAPI and starts working.
-    // Fails (and leaves nothing running) when another engine owns the state directory.
+    // Takes the state directory's lock, opens the LocalAPI, reads the stored credentials and
+    // starts working. Fails (and leaves nothing running) when another engine owns the state directory.
     Status start();
-    // Shuts down: closes the LocalAPI, releases the lock. Emits stopped() once.
+    // Shuts down: stops heartbeat and tunnel, closes the LocalAPI, releases the lock. Emits stopped() once.
     void stop();
 
     EngineState state() const { return m_state; }
@@ -40,23 +54,43 @@ public:
     QString stateReason() const { return m_reason; }
     QJsonObject status() const;
 
+    // Pairing (device-code flow). `hub` empty means the configured hub.
+    Status startPairing(const QUrl &hub = {}, const QString &name = {});
+    void cancelPairing();
+    QJsonObject pairingStatus() const;
+    // Forgets this server's credentials, telling the hub first when it can be reached.
+    void unpair();
+
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }
 
 Q_SIGNALS:
     void stateChanged();
+    void pairingChanged(); // pairingStatus() changed (code issued, approved, denied, expired...)
     void stopped();
 
 private:
     void setState(EngineState state, const QString &reason);
+    void updateState();
+    void onPaired();
+    void onUnpaired(const QString &reason);
+    QJsonObject heartbeatReport() const;
     void registerRoutes();
+    void routePair(const HttpRequest &request, HttpReply reply);
 
     Paths m_paths;
+    EngineOptions m_options;
     Settings m_settings;
     InstanceLock m_lock;
+    QNetworkAccessManager *m_network = nullptr;
     std::unique_ptr<LocalApiServer> m_localApi;
+    std::unique_ptr<PairingController> m_pairing;
+    std::unique_ptr<HubClient> m_hub;
+    std::unique_ptr<Heartbeat> m_heartbeat;
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
+    QString m_storeError;
+    bool m_loaded = false;
     QDateTime m_startedAt;
 };
 

@@ -43,7 +43,10 @@ int runUp(const QStringList &arguments)
         return out::fail(s.error().message);
     logging::install(paths.value().logFile());
 
-    Engine engine(paths.value());
+    EngineOptions options;
+    options.credentialStore
+        = store == QLatin1String("file") ? CredentialStoreKind::File : CredentialStoreKind::Keychain;
+    Engine engine(paths.value(), options);
     // Watch for signals before the socket exists: whoever sees the engine may stop it at once.
     SignalWatcher signals;
     QObject::connect(&signals, &SignalWatcher::terminationRequested, &engine, [&engine](int number) {
@@ -87,9 +90,21 @@ int runStatus(const QStringList &arguments)
         out::json(s);
         return exitcode::Ok;
     }
-    out::line(QStringLiteral("State:   %1").arg(s.value(QStringLiteral("reason")).toString()));
-    out::line(QStringLiteral("Hub:     %1").arg(s.value(QStringLiteral("hub")).toString()));
-    out::line(QStringLiteral("Engine:  %1 (pid %2), version %3")
+    out::line(QStringLiteral("State:      %1").arg(s.value(QStringLiteral("reason")).toString()));
+    out::line(QStringLiteral("Hub:        %1").arg(s.value(QStringLiteral("hub")).toString()));
+    if (s.value(QStringLiteral("paired")).toBool()) {
+        out::line(
+            QStringLiteral("Server:     %1 (%2)")
+                .arg(s.value(QStringLiteral("serverId")).toString(), s.value(QStringLiteral("serverName")).toString()));
+        const QJsonObject tunnel = s.value(QStringLiteral("tunnel")).toObject();
+        if (!tunnel.isEmpty())
+            out::line(QStringLiteral("Tunnel:     %1").arg(tunnel.value(QStringLiteral("state")).toString()));
+        const QJsonObject beat = s.value(QStringLiteral("heartbeat")).toObject();
+        const QString last = beat.value(QStringLiteral("last")).toString();
+        out::line(QStringLiteral("Heartbeat:  %1").arg(last.isEmpty() ? QStringLiteral("none yet") : last));
+    }
+    out::line(QStringLiteral("Keys in:    %1").arg(s.value(QStringLiteral("credentialStore")).toString()));
+    out::line(QStringLiteral("Engine:     %1 (pid %2), version %3")
                   .arg(s.value(QStringLiteral("home")).toString())
                   .arg(s.value(QStringLiteral("pid")).toInteger())
                   .arg(s.value(QStringLiteral("version")).toString()));

@@ -18,5 +18,6 @@ struct Command
 
 // Verbs, grouped by the file that implements them.
 QList<Command> engineCommands(); // up, status
+QList<Command> pairingCommands(); // pair, unpair
 
 } // namespace isolation

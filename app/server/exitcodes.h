@@ -8,5 +8,8 @@ constexpr int Failure = 1; // the operation failed; the message says why
 constexpr int Usage = 2; // bad command line
 constexpr int NotRunning = 3; // no engine is running for this state directory
 constexpr int Refused = 4; // another engine already owns this state directory
+constexpr int PairingDenied = 5; // the member denied the pairing (or too many wrong codes were tried)
+constexpr int PairingExpired = 6; // the pairing code expired before approval
+constexpr int NotPaired = 7; // the command needs a paired computer
 
 } // namespace isolation::exitcode

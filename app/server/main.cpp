@@ -34,7 +34,11 @@ QString helpText(const QList<isolation::Command> &commands)
                            "  1  the operation failed (the message says why)\n"
                            "  2  bad command line\n"
                            "  3  no engine is running for this state directory\n"
-                           "  4  another engine already owns this state directory\n");
+                           "  4  another engine already owns this state directory\n"
+                           "  5  the pairing was denied (or too many wrong codes were tried)\n"
+                           "  6  the pairing code expired before it was approved\n"
+                           "  7  this computer is not paired\n"
+                           "  130  interrupted (Ctrl-C)\n");
     return text;
 }
 
@@ -46,7 +50,7 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationName(QStringLiteral("isolation-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
 
-    QList<isolation::Command> commands = isolation::engineCommands();
+    QList<isolation::Command> commands = isolation::engineCommands() + isolation::pairingCommands();
     const QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty())
         return isolation::out::usage(QStringLiteral("missing command"));

@@ -1,6 +1,8 @@
 #include "trayapplication.h"
 
 #include "mainwindow.h"
+#include "pairingdialog.h"
+#include "settingsdialog.h"
 #include "trayicons.h"
 
 #include "engine.h"
@@ -22,11 +24,12 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     m_stateLine->setObjectName(QStringLiteral("stateLine"));
     m_stateLine->setEnabled(false);
     m_menu->addSeparator();
-    m_pair = m_menu->addAction(tr("Pair this computer… (not available yet)"));
+    m_pair = m_menu->addAction(tr("&Pair this computer…"), this, &TrayApplication::showPairing);
     m_pair->setObjectName(QStringLiteral("pairAction"));
-    m_pair->setEnabled(false);
     QAction *open = m_menu->addAction(tr("&Open Isolation…"), this, &TrayApplication::showWindow);
     open->setObjectName(QStringLiteral("openAction"));
+    m_settings = m_menu->addAction(tr("&Settings…"), this, &TrayApplication::showSettings);
+    m_settings->setObjectName(QStringLiteral("settingsAction"));
     m_menu->addSeparator();
     QAction *quit = m_menu->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setObjectName(QStringLiteral("quitAction"));
@@ -60,11 +63,35 @@ void TrayApplication::showWindow()
     m_window->bringToFront();
 }
 
+void TrayApplication::showPairing()
+{
+    if (!m_pairingDialog) {
+        auto *dialog = new PairingDialog(m_engine);
+        m_pairingDialog = dialog;
+        dialog->begin();
+    }
+    m_pairingDialog->show();
+    m_pairingDialog->raise();
+    m_pairingDialog->activateWindow();
+}
+
+void TrayApplication::showSettings()
+{
+    if (!m_settingsDialog)
+        m_settingsDialog = new SettingsDialog(m_engine);
+    m_settingsDialog->show();
+    m_settingsDialog->raise();
+    m_settingsDialog->activateWindow();
+}
+
 void TrayApplication::updateState()
 {
     const QString line = m_engine.stateReason();
+    const EngineState state = m_engine.state();
+    // Pairing is offered while nothing else is: not paired, or a pairing already on screen.
+    m_pair->setVisible(state == EngineState::NotPaired || state == EngineState::Pairing || state == EngineState::Error);
     m_stateLine->setText(line);
-    m_icon->setIcon(stateIcon(m_engine.state()));
+    m_icon->setIcon(stateIcon(state));
     m_icon->setToolTip(tr("Isolation: %1").arg(line));
 }
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QObject>
+#include <QPointer>
+#include <QWidget>
 
 #include <memory>
 
@@ -24,6 +26,8 @@ public:
     // Shows the tray icon, or the window where no system tray exists.
     void show();
     void showWindow();
+    void showPairing();
+    void showSettings();
 
     MainWindow *window() const { return m_window.get(); }
     QMenu *menu() const { return m_menu.get(); }
@@ -38,6 +42,9 @@ private:
     QSystemTrayIcon *m_icon = nullptr;
     QAction *m_stateLine = nullptr;
     QAction *m_pair = nullptr;
+    QAction *m_settings = nullptr;
+    QPointer<QWidget> m_pairingDialog;
+    QPointer<QWidget> m_settingsDialog;
 };
 
 } // namespace isolation

@@ -110,14 +110,17 @@ void tst_ServerCli::upStatusAndShutdown()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
     up.setProcessEnvironment(env);
-    up.start(serverBinary(), {QStringLiteral("up")});
+    up.start(serverBinary(), {QStringLiteral("up"), QStringLiteral("--credential-store"), QStringLiteral("file")});
     QVERIFY(up.waitForStarted());
     const QString socket = home.path() + QStringLiteral("/run/engine.sock");
     QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(socket), 20000);
 
-    Run status = run({QStringLiteral("status"), QStringLiteral("--json")}, home.path());
+    Run status;
+    QJsonObject o;
+    QTRY_VERIFY((status = run({QStringLiteral("status"), QStringLiteral("--json")}, home.path()),
+        o = QJsonDocument::fromJson(status.out.toUtf8()).object(),
+        o.value(QStringLiteral("reason")).toString().startsWith(QStringLiteral("Not paired"))));
     QCOMPARE(status.code, 0);
-    const QJsonObject o = QJsonDocument::fromJson(status.out.toUtf8()).object();
     QCOMPARE(o.value(QStringLiteral("state")).toString(), QStringLiteral("not_paired"));
     QCOMPARE(o.value(QStringLiteral("pid")).toInteger(), up.processId());
 

@@ -30,6 +30,13 @@ private Q_SLOTS:
 };
 
 namespace {
+EngineOptions fileStore()
+{
+    EngineOptions o;
+    o.credentialStore = CredentialStoreKind::File;
+    return o;
+}
+
 Paths pathsFor(const QString &home)
 {
     QProcessEnvironment env;
@@ -41,8 +48,9 @@ Paths pathsFor(const QString &home)
 void tst_Tray::windowHasTheSixTabs()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()));
+    Engine engine(pathsFor(home.path()), fileStore());
     QVERIFY(engine.start().ok());
+    QTRY_VERIFY(engine.stateReason().startsWith(QStringLiteral("Not paired")));
     TrayApplication tray(engine);
     tray.showWindow();
     QVERIFY(QTest::qWaitForWindowExposed(tray.window()));
@@ -66,8 +74,9 @@ void tst_Tray::windowHasTheSixTabs()
 void tst_Tray::trayFollowsEngineState()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()));
+    Engine engine(pathsFor(home.path()), fileStore());
     QVERIFY(engine.start().ok());
+    QTRY_VERIFY(engine.stateReason().startsWith(QStringLiteral("Not paired")));
     TrayApplication tray(engine);
     QVERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Not paired")));
     QAction *stateLine = tray.menu()->findChild<QAction *>(QStringLiteral("stateLine"));
@@ -113,7 +122,7 @@ void tst_Tray::secondStartRaisesTheFirst()
 void tst_Tray::refusesWhenAnotherEngineOwnsTheState()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()));
+    Engine engine(pathsFor(home.path()), fileStore());
     QVERIFY(engine.start().ok());
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("ISOLATION_HOME"), home.path());

@@ -1,5 +1,13 @@
 #include "hubserver.h"
 
+#include "actionlog.h"
+#include "hubstate.h"
+#include "pairingservice.h"
+#include "serverservice.h"
+
+#include "crypto/consttime.h"
+#include "crypto/random.h"
+
 #include "core/version.h"
 
 #include <QCoreApplication>
@@ -7,7 +15,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
-#include <QRandomGenerator>
 #include <QSaveFile>
 
 Q_LOGGING_CATEGORY(lcHub, "isolation.hub")
@@ -15,14 +22,6 @@ Q_LOGGING_CATEGORY(lcHub, "isolation.hub")
 namespace isolation::hub {
 
 namespace {
-
-QByteArray randomToken(int bytes)
-{
-    QByteArray raw(bytes, Qt::Uninitialized);
-    QRandomGenerator::system()->generate(
-        reinterpret_cast<quint32 *>(raw.data()), reinterpret_cast<quint32 *>(raw.data() + raw.size()));
-    return raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
-}
 
 QString hostForUrl(const QHostAddress &address)
 {
@@ -46,11 +45,18 @@ HubServer::HubServer(Options options, QObject *parent)
     registerPreviewRoutes();
 }
 
+HubServer::~HubServer() = default;
+
 Status HubServer::start()
 {
     if (!QDir().mkpath(m_options.dataDir))
         return Error::failed(QStringLiteral("cannot create the data directory %1").arg(m_options.dataDir));
     QFile::setPermissions(m_options.dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    m_state = std::make_unique<HubState>(m_options.dataDir + QStringLiteral("/state.json"));
+    if (auto s = m_state->load(); !s)
+        return s;
+    m_log = std::make_unique<ActionLog>(m_options.dataDir + QStringLiteral("/actions.log"));
+    registerModules();
 
     auto app = m_app.listenTcp(m_options.listenAddress, m_options.listenPort);
     if (!app)
@@ -63,7 +69,7 @@ Status HubServer::start()
     }
     m_previewPort = preview.value();
 
-    m_adminToken = randomToken(32);
+    m_adminToken = randomBytes(32).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
     QSaveFile file(adminFile());
     if (!file.open(QIODevice::WriteOnly))
         return Error::failed(QStringLiteral("cannot write %1").arg(adminFile()));
@@ -103,14 +109,7 @@ QString HubServer::adminFile() const
 
 bool HubServer::isAdmin(const HttpRequest &request) const
 {
-    const QByteArray token = request.bearerToken();
-    // Constant-time compare: the admin token guards every admin verb.
-    if (token.size() != m_adminToken.size() || m_adminToken.isEmpty())
-        return false;
-    unsigned char diff = 0;
-    for (qsizetype i = 0; i < token.size(); ++i)
-        diff |= static_cast<unsigned char>(token.at(i) ^ m_adminToken.at(i));
-    return diff == 0;
+    return !m_adminToken.isEmpty() && constantTimeEquals(request.bearerToken(), m_adminToken);
 }
 
 void HubServer::registerAppRoutes()
@@ -130,6 +129,37 @@ void HubServer::registerAppRoutes()
         reply.send(HttpResponse::json(200,
             QJsonObject {{QStringLiteral("app"), appUrl().toString()},
                 {QStringLiteral("preview"), previewUrl().toString()}, {QStringLiteral("data"), m_options.dataDir}}));
+    });
+}
+
+void HubServer::registerModules()
+{
+    auto admin = [this](const HttpRequest &request) { return isAdmin(request); };
+    PairingService::Options pairing;
+    pairing.codeLifetimeSeconds = m_options.codeLifetimeSeconds;
+    pairing.pollIntervalSeconds = m_options.pollIntervalSeconds;
+    pairing.heartbeatIntervalSeconds = m_options.heartbeatIntervalSeconds;
+    m_pairing = std::make_unique<PairingService>(*m_state, *m_log, pairing);
+    m_pairing->registerRoutes(
+        m_app, [this] { return appUrl(); }, admin);
+    m_servers = std::make_unique<ServerService>(*m_state, *m_log, m_options.heartbeatIntervalSeconds);
+    m_servers->registerRoutes(m_app, admin);
+    m_app.route("GET", QStringLiteral("/v1/admin/log"), [this](const HttpRequest &request, HttpReply reply) {
+        if (!isAdmin(request)) {
+            reply.send(
+                HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+            return;
+        }
+        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("actions"), m_log->recent()}}));
+    });
+    m_app.route("GET", QStringLiteral("/"), [](const HttpRequest &, HttpReply reply) {
+        HttpResponse r = HttpResponse::text(200,
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Isolation local hub</title></head>"
+            "<body style=\"font:16px system-ui,sans-serif;max-width:34em;margin:3em auto\"><h1>Isolation local hub</h1>"
+            "<p>This hub speaks the Isolation cloud's protocol on this machine.</p>"
+            "<ul><li><a href=\"/pair\">Pair a computer</a> (type the code it shows)</li></ul></body></html>",
+            "text/html; charset=utf-8");
+        reply.send(r);
     });
 }
 

@@ -10,7 +10,14 @@
 #include <QObject>
 #include <QUrl>
 
+#include <memory>
+
 namespace isolation::hub {
+
+class ActionLog;
+class HubState;
+class PairingService;
+class ServerService;
 
 class HubServer final : public QObject
 {
@@ -23,9 +30,13 @@ public:
         quint16 listenPort = 8470;
         QHostAddress previewAddress = QHostAddress::LocalHost;
         quint16 previewPort = 8471;
+        int codeLifetimeSeconds = 600; // pairing codes live this long
+        int pollIntervalSeconds = 5; // the device-code poll interval handed out
+        int heartbeatIntervalSeconds = 15; // the heartbeat interval servers are told to keep
     };
 
     explicit HubServer(Options options, QObject *parent = nullptr);
+    ~HubServer() override;
 
     // Opens both origins and writes DIR/admin.json (URL and admin token, mode 0600).
     Status start();
@@ -37,6 +48,7 @@ public:
 
 private:
     void registerAppRoutes();
+    void registerModules();
     void registerPreviewRoutes();
     bool isAdmin(const HttpRequest &request) const;
 
@@ -46,6 +58,10 @@ private:
     quint16 m_appPort = 0;
     quint16 m_previewPort = 0;
     QByteArray m_adminToken;
+    std::unique_ptr<HubState> m_state;
+    std::unique_ptr<ActionLog> m_log;
+    std::unique_ptr<PairingService> m_pairing;
+    std::unique_ptr<ServerService> m_servers;
 };
 
 } // namespace isolation::hub

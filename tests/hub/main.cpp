@@ -1,6 +1,7 @@
 // isolation-hub: a local hub speaking the cloud's protocol, for tests and for trying the
 // product on one machine. `serve` runs it; other verbs administer the running hub.
 #include "adminclient.h"
+#include "adminverbs.h"
 #include "hubserver.h"
 
 #include "core/logging.h"
@@ -77,6 +78,12 @@ int serve(const QString &dataDir, const QStringList &args)
     parser.addOption({QStringLiteral("preview"), QStringLiteral("Preview origin address."), QStringLiteral("host:port"),
         QStringLiteral("127.0.0.1:8471")});
     parser.addOption({QStringLiteral("data"), QStringLiteral("Data directory."), QStringLiteral("dir")});
+    parser.addOption({QStringLiteral("code-lifetime"), QStringLiteral("Pairing code lifetime."),
+        QStringLiteral("seconds"), QStringLiteral("600")});
+    parser.addOption({QStringLiteral("poll-interval"), QStringLiteral("Device-code poll interval."),
+        QStringLiteral("seconds"), QStringLiteral("5")});
+    parser.addOption({QStringLiteral("heartbeat-interval"), QStringLiteral("Heartbeat interval."),
+        QStringLiteral("seconds"), QStringLiteral("15")});
     if (!parser.parse(args))
         return fail(parser.errorText(), 2);
     const QString dir = parser.isSet(QStringLiteral("data")) ? parser.value(QStringLiteral("data")) : dataDir;
@@ -89,6 +96,20 @@ int serve(const QString &dataDir, const QStringList &args)
         return fail(QStringLiteral("--listen wants HOST:PORT"), 2);
     if (!parseHostPort(parser.value(QStringLiteral("preview")), &options.previewAddress, &options.previewPort))
         return fail(QStringLiteral("--preview wants HOST:PORT"), 2);
+
+    auto seconds = [&parser](const char *name, int *out) {
+        bool ok = false;
+        const int v = parser.value(QLatin1String(name)).toInt(&ok);
+        if (!ok || v < 1 || v > 86400)
+            return false;
+        *out = v;
+        return true;
+    };
+    if (!seconds("code-lifetime", &options.codeLifetimeSeconds)
+        || !seconds("poll-interval", &options.pollIntervalSeconds)
+        || !seconds("heartbeat-interval", &options.heartbeatIntervalSeconds))
+        return fail(
+            QStringLiteral("--code-lifetime, --poll-interval and --heartbeat-interval want 1..86400 seconds"), 2);
 
     if (!QDir().mkpath(options.dataDir))
         return fail(QStringLiteral("cannot create %1").arg(options.dataDir));
@@ -114,22 +135,6 @@ int serve(const QString &dataDir, const QStringList &args)
     return rc;
 }
 
-int adminStatus(const hub::AdminClient &client, const QStringList &args)
-{
-    const bool json = args.contains(QStringLiteral("--json"));
-    auto result = client.call("GET", QStringLiteral("/v1/admin/status"));
-    if (!result)
-        return fail(result.error().message);
-    if (json) {
-        print(QString::fromUtf8(QJsonDocument(result.value()).toJson(QJsonDocument::Indented)).trimmed());
-        return 0;
-    }
-    print(QStringLiteral("app origin:     %1").arg(result.value().value(QStringLiteral("app")).toString()));
-    print(QStringLiteral("preview origin: %1").arg(result.value().value(QStringLiteral("preview")).toString()));
-    print(QStringLiteral("data:           %1").arg(result.value().value(QStringLiteral("data")).toString()));
-    return 0;
-}
-
 } // namespace
 
 int main(int argc, char *argv[])
@@ -145,7 +150,7 @@ int main(int argc, char *argv[])
     while (!args.isEmpty() && args.first().startsWith(QLatin1Char('-'))) {
         const QString opt = args.takeFirst();
         if (opt == QLatin1String("--help") || opt == QLatin1String("-h")) {
-            std::fputs(kHelp, stdout);
+            std::printf(kHelp, hub::adminVerbsHelp());
             return 0;
         }
         if (opt == QLatin1String("--version") || opt == QLatin1String("-v")) {
@@ -174,7 +179,6 @@ int main(int argc, char *argv[])
     auto client = hub::AdminClient::open(dataDir);
     if (!client)
         return fail(client.error().message);
-    if (verb == QLatin1String("status"))
-        return adminStatus(client.value(), args);
-    return fail(QStringLiteral("unknown command '%1' (see --help)").arg(verb), 2);
+    const int rc = hub::runAdminVerb(client.value(), verb, args);
+    return rc >= 0 ? rc : fail(QStringLiteral("unknown command '%1' (see --help)").arg(verb), 2);
 }

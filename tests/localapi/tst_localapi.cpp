@@ -40,6 +40,16 @@ private:
         const QString &socket, const QByteArray &method, const QString &path);
 };
 
+namespace {
+// These tests are about the LocalAPI, not credentials: keep them off the desktop keychain.
+EngineOptions fileStore()
+{
+    EngineOptions o;
+    o.credentialStore = CredentialStoreKind::File;
+    return o;
+}
+} // namespace
+
 Paths tst_LocalApi::pathsFor(const QString &home)
 {
     QProcessEnvironment env;
@@ -67,8 +77,10 @@ Result<QJsonObject, LocalApiError> tst_LocalApi::call(
 void tst_LocalApi::roundTrip()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()));
+    Engine engine(pathsFor(home.path()), fileStore());
     QVERIFY(engine.start().ok());
+    QTRY_COMPARE(
+        engine.stateReason(), QStringLiteral("Not paired: pair this computer with Isolation to start working"));
     QCOMPARE(engine.state(), EngineState::NotPaired);
 
     auto status = call(engine.paths().socketPath(), "GET", QStringLiteral("/v1/status"));
@@ -84,7 +96,7 @@ void tst_LocalApi::roundTrip()
 void tst_LocalApi::permissions()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()));
+    Engine engine(pathsFor(home.path()), fileStore());
     QVERIFY(engine.start().ok());
     struct stat st
     {
@@ -102,8 +114,9 @@ void tst_LocalApi::curlCommandLine()
     if (curl.isEmpty())
         QFAIL("curl is not installed (./dev installs it)");
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()));
+    Engine engine(pathsFor(home.path()), fileStore());
     QVERIFY(engine.start().ok());
+    QTRY_VERIFY(engine.stateReason().startsWith(QStringLiteral("Not paired")));
     QProcess p;
     p.start(curl,
         {QStringLiteral("-sS"), QStringLiteral("--unix-socket"), engine.paths().socketPath(),
@@ -117,7 +130,7 @@ void tst_LocalApi::curlCommandLine()
 void tst_LocalApi::errorsUseTheProtocolBody()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()));
+    Engine engine(pathsFor(home.path()), fileStore());
     QVERIFY(engine.start().ok());
     auto missing = call(engine.paths().socketPath(), "GET", QStringLiteral("/v1/nothing-here"));
     QVERIFY(!missing.ok());
@@ -132,9 +145,9 @@ void tst_LocalApi::errorsUseTheProtocolBody()
 void tst_LocalApi::secondEngineRefused()
 {
     QTemporaryDir home;
-    Engine first(pathsFor(home.path()));
+    Engine first(pathsFor(home.path()), fileStore());
     QVERIFY(first.start().ok());
-    Engine second(pathsFor(home.path()));
+    Engine second(pathsFor(home.path()), fileStore());
     const Status s = second.start();
     QVERIFY(!s.ok());
     QCOMPARE(s.error().code, Error::Code::Unavailable);
@@ -165,7 +178,7 @@ void tst_LocalApi::staleSocketCleanedUp()
     ::close(fd);
     QVERIFY(QFileInfo::exists(paths.socketPath()));
 
-    Engine engine(paths);
+    Engine engine(paths, fileStore());
     const Status s = engine.start();
     QVERIFY2(s.ok(), qPrintable(s.ok() ? QString() : s.error().message));
     QVERIFY(call(paths.socketPath(), "GET", QStringLiteral("/v1/status")).ok());
@@ -174,7 +187,7 @@ void tst_LocalApi::staleSocketCleanedUp()
 void tst_LocalApi::twoHomesTwoEngines()
 {
     QTemporaryDir a, b;
-    Engine ea(pathsFor(a.path())), eb(pathsFor(b.path()));
+    Engine ea(pathsFor(a.path()), fileStore()), eb(pathsFor(b.path()), fileStore());
     QVERIFY(ea.start().ok());
     QVERIFY(eb.start().ok());
     QCOMPARE(call(ea.paths().socketPath(), "GET", QStringLiteral("/v1/status"))

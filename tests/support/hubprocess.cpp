@@ -30,7 +30,17 @@ HubProcess::~HubProcess()
         stop();
 }
 
-bool HubProcess::start(const QString &dataDir)
+bool HubProcess::restart()
+{
+    stop();
+    QStringList args = m_extra;
+    // The hub re-binds the same ports; a restart is the same hub to its servers.
+    args << QStringLiteral("--listen") << QStringLiteral("127.0.0.1:%1").arg(m_app.port())
+         << QStringLiteral("--preview") << QStringLiteral("127.0.0.1:%1").arg(m_preview.port());
+    return start(m_dataDir, args);
+}
+
+bool HubProcess::start(const QString &dataDir, const QStringList &extraArgs)
 {
     if (dataDir.isEmpty()) {
         m_tmp = std::make_unique<QTemporaryDir>();
@@ -41,8 +51,15 @@ bool HubProcess::start(const QString &dataDir)
     m_out.clear();
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
     m_process.setProgram(hubBinary());
-    m_process.setArguments({QStringLiteral("serve"), QStringLiteral("--data"), m_dataDir, QStringLiteral("--listen"),
-        QStringLiteral("127.0.0.1:0"), QStringLiteral("--preview"), QStringLiteral("127.0.0.1:0")});
+    // restart() passes the old ports; remember only the caller's own options.
+    if (!extraArgs.contains(QStringLiteral("--listen")))
+        m_extra = extraArgs;
+    QStringList args {QStringLiteral("serve"), QStringLiteral("--data"), m_dataDir};
+    if (!extraArgs.contains(QStringLiteral("--listen")))
+        args << QStringLiteral("--listen") << QStringLiteral("127.0.0.1:0");
+    if (!extraArgs.contains(QStringLiteral("--preview")))
+        args << QStringLiteral("--preview") << QStringLiteral("127.0.0.1:0");
+    m_process.setArguments(args + extraArgs);
     m_process.start();
     if (!m_process.waitForStarted(10000))
         return false;

@@ -18,7 +18,10 @@ public:
     ~HubProcess();
 
     // Starts the hub and waits until it printed its origins. Empty `dataDir` means a fresh one.
-    bool start(const QString &dataDir = {});
+    // `extraArgs` go to `serve` (e.g. --heartbeat-interval 1).
+    bool start(const QString &dataDir = {}, const QStringList &extraArgs = {});
+    // Starts again on the same data directory and ports.
+    bool restart();
     // SIGTERM, then wait; returns the exit code (-1 when it had to be killed).
     int stop();
     void kill();
@@ -39,6 +42,7 @@ private:
     QByteArray m_out;
     QUrl m_app;
     QUrl m_preview;
+    QStringList m_extra;
 };
 
 QString hubBinary();

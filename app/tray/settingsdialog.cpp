@@ -1,0 +1,89 @@
+#include "settingsdialog.h"
+
+#include "engine.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace isolation {
+
+SettingsDialog::SettingsDialog(Engine &engine, QWidget *parent)
+    : QDialog(parent)
+    , m_engine(engine)
+{
+    setObjectName(QStringLiteral("settingsDialog"));
+    setWindowTitle(tr("Isolation settings"));
+    setAttribute(Qt::WA_DeleteOnClose);
+    auto *layout = new QVBoxLayout(this);
+    auto *form = new QFormLayout;
+    m_hub = new QLineEdit(this);
+    m_hub->setObjectName(QStringLiteral("hubUrl"));
+    m_hub->setAccessibleName(tr("Hub URL"));
+    form->addRow(tr("&Hub:"), m_hub);
+    auto *data = new QLabel(m_engine.paths().overridden() ? m_engine.paths().home() : m_engine.paths().dataDir(), this);
+    data->setObjectName(QStringLiteral("dataLocation"));
+    data->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(tr("Data:"), data);
+    m_pairing = new QLabel(this);
+    m_pairing->setObjectName(QStringLiteral("pairingLine"));
+    m_pairing->setWordWrap(true);
+    form->addRow(tr("Pairing:"), m_pairing);
+    layout->addLayout(form);
+    m_unpair = new QPushButton(tr("&Unpair this computer…"), this);
+    m_unpair->setObjectName(QStringLiteral("unpairButton"));
+    layout->addWidget(m_unpair, 0, Qt::AlignLeft);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    layout->addWidget(buttons);
+
+    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        apply();
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_unpair, &QPushButton::clicked, this, &SettingsDialog::unpair);
+    connect(&m_engine, &Engine::stateChanged, this, &SettingsDialog::update);
+    m_hub->setText(m_engine.settings().hubUrl().toString());
+    update();
+}
+
+void SettingsDialog::update()
+{
+    const QJsonObject s = m_engine.status();
+    const bool paired = s.value(QStringLiteral("paired")).toBool();
+    m_pairing->setText(paired ? tr("Paired as %1 (%2)")
+                                    .arg(s.value(QStringLiteral("serverName")).toString(),
+                                         s.value(QStringLiteral("serverId")).toString())
+                              : tr("Not paired"));
+    m_unpair->setEnabled(paired);
+    m_unpair->setToolTip(paired ? QString() : tr("This computer is not paired"));
+    // The hub of a paired computer is fixed by its pairing; unpair to change it.
+    m_hub->setReadOnly(paired);
+    m_hub->setToolTip(paired ? tr("Unpair first to pair with another hub") : QString());
+}
+
+void SettingsDialog::apply()
+{
+    const QUrl url = QUrl::fromUserInput(m_hub->text().trimmed());
+    if (!m_hub->isReadOnly() && url.isValid() && url != m_engine.settings().hubUrl()) {
+        m_engine.settings().setHubUrl(url);
+        m_engine.settings().sync();
+    }
+}
+
+void SettingsDialog::unpair()
+{
+    const auto answer = QMessageBox::question(
+        this, tr("Unpair this computer?"),
+        tr("Isolation will no longer reach sessions on this computer until you pair it again. Unpair?"),
+        QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer == QMessageBox::Yes)
+        m_engine.unpair();
+}
+
+} // namespace isolation

@@ -1,0 +1,86 @@
+// The Engine's LocalAPI routes (docs/architecture.md lists them). Handlers translate between
+// HTTP/JSON and the facade's methods; they hold no behaviour of their own.
+#include "engine.h"
+
+#include "http/httpserver.h"
+#include "localapi/localapiserver.h"
+#include "pairing/pairingcontroller.h"
+
+namespace isolation {
+
+namespace {
+
+HttpResponse statusError(const Error &e)
+{
+    switch (e.code) {
+    case Error::Code::InvalidInput:
+        return HttpResponse::error(409, QStringLiteral("conflict"), e.message);
+    case Error::Code::NotFound:
+        return HttpResponse::error(404, QStringLiteral("not_found"), e.message);
+    case Error::Code::Unavailable:
+        return HttpResponse::error(503, QStringLiteral("unavailable"), e.message);
+    case Error::Code::Failed:
+        break;
+    }
+    return HttpResponse::error(500, QStringLiteral("internal"), e.message);
+}
+
+} // namespace
+
+void Engine::registerRoutes()
+{
+    HttpServer &http = m_localApi->http();
+    http.route("GET", QStringLiteral("/v1/status"),
+               [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, status())); });
+    http.route("GET", QStringLiteral("/v1/pair"),
+               [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, pairingStatus())); });
+    http.route("POST", QStringLiteral("/v1/pair"),
+               [this](const HttpRequest &request, HttpReply reply) { routePair(request, reply); });
+    http.route("DELETE", QStringLiteral("/v1/pair"), [this](const HttpRequest &, HttpReply reply) {
+        cancelPairing();
+        reply.send(HttpResponse::json(200, pairingStatus()));
+    });
+    http.route("POST", QStringLiteral("/v1/unpair"), [this](const HttpRequest &, HttpReply reply) {
+        if (!m_pairing || !m_pairing->identity()) {
+            reply.send(HttpResponse::error(409, QStringLiteral("not_paired"), tr("This computer is not paired")));
+            return;
+        }
+        // Answer once the credentials are gone, so `unpair` returning means it is done.
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = connect(m_pairing.get(), &PairingController::unpaired, this, [reply, connection](const QString &reason) {
+            QObject::disconnect(*connection);
+            reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("paired"), false}, {QStringLiteral("reason"), reason}}));
+        });
+        unpair();
+    });
+}
+
+void Engine::routePair(const HttpRequest &request, HttpReply reply)
+{
+    QJsonObject body;
+    QString why;
+    if (!request.jsonBody(&body, &why)) {
+        reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+        return;
+    }
+    const QUrl hub(body.value(QStringLiteral("hub")).toString());
+    if (auto s = startPairing(hub, body.value(QStringLiteral("name")).toString()); !s) {
+        reply.send(statusError(s.error()));
+        return;
+    }
+    // Answer when the code is issued (or the flow already ended), so the caller can show it.
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(this, &Engine::pairingChanged, this, [this, reply, connection] {
+        const QJsonObject s = pairingStatus();
+        const QString state = s.value(QStringLiteral("state")).toString();
+        if (state == QLatin1String("starting"))
+            return;
+        QObject::disconnect(*connection);
+        const bool ok = state == QLatin1String("waiting_for_approval") || state == QLatin1String("approved")
+                        || state == QLatin1String("storing");
+        reply.send(ok ? HttpResponse::json(200, s)
+                      : HttpResponse::error(502, QStringLiteral("pairing_failed"), s.value(QStringLiteral("reason")).toString()));
+    });
+}
+
+} // namespace isolation

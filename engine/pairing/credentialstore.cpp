@@ -1,0 +1,189 @@
+#include "credentialstore.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <qt6keychain/keychain.h>
+
+Q_LOGGING_CATEGORY(lcCredentials, "isolation.pairing.credentials")
+
+namespace isolation {
+
+namespace {
+
+// Defers a callback to the event loop so stores behave alike (never call back synchronously).
+template<typename F>
+void later(QObject *context, F &&f)
+{
+    QTimer::singleShot(0, context, std::forward<F>(f));
+}
+
+CredentialError keychainError(const QKeychain::Job *job)
+{
+    switch (job->error()) {
+    case QKeychain::AccessDenied:
+    case QKeychain::AccessDeniedByUser:
+        return {CredentialError::Code::Unavailable,
+                QStringLiteral("the desktop keychain refused access (%1); unlock it and try again").arg(job->errorString())};
+    case QKeychain::CouldNotDeleteEntry:
+        return {CredentialError::Code::Failed, QStringLiteral("keychain error: %1").arg(job->errorString())};
+    default:
+        // No Secret Service on the bus, no bus at all, or a backend that failed to answer.
+        return {CredentialError::Code::Unavailable,
+                QStringLiteral("no desktop keychain is available (%1). Start and unlock your keyring (for example "
+                               "GNOME Keyring or KWallet), or on a headless server run "
+                               "`isolation-server up --credential-store file`")
+                    .arg(job->errorString())};
+    }
+}
+
+} // namespace
+
+KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, QObject *parent)
+    : CredentialStore(parent)
+    , m_key(QStringLiteral("engine:") + stateDirectory)
+{}
+
+QString KeychainCredentialStore::serviceName()
+{
+    return QStringLiteral("Isolation Connected Server");
+}
+
+QString KeychainCredentialStore::describe() const
+{
+    return QStringLiteral("the desktop keychain");
+}
+
+void KeychainCredentialStore::load(LoadDone done)
+{
+    auto *job = new QKeychain::ReadPasswordJob(serviceName(), this);
+    job->setKey(m_key);
+    job->setInsecureFallback(false);
+    job->setAutoDelete(true);
+    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
+        auto *read = static_cast<QKeychain::ReadPasswordJob *>(j);
+        if (read->error() == QKeychain::EntryNotFound) {
+            done(std::optional<SecureBytes>());
+            return;
+        }
+        if (read->error() != QKeychain::NoError) {
+            done(keychainError(read));
+            return;
+        }
+        QByteArray data = read->binaryData();
+        std::optional<SecureBytes> blob{SecureBytes(data)};
+        data.fill('\0');
+        done(std::move(blob));
+    });
+    job->start();
+}
+
+void KeychainCredentialStore::save(const SecureBytes &blob, Done done)
+{
+    auto *job = new QKeychain::WritePasswordJob(serviceName(), this);
+    job->setKey(m_key);
+    job->setInsecureFallback(false);
+    job->setAutoDelete(true);
+    job->setBinaryData(blob.view().toByteArray());
+    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
+        if (j->error() != QKeychain::NoError) {
+            done(keychainError(j));
+            return;
+        }
+        done({});
+    });
+    job->start();
+}
+
+void KeychainCredentialStore::remove(Done done)
+{
+    auto *job = new QKeychain::DeletePasswordJob(serviceName(), this);
+    job->setKey(m_key);
+    job->setInsecureFallback(false);
+    job->setAutoDelete(true);
+    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
+        if (j->error() != QKeychain::NoError && j->error() != QKeychain::EntryNotFound) {
+            done(keychainError(j));
+            return;
+        }
+        done({});
+    });
+    job->start();
+}
+
+FileCredentialStore::FileCredentialStore(QString path, QObject *parent)
+    : CredentialStore(parent)
+    , m_path(std::move(path))
+{}
+
+QString FileCredentialStore::describe() const
+{
+    return QStringLiteral("file %1").arg(m_path);
+}
+
+void FileCredentialStore::load(LoadDone done)
+{
+    later(this, [this, done = std::move(done)] {
+        QFile file(m_path);
+        if (!file.exists()) {
+            done(std::optional<SecureBytes>());
+            return;
+        }
+        if ((file.permissions() & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ReadOther
+                                   | QFileDevice::WriteOther))) {
+            done(CredentialError{CredentialError::Code::Failed,
+                                 QStringLiteral("%1 is readable by others; refusing to use it (chmod 600 it, or "
+                                                "unpair and pair again)")
+                                     .arg(m_path)});
+            return;
+        }
+        if (!file.open(QIODevice::ReadOnly)) {
+            done(CredentialError{CredentialError::Code::Failed,
+                                 QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString())});
+            return;
+        }
+        QByteArray data = file.readAll();
+        std::optional<SecureBytes> blob{SecureBytes(data)};
+        data.fill('\0');
+        done(std::move(blob));
+    });
+}
+
+void FileCredentialStore::save(const SecureBytes &blob, Done done)
+{
+    SecureBytes copy = blob;
+    later(this, [this, copy = std::move(copy), done = std::move(done)] {
+        QSaveFile file(m_path);
+        if (!file.open(QIODevice::WriteOnly)) {
+            done(CredentialError{CredentialError::Code::Failed,
+                                 QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString())});
+            return;
+        }
+        // Restrict the temporary file before a byte of the secret is in it.
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        file.write(copy.constData(), copy.size());
+        if (!file.commit()) {
+            done(CredentialError{CredentialError::Code::Failed,
+                                 QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString())});
+            return;
+        }
+        qCInfo(lcCredentials) << "credentials stored in" << m_path;
+        done({});
+    });
+}
+
+void FileCredentialStore::remove(Done done)
+{
+    later(this, [this, done = std::move(done)] {
+        if (QFileInfo::exists(m_path) && !QFile::remove(m_path)) {
+            done(CredentialError{CredentialError::Code::Failed, QStringLiteral("cannot remove %1").arg(m_path)});
+            return;
+        }
+        done({});
+    });
+}
+
+} // namespace isolation

@@ -1,0 +1,145 @@
+#include "adminverbs.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <cstdio>
+
+namespace isolation::hub {
+
+namespace {
+
+void print(const QString &text)
+{
+    const QByteArray bytes = text.toUtf8() + '\n';
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+int fail(const QString &text, int code = 1)
+{
+    std::fprintf(stderr, "isolation-hub: %s\n", qPrintable(text));
+    return code;
+}
+
+void printJson(const QJsonObject &o)
+{
+    print(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed());
+}
+
+int status(const AdminClient &client, bool json)
+{
+    auto r = client.call("GET", QStringLiteral("/v1/admin/status"));
+    if (!r)
+        return fail(r.error().message);
+    if (json) {
+        printJson(r.value());
+        return 0;
+    }
+    print(QStringLiteral("app origin:     %1").arg(r.value().value(QStringLiteral("app")).toString()));
+    print(QStringLiteral("preview origin: %1").arg(r.value().value(QStringLiteral("preview")).toString()));
+    print(QStringLiteral("data:           %1").arg(r.value().value(QStringLiteral("data")).toString()));
+    return 0;
+}
+
+int decide(const AdminClient &client, const QStringList &args, bool approve)
+{
+    if (args.size() != 2)
+        return fail(QStringLiteral("%1 needs the code the computer shows (XXXX-XXXX)").arg(approve ? QStringLiteral("approve") : QStringLiteral("deny")), 2);
+    auto r = client.call("POST", approve ? QStringLiteral("/v1/admin/pair/approve") : QStringLiteral("/v1/admin/pair/deny"),
+                         QJsonObject{{QStringLiteral("code"), args.at(1)}});
+    if (!r)
+        return fail(r.error().message);
+    print(approve ? QStringLiteral("approved %1").arg(args.at(1)) : QStringLiteral("denied %1").arg(args.at(1)));
+    return 0;
+}
+
+int servers(const AdminClient &client, bool json)
+{
+    auto r = client.call("GET", QStringLiteral("/v1/admin/servers"));
+    if (!r)
+        return fail(r.error().message);
+    if (json) {
+        printJson(r.value());
+        return 0;
+    }
+    const QJsonArray list = r.value().value(QStringLiteral("servers")).toArray();
+    if (list.isEmpty()) {
+        print(QStringLiteral("no servers are paired"));
+        return 0;
+    }
+    print(QStringLiteral("%1  %2  %3  %4").arg(QStringLiteral("ID"), -18).arg(QStringLiteral("NAME"), -20).arg(QStringLiteral("STATE"), -8).arg(QStringLiteral("LAST HEARTBEAT")));
+    for (const QJsonValue &v : list) {
+        const QJsonObject s = v.toObject();
+        const QString state = s.value(QStringLiteral("revoked")).toBool()  ? QStringLiteral("revoked")
+                              : s.value(QStringLiteral("online")).toBool() ? QStringLiteral("online")
+                                                                           : QStringLiteral("offline");
+        print(QStringLiteral("%1  %2  %3  %4")
+                  .arg(s.value(QStringLiteral("id")).toString(), -18)
+                  .arg(s.value(QStringLiteral("name")).toString(), -20)
+                  .arg(state, -8)
+                  .arg(s.value(QStringLiteral("lastHeartbeat")).toString()));
+    }
+    return 0;
+}
+
+int revoke(const AdminClient &client, const QStringList &args)
+{
+    if (args.size() != 2)
+        return fail(QStringLiteral("revoke needs a server id (see `servers`)"), 2);
+    auto r = client.call("POST", QStringLiteral("/v1/admin/servers/%1/revoke").arg(args.at(1)));
+    if (!r)
+        return fail(r.error().message);
+    print(QStringLiteral("revoked %1").arg(args.at(1)));
+    return 0;
+}
+
+int log(const AdminClient &client, bool json)
+{
+    auto r = client.call("GET", QStringLiteral("/v1/admin/log"));
+    if (!r)
+        return fail(r.error().message);
+    if (json) {
+        printJson(r.value());
+        return 0;
+    }
+    for (const QJsonValue &v : r.value().value(QStringLiteral("actions")).toArray()) {
+        QJsonObject a = v.toObject();
+        const QString time = a.take(QStringLiteral("time")).toString();
+        const QString action = a.take(QStringLiteral("action")).toString();
+        print(QStringLiteral("%1  %2  %3").arg(time, action, QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact))));
+    }
+    return 0;
+}
+
+} // namespace
+
+const char *adminVerbsHelp()
+{
+    return "  status [--json]        Show the running hub's origins.\n"
+           "  approve CODE           Approve the pairing code a computer shows (as the approval page does).\n"
+           "  deny CODE              Deny it.\n"
+           "  servers [--json]       List paired servers: online, offline (3 missed heartbeats) or revoked.\n"
+           "  revoke SERVER          Revoke a server's credential; it drops to \"not paired\".\n"
+           "  log [--json]           The hub's recent actions.\n";
+}
+
+int runAdminVerb(const AdminClient &client, const QString &verb, const QStringList &args)
+{
+    const bool json = args.contains(QStringLiteral("--json"));
+    if (verb == QLatin1String("status"))
+        return status(client, json);
+    if (verb == QLatin1String("approve"))
+        return decide(client, args, true);
+    if (verb == QLatin1String("deny"))
+        return decide(client, args, false);
+    if (verb == QLatin1String("servers"))
+        return servers(client, json);
+    if (verb == QLatin1String("revoke"))
+        return revoke(client, args);
+    if (verb == QLatin1String("log"))
+        return log(client, json);
+    return -1;
+}
+
+} // namespace isolation::hub

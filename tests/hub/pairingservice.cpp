@@ -1,0 +1,392 @@
+#include "pairingservice.h"
+
+#include "actionlog.h"
+#include "hubstate.h"
+
+#include "crypto/consttime.h"
+#include "crypto/hpke.h"
+#include "crypto/random.h"
+
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QUrlQuery>
+
+namespace isolation::hub {
+
+namespace {
+
+constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
+const QString kAlphabet = QStringLiteral("BCDFGHJKLMNPQRSTVWXZ");
+const QByteArray kMemberKeyInfo = QByteArrayLiteral("isolation/member-key/v1");
+const QByteArray kPageCookie = QByteArrayLiteral("isolation_member");
+
+HttpResponse oauthError(const QString &code, const QString &message)
+{
+    return HttpResponse::error(400, code, message);
+}
+
+QByteArray decodeKey(const QJsonObject &o, const char *key)
+{
+    const auto r = QByteArray::fromBase64Encoding(o.value(QLatin1String(key)).toString().toLatin1(),
+                                                  kB64 | QByteArray::AbortOnBase64DecodingErrors);
+    return r ? *r : QByteArray();
+}
+
+QByteArray cookieValue(const HttpRequest &request, const QByteArray &name)
+{
+    for (const auto &h : request.headers) {
+        if (QByteArrayView(h.first).compare("cookie", Qt::CaseInsensitive) != 0)
+            continue;
+        for (QByteArray part : h.second.split(';')) {
+            part = part.trimmed();
+            if (part.startsWith(QByteArray(name + '=')))
+                return part.mid(name.size() + 1);
+        }
+    }
+    return {};
+}
+
+QString html(const QString &title, const QString &body)
+{
+    return QStringLiteral("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                          "<meta name=\"viewport\" content=\"width=device-width\">"
+                          "<title>%1 · Isolation</title>"
+                          "<style>body{font:16px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}"
+                          "input[name=user_code]{font:28px monospace;letter-spacing:.1em;width:10em;text-transform:uppercase}"
+                          "button{font-size:16px;margin:1em .5em 0 0;padding:.4em 1.2em}.ok{color:#2f9e44}.bad{color:#d9480f}"
+                          "</style></head><body><h1>%1</h1>%2</body></html>")
+        .arg(title.toHtmlEscaped(), body);
+}
+
+} // namespace
+
+PairingService::PairingService(HubState &state, ActionLog &log, Options options, QObject *parent)
+    : QObject(parent)
+    , m_state(state)
+    , m_log(log)
+    , m_options(options)
+{}
+
+QString PairingService::canonicalCode(const QString &typed)
+{
+    QString out;
+    for (QChar c : typed) {
+        if (c == QLatin1Char('-') || c.isSpace())
+            continue;
+        out.append(c.toUpper());
+    }
+    return out;
+}
+
+QString PairingService::displayCode(const QString &canonical)
+{
+    return canonical.left(4) + QLatin1Char('-') + canonical.mid(4);
+}
+
+QString PairingService::newUserCode() const
+{
+    for (;;) {
+        QString code;
+        for (int i = 0; i < 8; ++i)
+            code.append(kAlphabet.at(int(QRandomGenerator::system()->bounded(quint32(kAlphabet.size())))));
+        bool taken = false;
+        for (const Flow &f : m_flows)
+            taken = taken || f.userCode == code;
+        if (!taken)
+            return code;
+    }
+}
+
+void PairingService::expireOld()
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (auto it = m_flows.begin(); it != m_flows.end();) {
+        // Keep an expired flow a while so its device still learns `expired_token`.
+        if (it->expiresAt.addSecs(600) < now || it->status == Flow::Status::Consumed)
+            it = m_flows.erase(it);
+        else
+            ++it;
+    }
+}
+
+void PairingService::registerRoutes(HttpServer &app, std::function<QUrl()> appUrl,
+                                    std::function<bool(const HttpRequest &)> isAdmin)
+{
+    app.route("POST", QStringLiteral("/v1/pair/start"), [this, appUrl](const HttpRequest &request, HttpReply reply) {
+        expireOld();
+        QJsonObject body;
+        QString why;
+        if (!request.jsonBody(&body, &why)) {
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+            return;
+        }
+        Flow flow;
+        flow.x25519Public = decodeKey(body, "x25519Public");
+        flow.ed25519Public = decodeKey(body, "ed25519Public");
+        flow.name = body.value(QStringLiteral("name")).toString().left(100);
+        flow.hostName = body.value(QStringLiteral("hostName")).toString().left(255);
+        flow.version = body.value(QStringLiteral("version")).toString().left(50);
+        if (flow.x25519Public.size() != 32 || flow.ed25519Public.size() != 32) {
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
+                                           QStringLiteral("x25519Public and ed25519Public must be 32-byte keys (base64url)")));
+            return;
+        }
+        if (flow.name.isEmpty())
+            flow.name = flow.hostName.isEmpty() ? QStringLiteral("server") : flow.hostName;
+        flow.deviceCode = randomBytes(32).toBase64(kB64); // 256 random bits
+        flow.userCode = newUserCode();
+        flow.expiresAt = QDateTime::currentDateTimeUtc().addSecs(m_options.codeLifetimeSeconds);
+        flow.interval = m_options.pollIntervalSeconds;
+        m_flows.insert(flow.deviceCode, flow);
+        m_log.record(QStringLiteral("pair.started"), {{QStringLiteral("name"), flow.name},
+                                                       {QStringLiteral("hostName"), flow.hostName},
+                                                       {QStringLiteral("userCode"), displayCode(flow.userCode)}});
+        QUrl page = appUrl();
+        page.setPath(QStringLiteral("/pair"));
+        QUrl complete = page;
+        complete.setQuery(QStringLiteral("code=") + displayCode(flow.userCode));
+        reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("device_code"), QString::fromLatin1(flow.deviceCode)},
+                                                       {QStringLiteral("user_code"), displayCode(flow.userCode)},
+                                                       {QStringLiteral("verification_uri"), page.toString()},
+                                                       {QStringLiteral("verification_uri_complete"), complete.toString()},
+                                                       {QStringLiteral("expires_in"), m_options.codeLifetimeSeconds},
+                                                       {QStringLiteral("interval"), flow.interval}}));
+    });
+    app.route("POST", QStringLiteral("/v1/pair/token"),
+              [this](const HttpRequest &request, HttpReply reply) { token(request, reply); });
+    app.route("GET", QStringLiteral("/pair"), [this](const HttpRequest &request, HttpReply reply) { page(request, reply); });
+    app.route("POST", QStringLiteral("/pair"),
+              [this](const HttpRequest &request, HttpReply reply) { pagePost(request, reply); });
+
+    auto adminDecide = [this, isAdmin](bool approve) {
+        return [this, isAdmin, approve](const HttpRequest &request, HttpReply reply) {
+            if (!isAdmin(request)) {
+                reply.send(HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+                return;
+            }
+            QJsonObject body;
+            request.jsonBody(&body);
+            switch (decide(body.value(QStringLiteral("code")).toString(), approve, QStringLiteral("admin"))) {
+            case Verdict::Approved:
+            case Verdict::Denied:
+                reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("result"), approve ? QStringLiteral("approved")
+                                                                                                  : QStringLiteral("denied")}}));
+                return;
+            case Verdict::WrongCode:
+                reply.send(HttpResponse::error(404, QStringLiteral("invalid_code"), QStringLiteral("no pending pairing has this code")));
+                return;
+            case Verdict::Locked:
+                reply.send(HttpResponse::error(429, QStringLiteral("too_many_attempts"),
+                                               QStringLiteral("too many wrong codes were tried; start pairing again")));
+                return;
+            case Verdict::Expired:
+                reply.send(HttpResponse::error(410, QStringLiteral("expired_token"), QStringLiteral("this code has expired")));
+                return;
+            }
+        };
+    };
+    app.route("POST", QStringLiteral("/v1/admin/pair/approve"), adminDecide(true));
+    app.route("POST", QStringLiteral("/v1/admin/pair/deny"), adminDecide(false));
+}
+
+PairingService::Verdict PairingService::decide(const QString &typedCode, bool approve, const QString &via)
+{
+    expireOld();
+    const QString code = canonicalCode(typedCode);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    Flow *match = nullptr;
+    bool anyLocked = false;
+    for (Flow &f : m_flows) {
+        if (f.status == Flow::Status::Locked && f.expiresAt > now)
+            anyLocked = true;
+        if (f.userCode == code && f.status != Flow::Status::Consumed)
+            match = &f;
+    }
+    if (match && match->status == Flow::Status::Locked) {
+        m_log.record(QStringLiteral("pair.refused"), {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
+        return Verdict::Locked;
+    }
+    if (!match || match->status != Flow::Status::Pending) {
+        // While a code is locked, guesses are refused outright: the guesser gets no more answers.
+        if (anyLocked) {
+            m_log.record(QStringLiteral("pair.refused"), {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
+            return Verdict::Locked;
+        }
+        // A wrong guess counts against every code pending now: any of them may be its target.
+        for (Flow &f : m_flows) {
+            if (f.status != Flow::Status::Pending || f.expiresAt <= now)
+                continue;
+            if (++f.wrongGuesses >= m_options.maxWrongGuesses) {
+                f.status = Flow::Status::Locked;
+                m_log.record(QStringLiteral("pair.locked"), {{QStringLiteral("userCode"), displayCode(f.userCode)}});
+            }
+        }
+        m_log.record(QStringLiteral("pair.wrong_code"), {{QStringLiteral("via"), via}});
+        return Verdict::WrongCode;
+    }
+    if (match->expiresAt <= now)
+        return Verdict::Expired;
+    match->status = approve ? Flow::Status::Approved : Flow::Status::Denied;
+    m_log.record(approve ? QStringLiteral("pair.approved") : QStringLiteral("pair.denied"),
+                 {{QStringLiteral("userCode"), displayCode(match->userCode)},
+                  {QStringLiteral("name"), match->name},
+                  {QStringLiteral("via"), via}});
+    return approve ? Verdict::Approved : Verdict::Denied;
+}
+
+void PairingService::token(const HttpRequest &request, HttpReply reply)
+{
+    QJsonObject body;
+    request.jsonBody(&body);
+    const QByteArray deviceCode = body.value(QStringLiteral("device_code")).toString().toLatin1();
+    auto it = m_flows.find(deviceCode);
+    if (deviceCode.isEmpty() || it == m_flows.end()) {
+        reply.send(oauthError(QStringLiteral("expired_token"), QStringLiteral("unknown or expired device code")));
+        return;
+    }
+    Flow &flow = *it;
+    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    const qint64 sinceLast = nowMs - flow.lastPollMs;
+    const bool tooSoon = flow.lastPollMs != 0 && sinceLast < qint64(flow.interval) * 1000 - 250;
+    flow.lastPollMs = nowMs;
+    if (QDateTime::currentDateTimeUtc() > flow.expiresAt) {
+        reply.send(oauthError(QStringLiteral("expired_token"), QStringLiteral("the code expired before it was approved")));
+        return;
+    }
+    switch (flow.status) {
+    case Flow::Status::Pending:
+        if (tooSoon) {
+            flow.interval += 5; // RFC 8628 §3.5: for this and all later requests
+            reply.send(oauthError(QStringLiteral("slow_down"), QStringLiteral("polling too fast; wait %1 s").arg(flow.interval)));
+            return;
+        }
+        reply.send(oauthError(QStringLiteral("authorization_pending"), QStringLiteral("waiting for the member to approve")));
+        return;
+    case Flow::Status::Denied:
+        reply.send(oauthError(QStringLiteral("access_denied"), QStringLiteral("the member denied this pairing")));
+        m_flows.erase(it);
+        return;
+    case Flow::Status::Locked:
+        reply.send(oauthError(QStringLiteral("access_denied"), QStringLiteral("too many wrong codes were tried; start pairing again")));
+        m_flows.erase(it);
+        return;
+    case Flow::Status::Consumed:
+        reply.send(oauthError(QStringLiteral("expired_token"), QStringLiteral("this code was already used")));
+        return;
+    case Flow::Status::Approved:
+        reply.send(approvalAnswer(flow));
+        return;
+    }
+}
+
+HttpResponse PairingService::approvalAnswer(Flow &flow)
+{
+    ServerRecord record;
+    record.id = QStringLiteral("srv_") + QString::fromLatin1(randomBytes(9).toBase64(kB64));
+    record.name = flow.name;
+    record.hostName = flow.hostName;
+    record.version = flow.version;
+    record.memberId = m_state.member().id;
+    record.x25519Public = flow.x25519Public;
+    record.ed25519Public = flow.ed25519Public;
+    record.createdAt = QDateTime::currentDateTimeUtc();
+    const QByteArray credential = randomBytes(32).toBase64(kB64);
+    record.credentialHash = HubState::credentialHash(credential);
+    // The member key travels only sealed to this server's key, bound to its id.
+    auto sealed = hpkeSeal(flow.x25519Public, kMemberKeyInfo, record.id.toUtf8(), m_state.member().memberKey);
+    if (!sealed)
+        return HttpResponse::error(500, QStringLiteral("internal"), QStringLiteral("cannot seal the member key"));
+    m_state.servers().append(record);
+    if (auto s = m_state.save(); !s)
+        return HttpResponse::error(500, QStringLiteral("internal"), s.error().message);
+    flow.status = Flow::Status::Consumed;
+    m_log.record(QStringLiteral("server.paired"), {{QStringLiteral("server"), record.id}, {QStringLiteral("name"), record.name}});
+    return HttpResponse::json(200, QJsonObject{
+                                       {QStringLiteral("server_id"), record.id},
+                                       {QStringLiteral("credential"), QString::fromLatin1(credential)},
+                                       {QStringLiteral("member_id"), record.memberId},
+                                       {QStringLiteral("hub_public_key"), QString::fromLatin1(m_state.hubPublicKey().toBase64(kB64))},
+                                       {QStringLiteral("sealed_member_key"), QString::fromLatin1(sealed.value().toBase64(kB64))},
+                                       {QStringLiteral("heartbeat_interval"), m_options.heartbeatIntervalSeconds},
+                                   });
+}
+
+void PairingService::page(const HttpRequest &request, HttpReply reply)
+{
+    // The local hub signs its one member in on first visit; the cookie ties the form to a CSRF token.
+    QByteArray session = cookieValue(request, kPageCookie);
+    HttpResponse response;
+    if (session.isEmpty() || !m_pageSessions.contains(session)) {
+        session = randomBytes(24).toBase64(kB64);
+        m_pageSessions.insert(session, randomBytes(24).toBase64(kB64));
+        response.setHeader("Set-Cookie", kPageCookie + '=' + session + "; Path=/; HttpOnly; SameSite=Strict");
+    }
+    const QString code = request.query.queryItemValue(QStringLiteral("code"), QUrl::FullyDecoded).left(20);
+    const QString body =
+        QStringLiteral("<p>Signed in as <b>%1</b>.</p>"
+                       "<p>Type the code your computer shows to let it join your Isolation account.</p>"
+                       "<form method=\"post\" action=\"/pair\">"
+                       "<input type=\"hidden\" name=\"csrf\" value=\"%2\">"
+                       "<label>Code<br><input name=\"user_code\" value=\"%3\" autocomplete=\"off\" autofocus "
+                       "aria-label=\"Pairing code\" maxlength=\"9\"></label><br>"
+                       "<button name=\"action\" value=\"approve\">Approve</button>"
+                       "<button name=\"action\" value=\"deny\">Deny</button></form>")
+            .arg(m_state.member().name.toHtmlEscaped(), QString::fromLatin1(m_pageSessions.value(session)), code.toHtmlEscaped());
+    const HttpResponse page = HttpResponse::text(200, html(QStringLiteral("Pair a computer"), body).toUtf8(),
+                                                 "text/html; charset=utf-8");
+    response.status = page.status;
+    response.body = page.body;
+    response.setHeader("Content-Type", "text/html; charset=utf-8");
+    response.setHeader("Cache-Control", "no-store");
+    response.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+    response.setHeader("X-Frame-Options", "DENY");
+    reply.send(response);
+}
+
+void PairingService::pagePost(const HttpRequest &request, HttpReply reply)
+{
+    const QByteArray session = cookieValue(request, kPageCookie);
+    const QUrlQuery form(QString::fromUtf8(request.body));
+    const QByteArray csrf = form.queryItemValue(QStringLiteral("csrf"), QUrl::FullyDecoded).toLatin1();
+    if (session.isEmpty() || !m_pageSessions.contains(session) || !constantTimeEquals(csrf, m_pageSessions.value(session))) {
+        reply.send(HttpResponse::text(403, html(QStringLiteral("Not allowed"),
+                                                QStringLiteral("<p class=bad>This form expired. <a href=\"/pair\">Start again</a>.</p>"))
+                                               .toUtf8(),
+                                      "text/html; charset=utf-8"));
+        return;
+    }
+    const bool approve = form.queryItemValue(QStringLiteral("action")) == QLatin1String("approve");
+    const QString typed = form.queryItemValue(QStringLiteral("user_code"), QUrl::FullyDecoded);
+    QString title, text;
+    int status = 200;
+    switch (decide(typed, approve, QStringLiteral("page"))) {
+    case Verdict::Approved:
+        title = QStringLiteral("Computer approved");
+        text = QStringLiteral("<p class=ok>The computer is now paired. You can close this page.</p>");
+        break;
+    case Verdict::Denied:
+        title = QStringLiteral("Pairing denied");
+        text = QStringLiteral("<p>The computer was not paired.</p>");
+        break;
+    case Verdict::WrongCode:
+        status = 404;
+        title = QStringLiteral("Unknown code");
+        text = QStringLiteral("<p class=bad>No computer is waiting with that code. <a href=\"/pair\">Try again</a>.</p>");
+        break;
+    case Verdict::Locked:
+        status = 429;
+        title = QStringLiteral("Too many attempts");
+        text = QStringLiteral("<p class=bad>Too many wrong codes were tried. Start pairing again on the computer.</p>");
+        break;
+    case Verdict::Expired:
+        status = 410;
+        title = QStringLiteral("Code expired");
+        text = QStringLiteral("<p class=bad>That code has expired. Start pairing again on the computer.</p>");
+        break;
+    }
+    HttpResponse r = HttpResponse::text(status, html(title, text).toUtf8(), "text/html; charset=utf-8");
+    r.setHeader("Cache-Control", "no-store");
+    reply.send(r);
+}
+
+} // namespace isolation::hub

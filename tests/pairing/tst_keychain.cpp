@@ -1,0 +1,227 @@
+// The credential store through a real Secret Service: a private D-Bus session bus and an
+// unlocked gnome-keyring-daemon started by this test, with a fresh HOME. And the clear error
+// an engine gives when no keychain is there.
+#include "browserapproval.h"
+#include "hubprocess.h"
+
+#include "core/paths.h"
+#include "engine.h"
+#include "pairing/credentialstore.h"
+
+#include <QDirIterator>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace isolation;
+using namespace isolation::test;
+
+class tst_Keychain final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void roundTrip();
+    void entriesAreNamespacedByStateDirectory();
+    void pairingKeepsEverySecretInTheKeychain();
+    void noKeychainIsAClearError();
+
+private:
+    template<typename R, typename Call>
+    static R wait(Call call);
+
+    QTemporaryDir m_root;
+    QProcess m_bus;
+    QProcess m_keyring;
+};
+
+template<typename R, typename Call>
+R tst_Keychain::wait(Call call)
+{
+    std::optional<R> result;
+    call([&result](R r) { result.emplace(std::move(r)); });
+    QDeadlineTimer deadline(20000);
+    while (!result && !deadline.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    if (!result)
+        qFatal("keychain call did not finish");
+    return std::move(*result);
+}
+
+void tst_Keychain::initTestCase()
+{
+    for (const char *tool : {"dbus-daemon", "gnome-keyring-daemon"}) {
+        if (QStandardPaths::findExecutable(QLatin1String(tool)).isEmpty())
+            QFAIL(qPrintable(QStringLiteral("%1 is not installed (./dev installs it)").arg(QLatin1String(tool))));
+    }
+    const QString home = m_root.path() + QStringLiteral("/home");
+    const QString runtime = m_root.path() + QStringLiteral("/run");
+    QVERIFY(QDir().mkpath(home));
+    QVERIFY(QDir().mkpath(runtime));
+    QFile::setPermissions(runtime, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+
+    m_bus.start(QStringLiteral("dbus-daemon"), {QStringLiteral("--session"), QStringLiteral("--nofork"),
+                                                 QStringLiteral("--print-address=1"),
+                                                 QStringLiteral("--address=unix:path=%1/bus").arg(runtime)});
+    QVERIFY(m_bus.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(m_bus.canReadLine() || m_bus.waitForReadyRead(100), 10000);
+    const QByteArray address = m_bus.readLine().trimmed();
+    QVERIFY(address.startsWith("unix:"));
+
+    // This process and everything it starts use the private bus and a fresh, empty keyring.
+    qputenv("DBUS_SESSION_BUS_ADDRESS", address);
+    qputenv("HOME", home.toUtf8());
+    qputenv("XDG_RUNTIME_DIR", runtime.toUtf8());
+    qputenv("XDG_DATA_HOME", (home + QStringLiteral("/.local/share")).toUtf8());
+    qputenv("XDG_CONFIG_HOME", (home + QStringLiteral("/.config")).toUtf8());
+
+    m_keyring.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+    m_keyring.start(QStringLiteral("gnome-keyring-daemon"),
+                    {QStringLiteral("--foreground"), QStringLiteral("--unlock"), QStringLiteral("--components=secrets")});
+    QVERIFY(m_keyring.waitForStarted());
+    m_keyring.write("test-password");
+    m_keyring.closeWriteChannel();
+    // The daemon owns org.freedesktop.secrets once it is ready.
+    QProcess probe;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            probe.start(QStringLiteral("dbus-send"), {QStringLiteral("--session"), QStringLiteral("--print-reply"),
+                                                      QStringLiteral("--dest=org.freedesktop.DBus"),
+                                                      QStringLiteral("/org/freedesktop/DBus"),
+                                                      QStringLiteral("org.freedesktop.DBus.NameHasOwner"),
+                                                      QStringLiteral("string:org.freedesktop.secrets")});
+            probe.waitForFinished();
+            return probe.readAllStandardOutput().contains("boolean true");
+        }(),
+        15000);
+}
+
+void tst_Keychain::cleanupTestCase()
+{
+    for (QProcess *p : {&m_keyring, &m_bus}) {
+        if (p->state() == QProcess::NotRunning)
+            continue;
+        ::kill(pid_t(p->processId()), SIGTERM);
+        if (!p->waitForFinished(5000)) {
+            p->kill();
+            p->waitForFinished();
+        }
+    }
+}
+
+void tst_Keychain::roundTrip()
+{
+    KeychainCredentialStore store(m_root.path() + QStringLiteral("/engine-a"));
+    using LoadResult = Result<std::optional<SecureBytes>, CredentialError>;
+    using DoneResult = Result<void, CredentialError>;
+
+    LoadResult empty = wait<LoadResult>([&](auto cb) { store.load(cb); });
+    QVERIFY2(empty.ok(), qPrintable(empty.ok() ? QString() : empty.error().message));
+    QVERIFY(!empty.value().has_value());
+
+    const SecureBytes secret(QByteArrayView("a secret \x01\x02\xff with binary bytes"));
+    QVERIFY(wait<DoneResult>([&](auto cb) { store.save(secret, cb); }).ok());
+    LoadResult loaded = wait<LoadResult>([&](auto cb) { store.load(cb); });
+    QVERIFY(loaded.ok() && loaded.value().has_value());
+    QCOMPARE(loaded.value()->view().toByteArray(), secret.view().toByteArray());
+
+    QVERIFY(wait<DoneResult>([&](auto cb) { store.remove(cb); }).ok());
+    QVERIFY(!wait<LoadResult>([&](auto cb) { store.load(cb); }).value().has_value());
+    // Removing what is not there is fine.
+    QVERIFY(wait<DoneResult>([&](auto cb) { store.remove(cb); }).ok());
+}
+
+void tst_Keychain::entriesAreNamespacedByStateDirectory()
+{
+    using LoadResult = Result<std::optional<SecureBytes>, CredentialError>;
+    using DoneResult = Result<void, CredentialError>;
+    KeychainCredentialStore a(m_root.path() + QStringLiteral("/a")), b(m_root.path() + QStringLiteral("/b"));
+    QVERIFY(a.entryKey() != b.entryKey());
+    QVERIFY(wait<DoneResult>([&](auto cb) { a.save(SecureBytes(QByteArrayView("secret of a")), cb); }).ok());
+    QVERIFY(wait<DoneResult>([&](auto cb) { b.save(SecureBytes(QByteArrayView("secret of b")), cb); }).ok());
+    QCOMPARE(wait<LoadResult>([&](auto cb) { a.load(cb); }).value()->view().toByteArray(), QByteArray("secret of a"));
+    QCOMPARE(wait<LoadResult>([&](auto cb) { b.load(cb); }).value()->view().toByteArray(), QByteArray("secret of b"));
+    QVERIFY(wait<DoneResult>([&](auto cb) { a.remove(cb); }).ok());
+    QCOMPARE(wait<LoadResult>([&](auto cb) { b.load(cb); }).value()->view().toByteArray(), QByteArray("secret of b"));
+    QVERIFY(wait<DoneResult>([&](auto cb) { b.remove(cb); }).ok());
+}
+
+void tst_Keychain::pairingKeepsEverySecretInTheKeychain()
+{
+    HubProcess hub;
+    QVERIFY(hub.start({}, {QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
+                           QStringLiteral("1")}));
+    QTemporaryDir home;
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    const Paths paths = Paths::resolve(env).value();
+    {
+        Engine engine(paths); // the keychain store is the default
+        QVERIFY(engine.start().ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::NotPaired, 10000);
+        QVERIFY(engine.startPairing(hub.appUrl(), QStringLiteral("desk")).ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine.pairingStatus().value(QStringLiteral("state")).toString(),
+                                  QStringLiteral("waiting_for_approval"), 10000);
+        QCOMPARE(submitApprovalPage(hub.appUrl(), engine.pairingStatus().value(QStringLiteral("userCode")).toString()).status, 200);
+        QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 20000);
+    }
+    // Nothing secret was written to the engine's directories: no credentials file of any name.
+    QDirIterator it(home.path(), QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QVERIFY2(!path.endsWith(QStringLiteral("credentials.json")), qPrintable(path));
+    }
+    // A new engine on the same state directory finds its identity in the keychain.
+    Engine again(paths);
+    QVERIFY(again.start().ok());
+    QTRY_COMPARE_WITH_TIMEOUT(again.state(), EngineState::Online, 20000);
+    again.unpair();
+    QTRY_COMPARE_WITH_TIMEOUT(again.state(), EngineState::NotPaired, 20000);
+}
+
+void tst_Keychain::noKeychainIsAClearError()
+{
+    QTemporaryDir home;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    env.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), QStringLiteral("unix:path=%1/no-bus-here").arg(home.path()));
+    env.remove(QStringLiteral("DISPLAY"));
+    QProcess up;
+    up.setProcessEnvironment(env);
+    up.start(serverBinary(), {QStringLiteral("up")});
+    QVERIFY(up.waitForStarted());
+    QString state, reason;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            QProcess status;
+            status.setProcessEnvironment(env);
+            status.start(serverBinary(), {QStringLiteral("status"), QStringLiteral("--json")});
+            status.waitForFinished();
+            const QJsonObject o = QJsonDocument::fromJson(status.readAllStandardOutput()).object();
+            state = o.value(QStringLiteral("state")).toString();
+            reason = o.value(QStringLiteral("reason")).toString();
+            return state == QLatin1String("error");
+        }(),
+        20000);
+    QVERIFY2(reason.contains(QStringLiteral("keychain")), qPrintable(reason));
+    QVERIFY2(reason.contains(QStringLiteral("--credential-store file")), qPrintable(reason));
+    // Pairing is refused rather than done with nowhere safe to keep the keys.
+    QProcess pair;
+    pair.setProcessEnvironment(env);
+    pair.start(serverBinary(), {QStringLiteral("pair"), QStringLiteral("--hub"), QStringLiteral("http://127.0.0.1:9")});
+    QVERIFY(pair.waitForFinished(20000));
+    QVERIFY(pair.exitCode() != 0);
+    ::kill(pid_t(up.processId()), SIGTERM);
+    QVERIFY(up.waitForFinished(20000));
+    QDirIterator it(home.path(), QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        QVERIFY(!it.next().endsWith(QStringLiteral("credentials.json")));
+}
+
+QTEST_GUILESS_MAIN(tst_Keychain)
+#include "tst_keychain.moc"
