@@ -1,3 +1,4 @@
+#include "browserapproval.h"
 #include "hubprocess.h"
 #include "mainwindow.h"
 #include "trayapplication.h"
@@ -10,6 +11,8 @@
 #include <QLabel>
 #include <QMenu>
 #include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -25,6 +28,7 @@ class tst_Tray final : public QObject
 private Q_SLOTS:
     void windowHasTheSixTabs();
     void trayFollowsEngineState();
+    void pairByClicks();
     void secondStartRaisesTheFirst();
     void refusesWhenAnotherEngineOwnsTheState();
 };
@@ -86,6 +90,56 @@ void tst_Tray::trayFollowsEngineState()
     QVERIFY(!tray.trayIcon()->icon().isNull());
     engine.stop();
     QCOMPARE(stateLine->text(), QStringLiteral("Not running"));
+}
+
+void tst_Tray::pairByClicks()
+{
+    test::HubProcess hub;
+    QVERIFY(hub.start({},
+        {QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
+            QStringLiteral("1")}));
+    QTemporaryDir home;
+    Engine engine(pathsFor(home.path()), fileStore());
+    engine.settings().setHubUrl(hub.appUrl());
+    QVERIFY(engine.start().ok());
+    QTRY_COMPARE(engine.state(), EngineState::NotPaired);
+    TrayApplication tray(engine);
+    const QIcon notPairedIcon = tray.trayIcon()->icon();
+
+    QAction *pair = tray.menu()->findChild<QAction *>(QStringLiteral("pairAction"));
+    QVERIFY(pair && pair->isVisible() && pair->isEnabled());
+    pair->trigger();
+    auto findDialog = []() -> QWidget * {
+        for (QWidget *w : QApplication::topLevelWidgets()) {
+            if (w->objectName() == QLatin1String("pairingDialog") && w->isVisible())
+                return w;
+        }
+        return nullptr;
+    };
+    QTRY_VERIFY(findDialog());
+    QWidget *dialog = findDialog();
+    auto *code = dialog->findChild<QLabel *>(QStringLiteral("pairingCode"));
+    auto *qr = dialog->findChild<QLabel *>(QStringLiteral("pairingQr"));
+    auto *countdown = dialog->findChild<QLabel *>(QStringLiteral("pairingCountdown"));
+    QVERIFY(code && qr && countdown);
+    const QRegularExpression format(QStringLiteral("^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$"));
+    QTRY_VERIFY_WITH_TIMEOUT(format.match(code->text()).hasMatch(), 10000);
+    QVERIFY(!qr->pixmap().isNull());
+    QVERIFY(qr->pixmap().width() >= 150);
+    QVERIFY(countdown->text().contains(QStringLiteral("expires in")));
+    QVERIFY(dialog->findChild<QPushButton *>(QStringLiteral("openInBrowser"))->isEnabled());
+    QVERIFY(dialog->findChild<QPushButton *>(QStringLiteral("copyLink"))->isEnabled());
+    QCOMPARE(engine.state(), EngineState::Pairing);
+
+    // The member approves in the browser; the dialog and the tray follow.
+    QCOMPARE(test::submitApprovalPage(hub.appUrl(), code->text()).status, 200);
+    auto *message = dialog->findChild<QLabel *>(QStringLiteral("pairingMessage"));
+    QTRY_VERIFY_WITH_TIMEOUT(message->text().startsWith(QStringLiteral("Paired")), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 20000);
+    QVERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Online")));
+    QVERIFY(!pair->isVisible());
+    QVERIFY(tray.trayIcon()->icon().cacheKey() != notPairedIcon.cacheKey());
+    dialog->close();
 }
 
 void tst_Tray::secondStartRaisesTheFirst()
