@@ -31,11 +31,11 @@ void Engine::registerRoutes()
 {
     HttpServer &http = m_localApi->http();
     http.route("GET", QStringLiteral("/v1/status"),
-               [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, status())); });
+        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, status())); });
     http.route("GET", QStringLiteral("/v1/pair"),
-               [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, pairingStatus())); });
+        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, pairingStatus())); });
     http.route("POST", QStringLiteral("/v1/pair"),
-               [this](const HttpRequest &request, HttpReply reply) { routePair(request, reply); });
+        [this](const HttpRequest &request, HttpReply reply) { routePair(request, reply); });
     http.route("DELETE", QStringLiteral("/v1/pair"), [this](const HttpRequest &, HttpReply reply) {
         cancelPairing();
         reply.send(HttpResponse::json(200, pairingStatus()));
@@ -47,10 +47,12 @@ void Engine::registerRoutes()
         }
         // Answer once the credentials are gone, so `unpair` returning means it is done.
         auto connection = std::make_shared<QMetaObject::Connection>();
-        *connection = connect(m_pairing.get(), &PairingController::unpaired, this, [reply, connection](const QString &reason) {
-            QObject::disconnect(*connection);
-            reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("paired"), false}, {QStringLiteral("reason"), reason}}));
-        });
+        *connection
+            = connect(m_pairing.get(), &PairingController::unpaired, this, [reply, connection](const QString &reason) {
+                  QObject::disconnect(*connection);
+                  reply.send(HttpResponse::json(
+                      200, QJsonObject {{QStringLiteral("paired"), false}, {QStringLiteral("reason"), reason}}));
+              });
         unpair();
     });
 }
@@ -77,9 +79,10 @@ void Engine::routePair(const HttpRequest &request, HttpReply reply)
             return;
         QObject::disconnect(*connection);
         const bool ok = state == QLatin1String("waiting_for_approval") || state == QLatin1String("approved")
-                        || state == QLatin1String("storing");
+            || state == QLatin1String("storing");
         reply.send(ok ? HttpResponse::json(200, s)
-                      : HttpResponse::error(502, QStringLiteral("pairing_failed"), s.value(QStringLiteral("reason")).toString()));
+                      : HttpResponse::error(
+                          502, QStringLiteral("pairing_failed"), s.value(QStringLiteral("reason")).toString()));
     });
 }
 

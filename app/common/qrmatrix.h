@@ -10,7 +10,7 @@ namespace isolation {
 
 struct QrMatrix
 {
-    int size = 0;          // modules per side, without the quiet zone
+    int size = 0; // modules per side, without the quiet zone
     QVector<bool> modules; // row-major, true = dark
 
     bool dark(int x, int y) const { return x >= 0 && y >= 0 && x < size && y < size && modules.at(y * size + x); }

@@ -27,9 +27,9 @@ int runPair(const QStringList &arguments)
                        "with, then waits for the approval."));
     parser.addHelpOption();
     parser.addOption({QStringLiteral("hub"), QStringLiteral("The hub to pair with (default: the configured hub)."),
-                      QStringLiteral("url")});
+        QStringLiteral("url")});
     parser.addOption({QStringLiteral("name"), QStringLiteral("This server's name on the hub (default: the host name)."),
-                      QStringLiteral("name")});
+        QStringLiteral("name")});
     parser.addOption({QStringLiteral("no-qr"), QStringLiteral("Do not print the QR code.")});
     if (!parser.parse(arguments))
         return out::usage(parser.errorText());
@@ -84,7 +84,7 @@ int runPair(const QStringList &arguments)
             auto status = api.call("GET", QStringLiteral("/v1/status"));
             out::line(QStringLiteral("Paired: this computer is %1 on %2")
                           .arg(s.value(QStringLiteral("serverId")).toString(),
-                               status ? status.value().value(QStringLiteral("hub")).toString() : QString()));
+                              status ? status.value().value(QStringLiteral("hub")).toString() : QString()));
             return exitcode::Ok;
         }
         if (state == QLatin1String("denied")) {
@@ -103,8 +103,8 @@ int runPair(const QStringList &arguments)
 int runUnpair(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Unpair this computer: tells the hub (when it can be reached) and deletes the stored credentials."));
+    parser.setApplicationDescription(QStringLiteral(
+        "Unpair this computer: tells the hub (when it can be reached) and deletes the stored credentials."));
     parser.addHelpOption();
     if (!parser.parse(arguments))
         return out::usage(parser.errorText());
@@ -133,9 +133,9 @@ QList<Command> pairingCommands()
 {
     return {
         {QStringLiteral("pair"), QStringLiteral("pair [--hub URL] [--name NAME]"),
-         QStringLiteral("Pair with a hub: shows a code to approve, waits for approval."), runPair},
+            QStringLiteral("Pair with a hub: shows a code to approve, waits for approval."), runPair},
         {QStringLiteral("unpair"), QStringLiteral("unpair"),
-         QStringLiteral("Forget this computer's pairing (and tell the hub)."), runUnpair},
+            QStringLiteral("Forget this computer's pairing (and tell the hub)."), runUnpair},
     };
 }
 

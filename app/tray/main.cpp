@@ -15,11 +15,33 @@
 
 int main(int argc, char *argv[])
 {
+    // Answer --help and --version, and refuse a headless start, before Qt needs a display.
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--version" || arg == "-v") {
+            std::printf("isolation-tray %s\n", ISOLATION_VERSION);
+            return 0;
+        }
+        if (arg == "--help" || arg == "-h") {
+            std::printf("Usage: isolation-tray\n\nThe Isolation tray: pairs this computer, shows sessions, changes, "
+                        "conflicts,\n"
+                        "the warm cache and the runtime. One per state directory (ISOLATION_HOME);\n"
+                        "a second start shows the first one's window.\n");
+            return 0;
+        }
+    }
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+        && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        std::fprintf(stderr,
+            "isolation-tray: the tray needs a desktop session (no DISPLAY or WAYLAND_DISPLAY); "
+            "on a headless machine run `isolation-server up` instead\n");
+        return 1;
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("isolation-tray"));
     QApplication::setApplicationDisplayName(QStringLiteral("Isolation"));
     QApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("isolation-tray"));
+    QApplication::setDesktopFileName(QStringLiteral("io.isolation.Tray"));
 
     auto fail = [](const QString &message) {
         std::fprintf(stderr, "isolation-tray: %s\n", qPrintable(message));

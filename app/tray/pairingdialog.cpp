@@ -126,8 +126,8 @@ void PairingDialog::update()
     const bool waiting = state == QLatin1String("waiting_for_approval");
     m_open->setEnabled(waiting);
     m_copy->setEnabled(waiting);
-    m_retry->setVisible(state == QLatin1String("denied") || state == QLatin1String("expired")
-                        || state == QLatin1String("failed"));
+    m_retry->setVisible(
+        state == QLatin1String("denied") || state == QLatin1String("expired") || state == QLatin1String("failed"));
     if (waiting) {
         const QString link = s.value(QStringLiteral("verificationUriComplete")).toString();
         if (link != m_link) {
@@ -148,9 +148,11 @@ void PairingDialog::update()
     if (state == QLatin1String("starting")) {
         m_message->setText(tr("Asking %1 for a code…").arg(m_engine.settings().hubUrl().toString()));
         m_code->setText(QStringLiteral("····-····"));
-    } else if (state == QLatin1String("storing") || (state == QLatin1String("approved") && s.value(QStringLiteral("paired")).toBool())) {
-        m_message->setText(state == QLatin1String("storing") ? tr("Approved. Saving this computer's keys…")
-                                                              : tr("Paired. This computer is now connected to Isolation."));
+    } else if (state == QLatin1String("storing")
+        || (state == QLatin1String("approved") && s.value(QStringLiteral("paired")).toBool())) {
+        m_message->setText(state == QLatin1String("storing")
+                ? tr("Approved. Saving this computer's keys…")
+                : tr("Paired. This computer is now connected to Isolation."));
         m_qr->clear();
         m_cancel->setText(tr("Close"));
     } else if (!state.isEmpty() && state != QLatin1String("idle")) {

@@ -56,10 +56,10 @@ void SettingsDialog::update()
 {
     const QJsonObject s = m_engine.status();
     const bool paired = s.value(QStringLiteral("paired")).toBool();
-    m_pairing->setText(paired ? tr("Paired as %1 (%2)")
-                                    .arg(s.value(QStringLiteral("serverName")).toString(),
-                                         s.value(QStringLiteral("serverId")).toString())
-                              : tr("Not paired"));
+    m_pairing->setText(paired
+            ? tr("Paired as %1 (%2)")
+                  .arg(s.value(QStringLiteral("serverName")).toString(), s.value(QStringLiteral("serverId")).toString())
+            : tr("Not paired"));
     m_unpair->setEnabled(paired);
     m_unpair->setToolTip(paired ? QString() : tr("This computer is not paired"));
     // The hub of a paired computer is fixed by its pairing; unpair to change it.
@@ -78,8 +78,7 @@ void SettingsDialog::apply()
 
 void SettingsDialog::unpair()
 {
-    const auto answer = QMessageBox::question(
-        this, tr("Unpair this computer?"),
+    const auto answer = QMessageBox::question(this, tr("Unpair this computer?"),
         tr("Isolation will no longer reach sessions on this computer until you pair it again. Unpair?"),
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
     if (answer == QMessageBox::Yes)

@@ -32,8 +32,8 @@ public:
     QString lastError() const { return m_lastError; }
 
 Q_SIGNALS:
-    void beat();                            // the hub took a heartbeat
-    void unreachable(const QString &why);   // a heartbeat failed; retried at the next interval
+    void beat(); // the hub took a heartbeat
+    void unreachable(const QString &why); // a heartbeat failed; retried at the next interval
     void credentialRefused(const QString &code, const QString &why); // revoked or unknown server
 
 private:

@@ -16,7 +16,7 @@ namespace isolation {
 HubClient::HubClient(QNetworkAccessManager *network, QObject *parent)
     : QObject(parent)
     , m_network(network)
-{}
+{ }
 
 void HubClient::call(const QByteArray &method, const QString &path, const QJsonObject &body, Callback done)
 {
@@ -41,18 +41,19 @@ void HubClient::call(const QByteArray &method, const QString &path, const QJsonO
             return;
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 0) {
-            HubError e{HubError::Code::Unreachable, 0, {}, QStringLiteral("cannot reach the hub: %1").arg(reply->errorString()), {}};
+            HubError e {HubError::Code::Unreachable, 0, {},
+                QStringLiteral("cannot reach the hub: %1").arg(reply->errorString()), {}};
             done(e);
             return;
         }
         const QByteArray data = reply->readAll();
-        QJsonParseError pe{};
+        QJsonParseError pe {};
         const QJsonDocument doc = data.isEmpty() ? QJsonDocument(QJsonObject()) : QJsonDocument::fromJson(data, &pe);
         if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
             qCWarning(lcHubApi) << "hub answered" << status << "with a body that is not JSON for" << path;
-            done(HubError{HubError::Code::Garbage, status, {},
-                          QStringLiteral("the hub answered something that is not the Isolation protocol (HTTP %1)").arg(status),
-                          {}});
+            done(HubError {HubError::Code::Garbage, status, {},
+                QStringLiteral("the hub answered something that is not the Isolation protocol (HTTP %1)").arg(status),
+                {}});
             return;
         }
         const QJsonObject object = doc.object();
@@ -62,12 +63,12 @@ void HubClient::call(const QByteArray &method, const QString &path, const QJsonO
         }
         const QJsonObject error = object.value(QStringLiteral("error")).toObject();
         if (error.isEmpty()) {
-            done(HubError{HubError::Code::Garbage, status, {},
-                          QStringLiteral("the hub answered HTTP %1 without an error body").arg(status), object});
+            done(HubError {HubError::Code::Garbage, status, {},
+                QStringLiteral("the hub answered HTTP %1 without an error body").arg(status), object});
             return;
         }
-        done(HubError{HubError::Code::Rejected, status, error.value(QStringLiteral("code")).toString(),
-                      error.value(QStringLiteral("message")).toString(QStringLiteral("HTTP %1").arg(status)), object});
+        done(HubError {HubError::Code::Rejected, status, error.value(QStringLiteral("code")).toString(),
+            error.value(QStringLiteral("message")).toString(QStringLiteral("HTTP %1").arg(status)), object});
     });
 }
 

@@ -20,14 +20,14 @@ struct HubError
 {
     enum class Code {
         Unreachable, // no connection, timeout, TLS failure: retry later
-        Rejected,    // the hub answered with an error body (status and code say which)
-        Garbage,     // the hub answered something that is not the protocol
+        Rejected, // the hub answered with an error body (status and code say which)
+        Garbage, // the hub answered something that is not the protocol
     };
     Code code = Code::Unreachable;
-    int status = 0;      // HTTP status, when there was an answer
-    QString errorCode;   // the error body's code ("authorization_pending", "revoked", ...)
+    int status = 0; // HTTP status, when there was an answer
+    QString errorCode; // the error body's code ("authorization_pending", "revoked", ...)
     QString message;
-    QJsonObject body;    // the whole answer, for errors that carry detail
+    QJsonObject body; // the whole answer, for errors that carry detail
 
     bool retryable() const { return code == Code::Unreachable || (code == Code::Rejected && status >= 500); }
 };

@@ -27,16 +27,17 @@ CredentialError keychainError(const QKeychain::Job *job)
     case QKeychain::AccessDenied:
     case QKeychain::AccessDeniedByUser:
         return {CredentialError::Code::Unavailable,
-                QStringLiteral("the desktop keychain refused access (%1); unlock it and try again").arg(job->errorString())};
+            QStringLiteral("the desktop keychain refused access (%1); unlock it and try again")
+                .arg(job->errorString())};
     case QKeychain::CouldNotDeleteEntry:
         return {CredentialError::Code::Failed, QStringLiteral("keychain error: %1").arg(job->errorString())};
     default:
         // No Secret Service on the bus, no bus at all, or a backend that failed to answer.
         return {CredentialError::Code::Unavailable,
-                QStringLiteral("no desktop keychain is available (%1). Start and unlock your keyring (for example "
-                               "GNOME Keyring or KWallet), or on a headless server run "
-                               "`isolation-server up --credential-store file`")
-                    .arg(job->errorString())};
+            QStringLiteral("no desktop keychain is available (%1). Start and unlock your keyring (for example "
+                           "GNOME Keyring or KWallet), or on a headless server run "
+                           "`isolation-server up --credential-store file`")
+                .arg(job->errorString())};
     }
 }
 
@@ -45,7 +46,7 @@ CredentialError keychainError(const QKeychain::Job *job)
 KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, QObject *parent)
     : CredentialStore(parent)
     , m_key(QStringLiteral("engine:") + stateDirectory)
-{}
+{ }
 
 QString KeychainCredentialStore::serviceName()
 {
@@ -74,7 +75,7 @@ void KeychainCredentialStore::load(LoadDone done)
             return;
         }
         QByteArray data = read->binaryData();
-        std::optional<SecureBytes> blob{SecureBytes(data)};
+        std::optional<SecureBytes> blob {SecureBytes(data)};
         data.fill('\0');
         done(std::move(blob));
     });
@@ -117,7 +118,7 @@ void KeychainCredentialStore::remove(Done done)
 FileCredentialStore::FileCredentialStore(QString path, QObject *parent)
     : CredentialStore(parent)
     , m_path(std::move(path))
-{}
+{ }
 
 QString FileCredentialStore::describe() const
 {
@@ -132,21 +133,22 @@ void FileCredentialStore::load(LoadDone done)
             done(std::optional<SecureBytes>());
             return;
         }
-        if ((file.permissions() & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ReadOther
-                                   | QFileDevice::WriteOther))) {
-            done(CredentialError{CredentialError::Code::Failed,
-                                 QStringLiteral("%1 is readable by others; refusing to use it (chmod 600 it, or "
-                                                "unpair and pair again)")
-                                     .arg(m_path)});
+        if ((file.permissions()
+                & (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ReadOther
+                    | QFileDevice::WriteOther))) {
+            done(CredentialError {CredentialError::Code::Failed,
+                QStringLiteral("%1 is readable by others; refusing to use it (chmod 600 it, or "
+                               "unpair and pair again)")
+                    .arg(m_path)});
             return;
         }
         if (!file.open(QIODevice::ReadOnly)) {
-            done(CredentialError{CredentialError::Code::Failed,
-                                 QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString())});
+            done(CredentialError {
+                CredentialError::Code::Failed, QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString())});
             return;
         }
         QByteArray data = file.readAll();
-        std::optional<SecureBytes> blob{SecureBytes(data)};
+        std::optional<SecureBytes> blob {SecureBytes(data)};
         data.fill('\0');
         done(std::move(blob));
     });
@@ -158,16 +160,16 @@ void FileCredentialStore::save(const SecureBytes &blob, Done done)
     later(this, [this, copy = std::move(copy), done = std::move(done)] {
         QSaveFile file(m_path);
         if (!file.open(QIODevice::WriteOnly)) {
-            done(CredentialError{CredentialError::Code::Failed,
-                                 QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString())});
+            done(CredentialError {
+                CredentialError::Code::Failed, QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString())});
             return;
         }
         // Restrict the temporary file before a byte of the secret is in it.
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
         file.write(copy.constData(), copy.size());
         if (!file.commit()) {
-            done(CredentialError{CredentialError::Code::Failed,
-                                 QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString())});
+            done(CredentialError {
+                CredentialError::Code::Failed, QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString())});
             return;
         }
         qCInfo(lcCredentials) << "credentials stored in" << m_path;
@@ -179,7 +181,7 @@ void FileCredentialStore::remove(Done done)
 {
     later(this, [this, done = std::move(done)] {
         if (QFileInfo::exists(m_path) && !QFile::remove(m_path)) {
-            done(CredentialError{CredentialError::Code::Failed, QStringLiteral("cannot remove %1").arg(m_path)});
+            done(CredentialError {CredentialError::Code::Failed, QStringLiteral("cannot remove %1").arg(m_path)});
             return;
         }
         done({});

@@ -17,7 +17,7 @@ struct CredentialError
 {
     enum class Code {
         Unavailable, // no keychain (or it is locked): the message says what to do
-        Failed,      // reading or writing failed
+        Failed, // reading or writing failed
     };
     Code code = Code::Failed;
     QString message;
@@ -35,10 +35,10 @@ public:
     using QObject::QObject;
 
     // Each callback runs exactly once, on this object's thread, later (never inside the call).
-    virtual void load(LoadDone done) = 0;   // nullopt: nothing stored
+    virtual void load(LoadDone done) = 0; // nullopt: nothing stored
     virtual void save(const SecureBytes &blob, Done done) = 0;
-    virtual void remove(Done done) = 0;     // removing nothing is success
-    virtual QString describe() const = 0;   // for status and errors: "the desktop keychain", "file /x/y"
+    virtual void remove(Done done) = 0; // removing nothing is success
+    virtual QString describe() const = 0; // for status and errors: "the desktop keychain", "file /x/y"
 };
 
 // The keychain entry for one engine's state directory.

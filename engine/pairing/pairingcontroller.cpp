@@ -6,8 +6,8 @@ Q_DECLARE_LOGGING_CATEGORY(lcPairing)
 
 namespace isolation {
 
-PairingController::PairingController(std::unique_ptr<CredentialStore> store, QNetworkAccessManager *network,
-                                     QObject *parent)
+PairingController::PairingController(
+    std::unique_ptr<CredentialStore> store, QNetworkAccessManager *network, QObject *parent)
     : QObject(parent)
     , m_store(std::move(store))
     , m_network(network)
@@ -29,8 +29,8 @@ void PairingController::load()
 {
     m_store->load([this](Result<std::optional<SecureBytes>, CredentialError> r) {
         if (!r) {
-            Q_EMIT storeFailed(tr("Cannot read this computer's credentials from %1: %2")
-                                   .arg(m_store->describe(), r.error().message));
+            Q_EMIT storeFailed(
+                tr("Cannot read this computer's credentials from %1: %2").arg(m_store->describe(), r.error().message));
             return;
         }
         if (!r.value()) {
@@ -50,8 +50,8 @@ void PairingController::load()
     });
 }
 
-Status PairingController::startPairing(const QUrl &hub, const QString &name, const QString &hostName,
-                                       const QString &version)
+Status PairingController::startPairing(
+    const QUrl &hub, const QString &name, const QString &hostName, const QString &version)
 {
     if (m_identity)
         return Error::invalidInput(tr("This computer is already paired; unpair it first"));

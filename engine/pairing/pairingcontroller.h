@@ -19,7 +19,8 @@ class PairingController final : public QObject
 {
     Q_OBJECT
 public:
-    PairingController(std::unique_ptr<CredentialStore> store, QNetworkAccessManager *network, QObject *parent = nullptr);
+    PairingController(
+        std::unique_ptr<CredentialStore> store, QNetworkAccessManager *network, QObject *parent = nullptr);
     ~PairingController() override;
 
     // Reads the store; ends with paired(), or loaded() with no identity, or storeFailed().
@@ -37,10 +38,10 @@ public:
     QString lastOutcome() const { return m_lastOutcome; }
 
 Q_SIGNALS:
-    void loaded();                        // the store was read and holds no identity
-    void paired();                        // identity() is set (loaded or newly approved)
+    void loaded(); // the store was read and holds no identity
+    void paired(); // identity() is set (loaded or newly approved)
     void unpaired(const QString &reason); // identity() is gone
-    void pairingChanged();                // the flow's state or code changed
+    void pairingChanged(); // the flow's state or code changed
     void storeFailed(const QString &message);
 
 private:

@@ -17,8 +17,8 @@ constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEq
 
 QByteArray decode(const QJsonObject &o, const char *key)
 {
-    const auto r = QByteArray::fromBase64Encoding(o.value(QLatin1String(key)).toString().toLatin1(),
-                                                  kB64 | QByteArray::AbortOnBase64DecodingErrors);
+    const auto r = QByteArray::fromBase64Encoding(
+        o.value(QLatin1String(key)).toString().toLatin1(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
     return r ? *r : QByteArray();
 }
 
@@ -73,7 +73,7 @@ void PairingFlow::start(const QString &name, const QString &hostName, const QStr
     m_identity.ed25519Private = sign.privateKey;
     m_identity.ed25519Public = sign.publicKey;
 
-    const QJsonObject body{
+    const QJsonObject body {
         {QStringLiteral("name"), name},
         {QStringLiteral("hostName"), hostName},
         {QStringLiteral("version"), version},
@@ -95,7 +95,8 @@ void PairingFlow::start(const QString &name, const QString &hostName, const QStr
         m_code.verificationUriComplete = QUrl(o.value(QStringLiteral("verification_uri_complete")).toString());
         const int expiresIn = o.value(QStringLiteral("expires_in")).toInt();
         m_interval = std::max(1, o.value(QStringLiteral("interval")).toInt(5));
-        if (m_deviceCode.isEmpty() || m_code.userCode.isEmpty() || !m_code.verificationUri.isValid() || expiresIn <= 0) {
+        if (m_deviceCode.isEmpty() || m_code.userCode.isEmpty() || !m_code.verificationUri.isValid()
+            || expiresIn <= 0) {
             fail(PairingState::Failed, QStringLiteral("the hub's pairing answer is incomplete"));
             return;
         }
@@ -139,8 +140,8 @@ void PairingFlow::poll()
         return;
     }
     m_hub.call("POST", QStringLiteral("/v1/pair/token"),
-               QJsonObject{{QStringLiteral("device_code"), QString::fromLatin1(m_deviceCode)}},
-               [this](Result<QJsonObject, HubError> r) { onToken(std::move(r)); });
+        QJsonObject {{QStringLiteral("device_code"), QString::fromLatin1(m_deviceCode)}},
+        [this](Result<QJsonObject, HubError> r) { onToken(std::move(r)); });
 }
 
 void PairingFlow::onToken(Result<QJsonObject, HubError> r)
@@ -158,7 +159,8 @@ void PairingFlow::onToken(Result<QJsonObject, HubError> r)
         } else if (e.errorCode == QLatin1String("expired_token")) {
             fail(PairingState::Expired, tr("The pairing code expired before it was approved"));
         } else if (e.errorCode == QLatin1String("access_denied")) {
-            fail(PairingState::Denied, e.message.isEmpty() ? tr("Pairing was denied") : tr("Pairing was denied: %1").arg(e.message));
+            fail(PairingState::Denied,
+                e.message.isEmpty() ? tr("Pairing was denied") : tr("Pairing was denied: %1").arg(e.message));
         } else if (e.retryable()) {
             qCInfo(lcPairing) << "hub unreachable while polling; will retry:" << e.message;
             schedulePoll();
@@ -175,7 +177,8 @@ void PairingFlow::onToken(Result<QJsonObject, HubError> r)
     const QByteArray sealed = decode(o, "sealed_member_key");
     auto memberKey = hpkeOpen(m_identity.x25519Private.view(), kMemberKeyInfo, m_identity.serverId.toUtf8(), sealed);
     if (!memberKey) {
-        fail(PairingState::Failed, tr("The member key from the hub could not be opened: %1").arg(memberKey.error().message));
+        fail(PairingState::Failed,
+            tr("The member key from the hub could not be opened: %1").arg(memberKey.error().message));
         return;
     }
     m_identity.memberKey = std::move(memberKey).value();

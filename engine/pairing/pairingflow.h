@@ -15,9 +15,9 @@ namespace isolation {
 
 struct PairingCode
 {
-    QString userCode;              // "BCDF-GHJK"
-    QUrl verificationUri;          // the approval page
-    QUrl verificationUriComplete;  // the page with the code filled in
+    QString userCode; // "BCDF-GHJK"
+    QUrl verificationUri; // the approval page
+    QUrl verificationUriComplete; // the page with the code filled in
     QDateTime expiresAt;
 };
 
@@ -42,7 +42,7 @@ public:
 
 Q_SIGNALS:
     void codeReady(const isolation::PairingCode &code);
-    void approved();                   // identity() is complete
+    void approved(); // identity() is complete
     void finished(isolation::PairingState state, const QString &reason); // Denied, Expired or Failed
 
 private:

@@ -16,8 +16,8 @@ QString b64(QByteArrayView bytes)
 
 QByteArray unb64(const QJsonObject &o, const char *key)
 {
-    const auto r = QByteArray::fromBase64Encoding(o.value(QLatin1String(key)).toString().toLatin1(),
-                                                  kB64 | QByteArray::AbortOnBase64DecodingErrors);
+    const auto r = QByteArray::fromBase64Encoding(
+        o.value(QLatin1String(key)).toString().toLatin1(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
     return r ? *r : QByteArray();
 }
 
@@ -26,13 +26,13 @@ QByteArray unb64(const QJsonObject &o, const char *key)
 bool ServerIdentity::isComplete() const
 {
     return hubUrl.isValid() && !serverId.isEmpty() && !credential.isEmpty() && x25519Private.size() == 32
-           && x25519Public.size() == 32 && ed25519Private.size() == 32 && ed25519Public.size() == 32
-           && hubPublicKey.size() == 32 && memberKey.size() == 32;
+        && x25519Public.size() == 32 && ed25519Private.size() == 32 && ed25519Public.size() == 32
+        && hubPublicKey.size() == 32 && memberKey.size() == 32;
 }
 
 SecureBytes ServerIdentity::toBlob() const
 {
-    const QJsonObject o{
+    const QJsonObject o {
         {QStringLiteral("v"), 1},
         {QStringLiteral("hub"), hubUrl.toString()},
         {QStringLiteral("serverId"), serverId},
@@ -54,7 +54,7 @@ SecureBytes ServerIdentity::toBlob() const
 
 Result<ServerIdentity> ServerIdentity::fromBlob(QByteArrayView blob)
 {
-    QJsonParseError pe{};
+    QJsonParseError pe {};
     const QJsonDocument doc = QJsonDocument::fromJson(blob.toByteArray(), &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject())
         return Error::invalidInput(QStringLiteral("the stored credentials are not readable"));

@@ -16,13 +16,13 @@ struct ServerIdentity
     QString serverId;
     QString memberId;
     QString name;
-    SecureBytes credential;     // the bearer for the hub's API and the tunnel
-    SecureBytes x25519Private;  // things sealed to this server (member key, launch secrets)
+    SecureBytes credential; // the bearer for the hub's API and the tunnel
+    SecureBytes x25519Private; // things sealed to this server (member key, launch secrets)
     QByteArray x25519Public;
     SecureBytes ed25519Private; // signs the tunnel handshake
     QByteArray ed25519Public;
-    QByteArray hubPublicKey;    // Ed25519: verifies view tokens
-    SecureBytes memberKey;      // derives workspace keys
+    QByteArray hubPublicKey; // Ed25519: verifies view tokens
+    SecureBytes memberKey; // derives workspace keys
 
     bool isComplete() const;
 

@@ -42,8 +42,8 @@ void tst_PairCli::init()
     m_home = std::make_unique<QTemporaryDir>();
     m_hub = std::make_unique<HubProcess>();
     const QString test = QString::fromLatin1(QTest::currentTestFunction());
-    QStringList extra{QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
-                      QStringLiteral("1")};
+    QStringList extra {QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
+        QStringLiteral("1")};
     if (test == QLatin1String("expiredExitCode"))
         extra << QStringLiteral("--code-lifetime") << QStringLiteral("2");
     QVERIFY(m_hub->start({}, extra));
@@ -82,8 +82,9 @@ void tst_PairCli::pairStatusUnpair()
 {
     QProcess pair;
     pair.setProcessEnvironment(env());
-    pair.start(serverBinary(), {QStringLiteral("pair"), QStringLiteral("--hub"), m_hub->appUrl().toString(),
-                                QStringLiteral("--name"), QStringLiteral("cli-box")});
+    pair.start(serverBinary(),
+        {QStringLiteral("pair"), QStringLiteral("--hub"), m_hub->appUrl().toString(), QStringLiteral("--name"),
+            QStringLiteral("cli-box")});
     const QString code = waitForCode(pair);
     QVERIFY(!code.isEmpty());
     QCOMPARE(m_hub->admin({QStringLiteral("approve"), code}), 0);
@@ -95,11 +96,11 @@ void tst_PairCli::pairStatusUnpair()
     QProcess status;
     status.setProcessEnvironment(env());
     QJsonObject o;
-    QTRY_VERIFY_WITH_TIMEOUT((status.start(serverBinary(), {QStringLiteral("status"), QStringLiteral("--json")}),
-                              status.waitForFinished(),
-                              o = QJsonDocument::fromJson(status.readAllStandardOutput()).object(),
-                              o.value(QStringLiteral("state")).toString() == QLatin1String("online")),
-                             20000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (status.start(serverBinary(), {QStringLiteral("status"), QStringLiteral("--json")}), status.waitForFinished(),
+            o = QJsonDocument::fromJson(status.readAllStandardOutput()).object(),
+            o.value(QStringLiteral("state")).toString() == QLatin1String("online")),
+        20000);
     QVERIFY(o.value(QStringLiteral("serverId")).toString().startsWith(QStringLiteral("srv_")));
     QCOMPARE(o.value(QStringLiteral("serverName")).toString(), QStringLiteral("cli-box"));
     QVERIFY(!o.value(QStringLiteral("heartbeat")).toObject().value(QStringLiteral("last")).toString().isEmpty());
@@ -124,7 +125,8 @@ void tst_PairCli::deniedExitCode()
 {
     QProcess pair;
     pair.setProcessEnvironment(env());
-    pair.start(serverBinary(), {QStringLiteral("pair"), QStringLiteral("--hub"), m_hub->appUrl().toString(), QStringLiteral("--no-qr")});
+    pair.start(serverBinary(),
+        {QStringLiteral("pair"), QStringLiteral("--hub"), m_hub->appUrl().toString(), QStringLiteral("--no-qr")});
     const QString code = waitForCode(pair);
     QVERIFY(!code.isEmpty());
     QCOMPARE(m_hub->admin({QStringLiteral("deny"), code}), 0);
@@ -136,7 +138,8 @@ void tst_PairCli::expiredExitCode()
 {
     QProcess pair;
     pair.setProcessEnvironment(env());
-    pair.start(serverBinary(), {QStringLiteral("pair"), QStringLiteral("--hub"), m_hub->appUrl().toString(), QStringLiteral("--no-qr")});
+    pair.start(serverBinary(),
+        {QStringLiteral("pair"), QStringLiteral("--hub"), m_hub->appUrl().toString(), QStringLiteral("--no-qr")});
     QVERIFY(!waitForCode(pair).isEmpty());
     QVERIFY(pair.waitForFinished(30000));
     QCOMPARE(pair.exitCode(), 6);

@@ -11,7 +11,7 @@ namespace isolation::hub {
 
 ActionLog::ActionLog(QString file)
     : m_file(std::move(file))
-{}
+{ }
 
 void ActionLog::record(const QString &action, const QJsonObject &detail)
 {

@@ -45,9 +45,12 @@ int status(const AdminClient &client, bool json)
 int decide(const AdminClient &client, const QStringList &args, bool approve)
 {
     if (args.size() != 2)
-        return fail(QStringLiteral("%1 needs the code the computer shows (XXXX-XXXX)").arg(approve ? QStringLiteral("approve") : QStringLiteral("deny")), 2);
-    auto r = client.call("POST", approve ? QStringLiteral("/v1/admin/pair/approve") : QStringLiteral("/v1/admin/pair/deny"),
-                         QJsonObject{{QStringLiteral("code"), args.at(1)}});
+        return fail(QStringLiteral("%1 needs the code the computer shows (XXXX-XXXX)")
+                        .arg(approve ? QStringLiteral("approve") : QStringLiteral("deny")),
+            2);
+    auto r = client.call("POST",
+        approve ? QStringLiteral("/v1/admin/pair/approve") : QStringLiteral("/v1/admin/pair/deny"),
+        QJsonObject {{QStringLiteral("code"), args.at(1)}});
     if (!r)
         return fail(r.error().message);
     print(approve ? QStringLiteral("approved %1").arg(args.at(1)) : QStringLiteral("denied %1").arg(args.at(1)));
@@ -68,12 +71,16 @@ int servers(const AdminClient &client, bool json)
         print(QStringLiteral("no servers are paired"));
         return 0;
     }
-    print(QStringLiteral("%1  %2  %3  %4").arg(QStringLiteral("ID"), -18).arg(QStringLiteral("NAME"), -20).arg(QStringLiteral("STATE"), -8).arg(QStringLiteral("LAST HEARTBEAT")));
+    print(QStringLiteral("%1  %2  %3  %4")
+              .arg(QStringLiteral("ID"), -18)
+              .arg(QStringLiteral("NAME"), -20)
+              .arg(QStringLiteral("STATE"), -8)
+              .arg(QStringLiteral("LAST HEARTBEAT")));
     for (const QJsonValue &v : list) {
         const QJsonObject s = v.toObject();
-        const QString state = s.value(QStringLiteral("revoked")).toBool()  ? QStringLiteral("revoked")
-                              : s.value(QStringLiteral("online")).toBool() ? QStringLiteral("online")
-                                                                           : QStringLiteral("offline");
+        const QString state = s.value(QStringLiteral("revoked")).toBool() ? QStringLiteral("revoked")
+            : s.value(QStringLiteral("online")).toBool()                  ? QStringLiteral("online")
+                                                                          : QStringLiteral("offline");
         print(QStringLiteral("%1  %2  %3  %4")
                   .arg(s.value(QStringLiteral("id")).toString(), -18)
                   .arg(s.value(QStringLiteral("name")).toString(), -20)
@@ -107,7 +114,8 @@ int log(const AdminClient &client, bool json)
         QJsonObject a = v.toObject();
         const QString time = a.take(QStringLiteral("time")).toString();
         const QString action = a.take(QStringLiteral("action")).toString();
-        print(QStringLiteral("%1  %2  %3").arg(time, action, QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact))));
+        print(QStringLiteral("%1  %2  %3")
+                  .arg(time, action, QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact))));
     }
     return 0;
 }

@@ -35,7 +35,7 @@ QString newId(const char *prefix)
 
 HubState::HubState(QString file)
     : m_file(std::move(file))
-{}
+{ }
 
 QByteArray HubState::credentialHash(QByteArrayView credential)
 {
@@ -74,13 +74,13 @@ Status HubState::load()
     }
     if (!file.open(QIODevice::ReadOnly))
         return Error::failed(QStringLiteral("cannot read %1: %2").arg(m_file, file.errorString()));
-    QJsonParseError pe{};
+    QJsonParseError pe {};
     const QJsonObject o = QJsonDocument::fromJson(file.readAll(), &pe).object();
     if (pe.error != QJsonParseError::NoError)
         return Error::failed(QStringLiteral("%1 is corrupt: %2").arg(m_file, pe.errorString()));
     const QJsonObject m = o.value(QStringLiteral("member")).toObject();
     m_member = {m.value(QStringLiteral("id")).toString(), m.value(QStringLiteral("name")).toString(),
-                dec(m.value(QStringLiteral("memberKey")))};
+        dec(m.value(QStringLiteral("memberKey")))};
     m_hubPrivate = dec(o.value(QStringLiteral("hubPrivateKey")));
     m_hubPublic = dec(o.value(QStringLiteral("hubPublicKey")));
     m_servers.clear();
@@ -111,7 +111,7 @@ Status HubState::save() const
 {
     QJsonArray servers;
     for (const ServerRecord &r : m_servers) {
-        servers.append(QJsonObject{
+        servers.append(QJsonObject {
             {QStringLiteral("id"), r.id},
             {QStringLiteral("name"), r.name},
             {QStringLiteral("hostName"), r.hostName},
@@ -127,12 +127,11 @@ Status HubState::save() const
             {QStringLiteral("lastReport"), r.lastReport},
         });
     }
-    const QJsonObject o{
+    const QJsonObject o {
         {QStringLiteral("version"), 1},
         {QStringLiteral("member"),
-         QJsonObject{{QStringLiteral("id"), m_member.id},
-                     {QStringLiteral("name"), m_member.name},
-                     {QStringLiteral("memberKey"), enc(m_member.memberKey)}}},
+            QJsonObject {{QStringLiteral("id"), m_member.id}, {QStringLiteral("name"), m_member.name},
+                {QStringLiteral("memberKey"), enc(m_member.memberKey)}}},
         {QStringLiteral("hubPrivateKey"), enc(m_hubPrivate)},
         {QStringLiteral("hubPublicKey"), enc(m_hubPublic)},
         {QStringLiteral("servers"), servers},

@@ -27,8 +27,8 @@ HttpResponse oauthError(const QString &code, const QString &message)
 
 QByteArray decodeKey(const QJsonObject &o, const char *key)
 {
-    const auto r = QByteArray::fromBase64Encoding(o.value(QLatin1String(key)).toString().toLatin1(),
-                                                  kB64 | QByteArray::AbortOnBase64DecodingErrors);
+    const auto r = QByteArray::fromBase64Encoding(
+        o.value(QLatin1String(key)).toString().toLatin1(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
     return r ? *r : QByteArray();
 }
 
@@ -48,13 +48,14 @@ QByteArray cookieValue(const HttpRequest &request, const QByteArray &name)
 
 QString html(const QString &title, const QString &body)
 {
-    return QStringLiteral("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                          "<meta name=\"viewport\" content=\"width=device-width\">"
-                          "<title>%1 · Isolation</title>"
-                          "<style>body{font:16px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}"
-                          "input[name=user_code]{font:28px monospace;letter-spacing:.1em;width:10em;text-transform:uppercase}"
-                          "button{font-size:16px;margin:1em .5em 0 0;padding:.4em 1.2em}.ok{color:#2f9e44}.bad{color:#d9480f}"
-                          "</style></head><body><h1>%1</h1>%2</body></html>")
+    return QStringLiteral(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width\">"
+        "<title>%1 · Isolation</title>"
+        "<style>body{font:16px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}"
+        "input[name=user_code]{font:28px monospace;letter-spacing:.1em;width:10em;text-transform:uppercase}"
+        "button{font-size:16px;margin:1em .5em 0 0;padding:.4em 1.2em}.ok{color:#2f9e44}.bad{color:#d9480f}"
+        "</style></head><body><h1>%1</h1>%2</body></html>")
         .arg(title.toHtmlEscaped(), body);
 }
 
@@ -65,7 +66,7 @@ PairingService::PairingService(HubState &state, ActionLog &log, Options options,
     , m_state(state)
     , m_log(log)
     , m_options(options)
-{}
+{ }
 
 QString PairingService::canonicalCode(const QString &typed)
 {
@@ -109,8 +110,8 @@ void PairingService::expireOld()
     }
 }
 
-void PairingService::registerRoutes(HttpServer &app, std::function<QUrl()> appUrl,
-                                    std::function<bool(const HttpRequest &)> isAdmin)
+void PairingService::registerRoutes(
+    HttpServer &app, std::function<QUrl()> appUrl, std::function<bool(const HttpRequest &)> isAdmin)
 {
     app.route("POST", QStringLiteral("/v1/pair/start"), [this, appUrl](const HttpRequest &request, HttpReply reply) {
         expireOld();
@@ -128,7 +129,7 @@ void PairingService::registerRoutes(HttpServer &app, std::function<QUrl()> appUr
         flow.version = body.value(QStringLiteral("version")).toString().left(50);
         if (flow.x25519Public.size() != 32 || flow.ed25519Public.size() != 32) {
             reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
-                                           QStringLiteral("x25519Public and ed25519Public must be 32-byte keys (base64url)")));
+                QStringLiteral("x25519Public and ed25519Public must be 32-byte keys (base64url)")));
             return;
         }
         if (flow.name.isEmpty())
@@ -138,30 +139,33 @@ void PairingService::registerRoutes(HttpServer &app, std::function<QUrl()> appUr
         flow.expiresAt = QDateTime::currentDateTimeUtc().addSecs(m_options.codeLifetimeSeconds);
         flow.interval = m_options.pollIntervalSeconds;
         m_flows.insert(flow.deviceCode, flow);
-        m_log.record(QStringLiteral("pair.started"), {{QStringLiteral("name"), flow.name},
-                                                       {QStringLiteral("hostName"), flow.hostName},
-                                                       {QStringLiteral("userCode"), displayCode(flow.userCode)}});
+        m_log.record(QStringLiteral("pair.started"),
+            {{QStringLiteral("name"), flow.name}, {QStringLiteral("hostName"), flow.hostName},
+                {QStringLiteral("userCode"), displayCode(flow.userCode)}});
         QUrl page = appUrl();
         page.setPath(QStringLiteral("/pair"));
         QUrl complete = page;
         complete.setQuery(QStringLiteral("code=") + displayCode(flow.userCode));
-        reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("device_code"), QString::fromLatin1(flow.deviceCode)},
-                                                       {QStringLiteral("user_code"), displayCode(flow.userCode)},
-                                                       {QStringLiteral("verification_uri"), page.toString()},
-                                                       {QStringLiteral("verification_uri_complete"), complete.toString()},
-                                                       {QStringLiteral("expires_in"), m_options.codeLifetimeSeconds},
-                                                       {QStringLiteral("interval"), flow.interval}}));
+        reply.send(HttpResponse::json(200,
+            QJsonObject {{QStringLiteral("device_code"), QString::fromLatin1(flow.deviceCode)},
+                {QStringLiteral("user_code"), displayCode(flow.userCode)},
+                {QStringLiteral("verification_uri"), page.toString()},
+                {QStringLiteral("verification_uri_complete"), complete.toString()},
+                {QStringLiteral("expires_in"), m_options.codeLifetimeSeconds},
+                {QStringLiteral("interval"), flow.interval}}));
     });
     app.route("POST", QStringLiteral("/v1/pair/token"),
-              [this](const HttpRequest &request, HttpReply reply) { token(request, reply); });
-    app.route("GET", QStringLiteral("/pair"), [this](const HttpRequest &request, HttpReply reply) { page(request, reply); });
+        [this](const HttpRequest &request, HttpReply reply) { token(request, reply); });
+    app.route(
+        "GET", QStringLiteral("/pair"), [this](const HttpRequest &request, HttpReply reply) { page(request, reply); });
     app.route("POST", QStringLiteral("/pair"),
-              [this](const HttpRequest &request, HttpReply reply) { pagePost(request, reply); });
+        [this](const HttpRequest &request, HttpReply reply) { pagePost(request, reply); });
 
     auto adminDecide = [this, isAdmin](bool approve) {
         return [this, isAdmin, approve](const HttpRequest &request, HttpReply reply) {
             if (!isAdmin(request)) {
-                reply.send(HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+                reply.send(
+                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
                 return;
             }
             QJsonObject body;
@@ -169,18 +173,21 @@ void PairingService::registerRoutes(HttpServer &app, std::function<QUrl()> appUr
             switch (decide(body.value(QStringLiteral("code")).toString(), approve, QStringLiteral("admin"))) {
             case Verdict::Approved:
             case Verdict::Denied:
-                reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("result"), approve ? QStringLiteral("approved")
-                                                                                                  : QStringLiteral("denied")}}));
+                reply.send(HttpResponse::json(200,
+                    QJsonObject {
+                        {QStringLiteral("result"), approve ? QStringLiteral("approved") : QStringLiteral("denied")}}));
                 return;
             case Verdict::WrongCode:
-                reply.send(HttpResponse::error(404, QStringLiteral("invalid_code"), QStringLiteral("no pending pairing has this code")));
+                reply.send(HttpResponse::error(
+                    404, QStringLiteral("invalid_code"), QStringLiteral("no pending pairing has this code")));
                 return;
             case Verdict::Locked:
                 reply.send(HttpResponse::error(429, QStringLiteral("too_many_attempts"),
-                                               QStringLiteral("too many wrong codes were tried; start pairing again")));
+                    QStringLiteral("too many wrong codes were tried; start pairing again")));
                 return;
             case Verdict::Expired:
-                reply.send(HttpResponse::error(410, QStringLiteral("expired_token"), QStringLiteral("this code has expired")));
+                reply.send(
+                    HttpResponse::error(410, QStringLiteral("expired_token"), QStringLiteral("this code has expired")));
                 return;
             }
         };
@@ -203,13 +210,15 @@ PairingService::Verdict PairingService::decide(const QString &typedCode, bool ap
             match = &f;
     }
     if (match && match->status == Flow::Status::Locked) {
-        m_log.record(QStringLiteral("pair.refused"), {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
+        m_log.record(QStringLiteral("pair.refused"),
+            {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
         return Verdict::Locked;
     }
     if (!match || match->status != Flow::Status::Pending) {
         // While a code is locked, guesses are refused outright: the guesser gets no more answers.
         if (anyLocked) {
-            m_log.record(QStringLiteral("pair.refused"), {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
+            m_log.record(QStringLiteral("pair.refused"),
+                {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
             return Verdict::Locked;
         }
         // A wrong guess counts against every code pending now: any of them may be its target.
@@ -228,9 +237,8 @@ PairingService::Verdict PairingService::decide(const QString &typedCode, bool ap
         return Verdict::Expired;
     match->status = approve ? Flow::Status::Approved : Flow::Status::Denied;
     m_log.record(approve ? QStringLiteral("pair.approved") : QStringLiteral("pair.denied"),
-                 {{QStringLiteral("userCode"), displayCode(match->userCode)},
-                  {QStringLiteral("name"), match->name},
-                  {QStringLiteral("via"), via}});
+        {{QStringLiteral("userCode"), displayCode(match->userCode)}, {QStringLiteral("name"), match->name},
+            {QStringLiteral("via"), via}});
     return approve ? Verdict::Approved : Verdict::Denied;
 }
 
@@ -250,24 +258,28 @@ void PairingService::token(const HttpRequest &request, HttpReply reply)
     const bool tooSoon = flow.lastPollMs != 0 && sinceLast < qint64(flow.interval) * 1000 - 250;
     flow.lastPollMs = nowMs;
     if (QDateTime::currentDateTimeUtc() > flow.expiresAt) {
-        reply.send(oauthError(QStringLiteral("expired_token"), QStringLiteral("the code expired before it was approved")));
+        reply.send(
+            oauthError(QStringLiteral("expired_token"), QStringLiteral("the code expired before it was approved")));
         return;
     }
     switch (flow.status) {
     case Flow::Status::Pending:
         if (tooSoon) {
             flow.interval += 5; // RFC 8628 §3.5: for this and all later requests
-            reply.send(oauthError(QStringLiteral("slow_down"), QStringLiteral("polling too fast; wait %1 s").arg(flow.interval)));
+            reply.send(oauthError(
+                QStringLiteral("slow_down"), QStringLiteral("polling too fast; wait %1 s").arg(flow.interval)));
             return;
         }
-        reply.send(oauthError(QStringLiteral("authorization_pending"), QStringLiteral("waiting for the member to approve")));
+        reply.send(
+            oauthError(QStringLiteral("authorization_pending"), QStringLiteral("waiting for the member to approve")));
         return;
     case Flow::Status::Denied:
         reply.send(oauthError(QStringLiteral("access_denied"), QStringLiteral("the member denied this pairing")));
         m_flows.erase(it);
         return;
     case Flow::Status::Locked:
-        reply.send(oauthError(QStringLiteral("access_denied"), QStringLiteral("too many wrong codes were tried; start pairing again")));
+        reply.send(oauthError(
+            QStringLiteral("access_denied"), QStringLiteral("too many wrong codes were tried; start pairing again")));
         m_flows.erase(it);
         return;
     case Flow::Status::Consumed:
@@ -300,15 +312,17 @@ HttpResponse PairingService::approvalAnswer(Flow &flow)
     if (auto s = m_state.save(); !s)
         return HttpResponse::error(500, QStringLiteral("internal"), s.error().message);
     flow.status = Flow::Status::Consumed;
-    m_log.record(QStringLiteral("server.paired"), {{QStringLiteral("server"), record.id}, {QStringLiteral("name"), record.name}});
-    return HttpResponse::json(200, QJsonObject{
-                                       {QStringLiteral("server_id"), record.id},
-                                       {QStringLiteral("credential"), QString::fromLatin1(credential)},
-                                       {QStringLiteral("member_id"), record.memberId},
-                                       {QStringLiteral("hub_public_key"), QString::fromLatin1(m_state.hubPublicKey().toBase64(kB64))},
-                                       {QStringLiteral("sealed_member_key"), QString::fromLatin1(sealed.value().toBase64(kB64))},
-                                       {QStringLiteral("heartbeat_interval"), m_options.heartbeatIntervalSeconds},
-                                   });
+    m_log.record(QStringLiteral("server.paired"),
+        {{QStringLiteral("server"), record.id}, {QStringLiteral("name"), record.name}});
+    return HttpResponse::json(200,
+        QJsonObject {
+            {QStringLiteral("server_id"), record.id},
+            {QStringLiteral("credential"), QString::fromLatin1(credential)},
+            {QStringLiteral("member_id"), record.memberId},
+            {QStringLiteral("hub_public_key"), QString::fromLatin1(m_state.hubPublicKey().toBase64(kB64))},
+            {QStringLiteral("sealed_member_key"), QString::fromLatin1(sealed.value().toBase64(kB64))},
+            {QStringLiteral("heartbeat_interval"), m_options.heartbeatIntervalSeconds},
+        });
 }
 
 void PairingService::page(const HttpRequest &request, HttpReply reply)
@@ -322,18 +336,19 @@ void PairingService::page(const HttpRequest &request, HttpReply reply)
         response.setHeader("Set-Cookie", kPageCookie + '=' + session + "; Path=/; HttpOnly; SameSite=Strict");
     }
     const QString code = request.query.queryItemValue(QStringLiteral("code"), QUrl::FullyDecoded).left(20);
-    const QString body =
-        QStringLiteral("<p>Signed in as <b>%1</b>.</p>"
-                       "<p>Type the code your computer shows to let it join your Isolation account.</p>"
-                       "<form method=\"post\" action=\"/pair\">"
-                       "<input type=\"hidden\" name=\"csrf\" value=\"%2\">"
-                       "<label>Code<br><input name=\"user_code\" value=\"%3\" autocomplete=\"off\" autofocus "
-                       "aria-label=\"Pairing code\" maxlength=\"9\"></label><br>"
-                       "<button name=\"action\" value=\"approve\">Approve</button>"
-                       "<button name=\"action\" value=\"deny\">Deny</button></form>")
-            .arg(m_state.member().name.toHtmlEscaped(), QString::fromLatin1(m_pageSessions.value(session)), code.toHtmlEscaped());
-    const HttpResponse page = HttpResponse::text(200, html(QStringLiteral("Pair a computer"), body).toUtf8(),
-                                                 "text/html; charset=utf-8");
+    const QString body
+        = QStringLiteral("<p>Signed in as <b>%1</b>.</p>"
+                         "<p>Type the code your computer shows to let it join your Isolation account.</p>"
+                         "<form method=\"post\" action=\"/pair\">"
+                         "<input type=\"hidden\" name=\"csrf\" value=\"%2\">"
+                         "<label>Code<br><input name=\"user_code\" value=\"%3\" autocomplete=\"off\" autofocus "
+                         "aria-label=\"Pairing code\" maxlength=\"9\"></label><br>"
+                         "<button name=\"action\" value=\"approve\">Approve</button>"
+                         "<button name=\"action\" value=\"deny\">Deny</button></form>")
+              .arg(m_state.member().name.toHtmlEscaped(), QString::fromLatin1(m_pageSessions.value(session)),
+                  code.toHtmlEscaped());
+    const HttpResponse page
+        = HttpResponse::text(200, html(QStringLiteral("Pair a computer"), body).toUtf8(), "text/html; charset=utf-8");
     response.status = page.status;
     response.body = page.body;
     response.setHeader("Content-Type", "text/html; charset=utf-8");
@@ -348,11 +363,13 @@ void PairingService::pagePost(const HttpRequest &request, HttpReply reply)
     const QByteArray session = cookieValue(request, kPageCookie);
     const QUrlQuery form(QString::fromUtf8(request.body));
     const QByteArray csrf = form.queryItemValue(QStringLiteral("csrf"), QUrl::FullyDecoded).toLatin1();
-    if (session.isEmpty() || !m_pageSessions.contains(session) || !constantTimeEquals(csrf, m_pageSessions.value(session))) {
-        reply.send(HttpResponse::text(403, html(QStringLiteral("Not allowed"),
-                                                QStringLiteral("<p class=bad>This form expired. <a href=\"/pair\">Start again</a>.</p>"))
-                                               .toUtf8(),
-                                      "text/html; charset=utf-8"));
+    if (session.isEmpty() || !m_pageSessions.contains(session)
+        || !constantTimeEquals(csrf, m_pageSessions.value(session))) {
+        reply.send(HttpResponse::text(403,
+            html(QStringLiteral("Not allowed"),
+                QStringLiteral("<p class=bad>This form expired. <a href=\"/pair\">Start again</a>.</p>"))
+                .toUtf8(),
+            "text/html; charset=utf-8"));
         return;
     }
     const bool approve = form.queryItemValue(QStringLiteral("action")) == QLatin1String("approve");
@@ -371,7 +388,8 @@ void PairingService::pagePost(const HttpRequest &request, HttpReply reply)
     case Verdict::WrongCode:
         status = 404;
         title = QStringLiteral("Unknown code");
-        text = QStringLiteral("<p class=bad>No computer is waiting with that code. <a href=\"/pair\">Try again</a>.</p>");
+        text = QStringLiteral(
+            "<p class=bad>No computer is waiting with that code. <a href=\"/pair\">Try again</a>.</p>");
         break;
     case Verdict::Locked:
         status = 429;

@@ -32,7 +32,8 @@ public:
     PairingService(HubState &state, ActionLog &log, Options options, QObject *parent = nullptr);
 
     // `appUrl` is the origin the approval page lives on.
-    void registerRoutes(HttpServer &app, std::function<QUrl()> appUrl, std::function<bool(const HttpRequest &)> isAdmin);
+    void registerRoutes(
+        HttpServer &app, std::function<QUrl()> appUrl, std::function<bool(const HttpRequest &)> isAdmin);
 
     enum class Verdict { Approved, Denied, WrongCode, Locked, Expired };
     // Approves or denies the code a member typed (any case, with or without the dash).

@@ -25,7 +25,7 @@ ServerService::ServerService(HubState &state, ActionLog &log, int heartbeatInter
 bool ServerService::online(const ServerRecord &server) const
 {
     return !server.revoked && server.lastHeartbeat.isValid()
-           && server.lastHeartbeat.msecsTo(QDateTime::currentDateTimeUtc()) < qint64(3) * m_interval * 1000;
+        && server.lastHeartbeat.msecsTo(QDateTime::currentDateTimeUtc()) < qint64(3) * m_interval * 1000;
 }
 
 void ServerService::checkOnline()
@@ -48,13 +48,15 @@ Result<ServerRecord *, HttpResponse> ServerService::authenticate(const HttpReque
 {
     const QByteArray credential = request.bearerToken();
     if (credential.isEmpty())
-        return HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("a server credential is required"));
+        return HttpResponse::error(
+            401, QStringLiteral("unauthorized"), QStringLiteral("a server credential is required"));
     ServerRecord *server = m_state.serverByCredential(credential);
     if (!server)
-        return HttpResponse::error(401, QStringLiteral("unknown_server"), QStringLiteral("this credential belongs to no server"));
+        return HttpResponse::error(
+            401, QStringLiteral("unknown_server"), QStringLiteral("this credential belongs to no server"));
     if (server->revoked)
-        return HttpResponse::error(401, QStringLiteral("revoked"),
-                                   QStringLiteral("this server was unpaired (%1)").arg(server->revokedWhy));
+        return HttpResponse::error(
+            401, QStringLiteral("revoked"), QStringLiteral("this server was unpaired (%1)").arg(server->revokedWhy));
     return server;
 }
 
@@ -69,14 +71,15 @@ Status ServerService::revoke(const QString &serverId, const QString &why)
     server->revokedWhy = why;
     if (auto s = m_state.save(); !s)
         return s;
-    m_log.record(QStringLiteral("server.revoked"), {{QStringLiteral("server"), serverId}, {QStringLiteral("why"), why}});
+    m_log.record(
+        QStringLiteral("server.revoked"), {{QStringLiteral("server"), serverId}, {QStringLiteral("why"), why}});
     Q_EMIT serverRevoked(serverId);
     return {};
 }
 
 QJsonObject ServerService::describe(const ServerRecord &s) const
 {
-    return QJsonObject{
+    return QJsonObject {
         {QStringLiteral("id"), s.id},
         {QStringLiteral("name"), s.name},
         {QStringLiteral("hostName"), s.hostName},
@@ -113,9 +116,9 @@ void ServerService::registerRoutes(HttpServer &app, std::function<bool(const Htt
         if (auto saved = m_state.save(); !saved)
             qWarning("heartbeat not persisted: %s", qPrintable(saved.error().message));
         checkOnline();
-        reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("interval"), m_interval},
-                                                       {QStringLiteral("serverTime"),
-                                                        QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)}}));
+        reply.send(HttpResponse::json(200,
+            QJsonObject {{QStringLiteral("interval"), m_interval},
+                {QStringLiteral("serverTime"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)}}));
     });
     app.route("POST", QStringLiteral("/v1/servers/self/unpair"), [this](const HttpRequest &request, HttpReply reply) {
         auto server = authenticate(request);
@@ -127,32 +130,36 @@ void ServerService::registerRoutes(HttpServer &app, std::function<bool(const Htt
             reply.send(HttpResponse::error(500, QStringLiteral("internal"), s.error().message));
             return;
         }
-        reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("revoked"), true}}));
+        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("revoked"), true}}));
     });
     app.route("GET", QStringLiteral("/v1/admin/servers"), [this, isAdmin](const HttpRequest &request, HttpReply reply) {
         if (!isAdmin(request)) {
-            reply.send(HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+            reply.send(
+                HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
             return;
         }
         QJsonArray list;
         for (const ServerRecord &s : m_state.servers())
             list.append(describe(s));
-        reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("servers"), list},
-                                                       {QStringLiteral("heartbeatInterval"), m_interval}}));
+        reply.send(HttpResponse::json(
+            200, QJsonObject {{QStringLiteral("servers"), list}, {QStringLiteral("heartbeatInterval"), m_interval}}));
     });
-    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/revoke"), [this, isAdmin](const HttpRequest &request, HttpReply reply) {
-        if (!isAdmin(request)) {
-            reply.send(HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
-            return;
-        }
-        if (auto s = revoke(request.params.value(QStringLiteral("id")), QStringLiteral("revoked by the member")); !s) {
-            reply.send(HttpResponse::error(s.error().code == Error::Code::NotFound ? 404 : 500,
-                                           s.error().code == Error::Code::NotFound ? QStringLiteral("not_found") : QStringLiteral("internal"),
-                                           s.error().message));
-            return;
-        }
-        reply.send(HttpResponse::json(200, QJsonObject{{QStringLiteral("revoked"), true}}));
-    });
+    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/revoke"),
+        [this, isAdmin](const HttpRequest &request, HttpReply reply) {
+            if (!isAdmin(request)) {
+                reply.send(
+                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+                return;
+            }
+            if (auto s = revoke(request.params.value(QStringLiteral("id")), QStringLiteral("revoked by the member"));
+                !s) {
+                reply.send(HttpResponse::error(s.error().code == Error::Code::NotFound ? 404 : 500,
+                    s.error().code == Error::Code::NotFound ? QStringLiteral("not_found") : QStringLiteral("internal"),
+                    s.error().message));
+                return;
+            }
+            reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("revoked"), true}}));
+        });
 }
 
 } // namespace isolation::hub

@@ -65,9 +65,9 @@ void tst_Keychain::initTestCase()
     QVERIFY(QDir().mkpath(runtime));
     QFile::setPermissions(runtime, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
 
-    m_bus.start(QStringLiteral("dbus-daemon"), {QStringLiteral("--session"), QStringLiteral("--nofork"),
-                                                 QStringLiteral("--print-address=1"),
-                                                 QStringLiteral("--address=unix:path=%1/bus").arg(runtime)});
+    m_bus.start(QStringLiteral("dbus-daemon"),
+        {QStringLiteral("--session"), QStringLiteral("--nofork"), QStringLiteral("--print-address=1"),
+            QStringLiteral("--address=unix:path=%1/bus").arg(runtime)});
     QVERIFY(m_bus.waitForStarted());
     QTRY_VERIFY_WITH_TIMEOUT(m_bus.canReadLine() || m_bus.waitForReadyRead(100), 10000);
     const QByteArray address = m_bus.readLine().trimmed();
@@ -82,7 +82,7 @@ void tst_Keychain::initTestCase()
 
     m_keyring.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
     m_keyring.start(QStringLiteral("gnome-keyring-daemon"),
-                    {QStringLiteral("--foreground"), QStringLiteral("--unlock"), QStringLiteral("--components=secrets")});
+        {QStringLiteral("--foreground"), QStringLiteral("--unlock"), QStringLiteral("--components=secrets")});
     QVERIFY(m_keyring.waitForStarted());
     m_keyring.write("test-password");
     m_keyring.closeWriteChannel();
@@ -90,11 +90,11 @@ void tst_Keychain::initTestCase()
     QProcess probe;
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
-            probe.start(QStringLiteral("dbus-send"), {QStringLiteral("--session"), QStringLiteral("--print-reply"),
-                                                      QStringLiteral("--dest=org.freedesktop.DBus"),
-                                                      QStringLiteral("/org/freedesktop/DBus"),
-                                                      QStringLiteral("org.freedesktop.DBus.NameHasOwner"),
-                                                      QStringLiteral("string:org.freedesktop.secrets")});
+            probe.start(QStringLiteral("dbus-send"),
+                {QStringLiteral("--session"), QStringLiteral("--print-reply"),
+                    QStringLiteral("--dest=org.freedesktop.DBus"), QStringLiteral("/org/freedesktop/DBus"),
+                    QStringLiteral("org.freedesktop.DBus.NameHasOwner"),
+                    QStringLiteral("string:org.freedesktop.secrets")});
             probe.waitForFinished();
             return probe.readAllStandardOutput().contains("boolean true");
         }(),
@@ -154,8 +154,9 @@ void tst_Keychain::entriesAreNamespacedByStateDirectory()
 void tst_Keychain::pairingKeepsEverySecretInTheKeychain()
 {
     HubProcess hub;
-    QVERIFY(hub.start({}, {QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
-                           QStringLiteral("1")}));
+    QVERIFY(hub.start({},
+        {QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
+            QStringLiteral("1")}));
     QTemporaryDir home;
     QProcessEnvironment env;
     env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
@@ -166,8 +167,10 @@ void tst_Keychain::pairingKeepsEverySecretInTheKeychain()
         QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::NotPaired, 10000);
         QVERIFY(engine.startPairing(hub.appUrl(), QStringLiteral("desk")).ok());
         QTRY_COMPARE_WITH_TIMEOUT(engine.pairingStatus().value(QStringLiteral("state")).toString(),
-                                  QStringLiteral("waiting_for_approval"), 10000);
-        QCOMPARE(submitApprovalPage(hub.appUrl(), engine.pairingStatus().value(QStringLiteral("userCode")).toString()).status, 200);
+            QStringLiteral("waiting_for_approval"), 10000);
+        QCOMPARE(submitApprovalPage(hub.appUrl(), engine.pairingStatus().value(QStringLiteral("userCode")).toString())
+                     .status,
+            200);
         QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 20000);
     }
     // Nothing secret was written to the engine's directories: no credentials file of any name.

@@ -69,9 +69,10 @@ std::unique_ptr<Engine> tst_Pairing::makeEngine(const QString &home)
 
 bool tst_Pairing::startHub(HubProcess &hub, const QStringList &extra)
 {
-    return hub.start({}, QStringList{QStringLiteral("--poll-interval"), QStringLiteral("1"),
-                                     QStringLiteral("--heartbeat-interval"), QStringLiteral("1")}
-                             + extra);
+    return hub.start({},
+        QStringList {QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
+            QStringLiteral("1")}
+            + extra);
 }
 
 QString tst_Pairing::beginPairing(Engine &engine, const QUrl &hub)
@@ -146,13 +147,20 @@ void tst_Pairing::pairThroughTheApprovalPage()
     const QJsonArray list = servers(s.hub).value(QStringLiteral("servers")).toArray();
     QCOMPARE(list.size(), 1);
     QCOMPARE(list.at(0).toObject().value(QStringLiteral("id")).toString(), serverId);
-    QTRY_VERIFY_WITH_TIMEOUT(servers(s.hub).value(QStringLiteral("servers")).toArray().at(0).toObject().value(QStringLiteral("online")).toBool(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(servers(s.hub)
+                                 .value(QStringLiteral("servers"))
+                                 .toArray()
+                                 .at(0)
+                                 .toObject()
+                                 .value(QStringLiteral("online"))
+                                 .toBool(),
+        10000);
 
     // Headless file store: one file, private to the user.
     QFile credentials(s.home.path() + QStringLiteral("/data/credentials.json"));
     QVERIFY(credentials.exists());
     QCOMPARE(credentials.permissions() & ~(QFileDevice::ReadUser | QFileDevice::WriteUser),
-             QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        QFileDevice::ReadOwner | QFileDevice::WriteOwner);
 }
 
 void tst_Pairing::pairingSurvivesAnEngineRestart()
@@ -185,16 +193,20 @@ void tst_Pairing::slowDownAddsFiveSecondsForGood()
         reply->deleteLater();
         return o;
     };
-    const QString key = QString::fromLatin1(QByteArray(32, 'k').toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+    const QString key = QString::fromLatin1(
+        QByteArray(32, 'k').toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
     const QJsonObject started = post(QStringLiteral("/v1/pair/start"),
-                                     {{QStringLiteral("name"), QStringLiteral("x")}, {QStringLiteral("x25519Public"), key},
-                                      {QStringLiteral("ed25519Public"), key}});
+        {{QStringLiteral("name"), QStringLiteral("x")}, {QStringLiteral("x25519Public"), key},
+            {QStringLiteral("ed25519Public"), key}});
     QCOMPARE(started.value(QStringLiteral("interval")).toInt(), 1);
-    const QJsonObject token{{QStringLiteral("device_code"), started.value(QStringLiteral("device_code"))}};
-    auto code = [](const QJsonObject &o) { return o.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString(); };
+    const QJsonObject token {{QStringLiteral("device_code"), started.value(QStringLiteral("device_code"))}};
+    auto code = [](const QJsonObject &o) {
+        return o.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString();
+    };
 
     QCOMPARE(code(post(QStringLiteral("/v1/pair/token"), token)), QStringLiteral("authorization_pending"));
-    QCOMPARE(code(post(QStringLiteral("/v1/pair/token"), token)), QStringLiteral("slow_down")); // at once: too fast; interval 6
+    QCOMPARE(code(post(QStringLiteral("/v1/pair/token"), token)),
+        QStringLiteral("slow_down")); // at once: too fast; interval 6
     QTest::qWait(1300); // the old interval has passed, the new one (6 s) has not
     QCOMPARE(code(post(QStringLiteral("/v1/pair/token"), token)), QStringLiteral("slow_down")); // interval 11
     QTest::qWait(6300); // 6 s would have been enough before the second slow_down; 11 s is the rule now
@@ -209,7 +221,8 @@ void tst_Pairing::codeExpires()
     QVERIFY(s.engine->start().ok());
     const QString code = beginPairing(*s.engine, s.hub.appUrl());
     QVERIFY(!code.isEmpty());
-    QTRY_COMPARE_WITH_TIMEOUT(s.engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("expired"), 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        s.engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("expired"), 15000);
     QCOMPARE(s.engine->state(), EngineState::NotPaired);
     // Approving now is too late.
     QString err;
@@ -226,7 +239,8 @@ void tst_Pairing::sixthWrongGuessIsRefused()
     QVERIFY(!code.isEmpty());
     for (int i = 0; i < 5; ++i) {
         QString err;
-        QCOMPARE(s.hub.admin({QStringLiteral("approve"), QStringLiteral("BBBB-BBB") + QChar(u'C' + i)}, nullptr, &err), 1);
+        QCOMPARE(
+            s.hub.admin({QStringLiteral("approve"), QStringLiteral("BBBB-BBB") + QChar(u'C' + i)}, nullptr, &err), 1);
         QVERIFY2(err.contains(QStringLiteral("no pending pairing")), qPrintable(err));
     }
     // The sixth guess is refused, even with the right code, and through the page as well.
@@ -234,7 +248,8 @@ void tst_Pairing::sixthWrongGuessIsRefused()
     QCOMPARE(s.hub.admin({QStringLiteral("approve"), code}, nullptr, &err), 1);
     QVERIFY2(err.contains(QStringLiteral("too many")), qPrintable(err));
     QCOMPARE(submitApprovalPage(s.hub.appUrl(), code).status, 429);
-    QTRY_COMPARE_WITH_TIMEOUT(s.engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("denied"), 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        s.engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("denied"), 15000);
     QVERIFY(s.engine->pairingStatus().value(QStringLiteral("reason")).toString().contains(QStringLiteral("too many")));
     QVERIFY(servers(s.hub).value(QStringLiteral("servers")).toArray().isEmpty());
 }
@@ -247,7 +262,8 @@ void tst_Pairing::denied()
     QVERIFY(s.engine->start().ok());
     const QString code = beginPairing(*s.engine, s.hub.appUrl());
     QCOMPARE(s.hub.admin({QStringLiteral("deny"), code}), 0);
-    QTRY_COMPARE_WITH_TIMEOUT(s.engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("denied"), 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        s.engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("denied"), 15000);
     QCOMPARE(s.engine->state(), EngineState::NotPaired);
     QVERIFY(!QFile::exists(s.home.path() + QStringLiteral("/data/credentials.json")));
 }
@@ -275,16 +291,31 @@ void tst_Pairing::heartbeatOnlineThenOffline()
 {
     Setup s;
     QVERIFY(pairFully(s));
-    auto online = [&] { return servers(s.hub).value(QStringLiteral("servers")).toArray().at(0).toObject().value(QStringLiteral("online")).toBool(); };
+    auto online = [&] {
+        return servers(s.hub)
+            .value(QStringLiteral("servers"))
+            .toArray()
+            .at(0)
+            .toObject()
+            .value(QStringLiteral("online"))
+            .toBool();
+    };
     QTRY_VERIFY_WITH_TIMEOUT(online(), 10000);
-    const QJsonObject report = servers(s.hub).value(QStringLiteral("servers")).toArray().at(0).toObject().value(QStringLiteral("report")).toObject();
+    const QJsonObject report = servers(s.hub)
+                                   .value(QStringLiteral("servers"))
+                                   .toArray()
+                                   .at(0)
+                                   .toObject()
+                                   .value(QStringLiteral("report"))
+                                   .toObject();
     for (const char *field : {"version", "hostName", "capacity", "sessions", "runtime", "cache"})
         QVERIFY2(report.contains(QLatin1String(field)), field);
     s.engine->stop();
     // Offline after 3 missed intervals (1 s each here).
     QTRY_VERIFY_WITH_TIMEOUT(!online(), 10000);
     QString log;
-    QTRY_VERIFY_WITH_TIMEOUT((s.hub.admin({QStringLiteral("log")}, &log), log.contains(QStringLiteral("server.offline"))), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (s.hub.admin({QStringLiteral("log")}, &log), log.contains(QStringLiteral("server.offline"))), 5000);
 }
 
 void tst_Pairing::unpairTellsTheHub()
@@ -295,7 +326,13 @@ void tst_Pairing::unpairTellsTheHub()
     s.engine->unpair();
     QTRY_COMPARE_WITH_TIMEOUT(s.engine->state(), EngineState::NotPaired, 15000);
     QVERIFY(!QFile::exists(s.home.path() + QStringLiteral("/data/credentials.json")));
-    QVERIFY(servers(s.hub).value(QStringLiteral("servers")).toArray().at(0).toObject().value(QStringLiteral("revoked")).toBool());
+    QVERIFY(servers(s.hub)
+                .value(QStringLiteral("servers"))
+                .toArray()
+                .at(0)
+                .toObject()
+                .value(QStringLiteral("revoked"))
+                .toBool());
 }
 
 void tst_Pairing::hubAnsweringGarbage()
@@ -311,8 +348,12 @@ void tst_Pairing::hubAnsweringGarbage()
     auto engine = makeEngine(home.path());
     QVERIFY(engine->start().ok());
     QVERIFY(engine->startPairing(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port.value())), {}).ok());
-    QTRY_COMPARE_WITH_TIMEOUT(engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("failed"), 15000);
-    QVERIFY(engine->pairingStatus().value(QStringLiteral("reason")).toString().contains(QStringLiteral("not the Isolation protocol")));
+    QTRY_COMPARE_WITH_TIMEOUT(
+        engine->pairingStatus().value(QStringLiteral("state")).toString(), QStringLiteral("failed"), 15000);
+    QVERIFY(engine->pairingStatus()
+                .value(QStringLiteral("reason"))
+                .toString()
+                .contains(QStringLiteral("not the Isolation protocol")));
     QCOMPARE(engine->state(), EngineState::NotPaired);
 }
 
@@ -324,7 +365,9 @@ void tst_Pairing::codeFormat()
     auto engine = makeEngine(home.path());
     QVERIFY(engine->start().ok());
     const QString code = beginPairing(*engine, hub.appUrl());
-    QVERIFY(QRegularExpression(QStringLiteral("^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$")).match(code).hasMatch());
+    QVERIFY(QRegularExpression(QStringLiteral("^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$"))
+                .match(code)
+                .hasMatch());
 }
 
 void tst_Pairing::noSecretInAnyLog()
@@ -347,7 +390,7 @@ void tst_Pairing::noSecretInAnyLog()
     }
     s.engine->stop();
     s.hub.stop();
-    QStringList logs{m_logFile};
+    QStringList logs {m_logFile};
     QDirIterator it(s.hub.dataDir(), {QStringLiteral("*.log")}, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext())
         logs << it.next();

@@ -16,7 +16,8 @@ PageAnswer wait(QNetworkReply *reply)
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     loop.exec();
-    PageAnswer a{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), QString::fromUtf8(reply->readAll())};
+    PageAnswer a {
+        reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), QString::fromUtf8(reply->readAll())};
     reply->deleteLater();
     return a;
 }

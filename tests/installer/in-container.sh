@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs inside a fresh Debian 12 container (see install-test.sh).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+pkg=isolation-connected-server
+
+snapshot() {
+  find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /run -o -path /var/cache \
+       -o -path /var/lib/apt -o -path /var/lib/dpkg -o -path /var/log -o -path /root \) -prune -o -print | sort
+}
+
+apt-get update -qq
+before=$(mktemp)
+snapshot >"$before"
+
+echo "-- apt-get install ./isolation.deb (dependencies from Debian)"
+cd /tmp
+# Without Recommends (docker.io, systemd, a keyring): their maintainer scripts expect a booted
+# system, which a bare container is not, and they are not ours to test.
+apt-get install -y -qq --no-install-recommends ./isolation.deb >/tmp/install.log 2>&1 || { tail -30 /tmp/install.log; exit 1; }
+dpkg -s "$pkg" | grep -q '^Status: install ok installed'
+
+echo "-- the programs run"
+isolation-server --version
+isolation-hub --help | grep -q 'serve --data DIR'
+isolation-tray --version
+{ isolation-tray 2>&1 || true; } | grep -q 'needs a desktop session' # no display here: a clear message, not a crash
+test -x /usr/bin/isolation-tray
+
+echo "-- files are where the desktop expects them"
+for f in \
+  /usr/share/applications/io.isolation.Tray.desktop \
+  /usr/share/icons/hicolor/scalable/apps/io.isolation.Tray.svg \
+  /usr/share/metainfo/io.isolation.Tray.metainfo.xml \
+  /usr/share/isolation/autostart/io.isolation.Tray.desktop \
+  /usr/lib/systemd/user/isolation-server.service \
+  /usr/share/man/man1/isolation-server.1.gz \
+  /usr/share/man/man1/isolation-hub.1.gz; do
+  test -s "$f" || { echo "missing: $f"; exit 1; }
+done
+grep -q '^Exec=isolation-tray' /usr/share/applications/io.isolation.Tray.desktop
+grep -q '^ExecStart=isolation-server up' /usr/lib/systemd/user/isolation-server.service
+grep -q '^Restart=on-failure' /usr/lib/systemd/user/isolation-server.service
+
+echo "-- the headless engine and the hub start and answer"
+export ISOLATION_HOME=/tmp/engine
+isolation-hub serve --data /tmp/hub --listen 127.0.0.1:8470 --preview 127.0.0.1:8471 >/tmp/hub.log 2>&1 &
+hub=$!
+isolation-server up --credential-store file >/tmp/engine.log 2>&1 &
+engine=$!
+for _ in $(seq 100); do isolation-server status >/dev/null 2>&1 && break; sleep 0.1; done
+isolation-server status
+isolation-hub --data /tmp/hub status
+kill -TERM $engine $hub
+wait $engine $hub
+
+files=$(mktemp)
+dpkg -L "$pkg" >"$files"
+echo "-- apt-get purge"
+apt-get purge -y -qq "$pkg" >/dev/null
+apt-get autoremove --purge -y -qq >/dev/null
+if dpkg -s "$pkg" >/dev/null 2>&1; then echo "still installed"; exit 1; fi
+while read -r f; do
+  if [ -f "$f" ] || [ -L "$f" ]; then echo "left behind: $f"; exit 1; fi
+done <"$files"
+after=$(mktemp)
+snapshot >"$after"
+if ! diff -u "$before" "$after"; then
+  echo "the system differs from before the installation"
+  exit 1
+fi
+echo "installed, ran and removed cleanly"
