@@ -70,6 +70,11 @@ void Engine::stop()
     if (m_state == EngineState::Stopped)
         return;
     qCInfo(lcCore) << "engine stopping";
+    if (m_tunnel) {
+        disconnect(m_tunnel.get(), nullptr, this, nullptr);
+        m_tunnel->stop();
+        m_tunnel.reset();
+    }
     if (m_localApi) {
         m_localApi->close();
         m_localApi.reset();
@@ -77,6 +82,61 @@ void Engine::stop()
     m_lock.release();
     setState(EngineState::Stopped, tr("Not running"));
     Q_EMIT stopped();
+}
+
+void Engine::shutdown(std::chrono::milliseconds bound)
+{
+    if (!m_tunnel || m_tunnel->state() != TunnelState::Connected) {
+        stop();
+        return;
+    }
+    connect(m_tunnel.get(), &TunnelClient::drained, this, &Engine::stop, Qt::QueuedConnection);
+    m_tunnel->drain(bound);
+}
+
+Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
+{
+    if (m_state == EngineState::Stopped)
+        return TunnelError::invalidConfig(tr("the engine is not running"));
+    if (m_tunnel) {
+        disconnect(m_tunnel.get(), nullptr, this, nullptr);
+        m_tunnel->stop();
+    }
+    m_tunnel = std::make_unique<TunnelClient>(std::move(options), m_clock);
+    RpcDispatcher &rpc = m_tunnel->rpc();
+    rpc.add(QStringLiteral("ping"), [](const QJsonObject &params) -> Result<QJsonObject> {
+        return QJsonObject {{QStringLiteral("pong"), true}, {QStringLiteral("echo"), params.value(QStringLiteral("echo"))}};
+    });
+    rpc.add(QStringLiteral("server.status"), [this](const QJsonObject &) -> Result<QJsonObject> { return status(); });
+    connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::onTunnelState);
+    auto started = m_tunnel->start();
+    if (!started) {
+        setState(EngineState::Error, started.error().message);
+        return started;
+    }
+    onTunnelState();
+    return {};
+}
+
+void Engine::onTunnelState()
+{
+    if (!m_tunnel || m_state == EngineState::Stopped)
+        return;
+    switch (m_tunnel->state()) {
+    case TunnelState::Connected:
+        setState(EngineState::Online, tr("Online: %1").arg(m_tunnel->reason()));
+        return;
+    case TunnelState::Connecting:
+    case TunnelState::Backoff:
+    case TunnelState::Draining:
+        setState(EngineState::Reconnecting, m_tunnel->reason());
+        return;
+    case TunnelState::Disconnected:
+        setState(m_tunnel->lastError() && !m_tunnel->lastError()->retryable() ? EngineState::Error
+                                                                              : EngineState::Reconnecting,
+            m_tunnel->reason());
+        return;
+    }
 }
 
 QJsonObject Engine::status() const

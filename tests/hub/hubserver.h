@@ -4,6 +4,7 @@
 
 #include "core/result.h"
 #include "http/httpserver.h"
+#include "tunnelregistry.h"
 
 #include <QByteArray>
 #include <QHostAddress>
@@ -35,14 +36,21 @@ public:
     QUrl previewUrl() const;
     QString adminFile() const;
 
+    // Decides which tunnel upgrades are accepted (pairing's server registry plugs in here).
+    // Without one, every tunnel is refused with 401.
+    void setTunnelVerifier(TunnelRegistry::Verifier verifier) { m_tunnels.setVerifier(std::move(verifier)); }
+    TunnelRegistry &tunnels() { return m_tunnels; }
+
 private:
     void registerAppRoutes();
     void registerPreviewRoutes();
+    void registerTunnelRoutes();
     bool isAdmin(const HttpRequest &request) const;
 
     Options m_options;
     HttpServer m_app;
     HttpServer m_preview;
+    TunnelRegistry m_tunnels;
     quint16 m_appPort = 0;
     quint16 m_previewPort = 0;
     QByteArray m_adminToken;

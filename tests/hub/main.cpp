@@ -10,6 +10,8 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QJsonObject>
+#include <QUrl>
 #include <QJsonDocument>
 
 #include <cstdio>
@@ -31,6 +33,9 @@ const char *kHelp = "Usage:\n"
                     "\n"
                     "Admin commands (talk to the running hub with the token in DIR/admin.json):\n"
                     "  status [--json]   Show the running hub's origins.\n"
+                    "  call SERVER METHOD [--params JSON] [--timeout SECONDS]\n"
+                    "                    Call METHOD on a connected server through its tunnel and print\n"
+                    "                    the JSON result (e.g. `call SERVER ping --params '{\"echo\":\"hi\"}'`).\n"
                     "\n"
                     "Options:\n"
                     "  -h, --help        Show this help.\n"
@@ -130,6 +135,45 @@ int adminStatus(const hub::AdminClient &client, const QStringList &args)
     return 0;
 }
 
+int adminCall(const hub::AdminClient &client, const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("server"), QStringLiteral("Server id."));
+    parser.addPositionalArgument(QStringLiteral("method"), QStringLiteral("Method, e.g. ping."));
+    parser.addOption({QStringLiteral("params"), QStringLiteral("Params (a JSON object)."), QStringLiteral("json")});
+    parser.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds to wait."), QStringLiteral("s"),
+        QStringLiteral("30")});
+    if (!parser.parse(args))
+        return fail(parser.errorText(), 2);
+    const QStringList pos = parser.positionalArguments();
+    if (pos.size() != 2)
+        return fail(QStringLiteral("call wants SERVER METHOD (see --help)"), 2);
+    QJsonObject params;
+    if (parser.isSet(QStringLiteral("params"))) {
+        QJsonParseError pe {};
+        const QJsonDocument doc = QJsonDocument::fromJson(parser.value(QStringLiteral("params")).toUtf8(), &pe);
+        if (pe.error != QJsonParseError::NoError || !doc.isObject())
+            return fail(QStringLiteral("--params wants a JSON object"), 2);
+        params = doc.object();
+    }
+    bool ok = false;
+    const int seconds = parser.value(QStringLiteral("timeout")).toInt(&ok);
+    if (!ok || seconds <= 0 || seconds > 300)
+        return fail(QStringLiteral("--timeout wants 1 to 300 seconds"), 2);
+    const QString path = QStringLiteral("/v1/admin/servers/%1/call")
+                             .arg(QString::fromLatin1(QUrl::toPercentEncoding(pos.at(0))));
+    auto result = client.call("POST", path,
+        QJsonObject {{QStringLiteral("method"), pos.at(1)}, {QStringLiteral("params"), params},
+            {QStringLiteral("timeoutMs"), seconds * 1000}},
+        seconds * 1000 + 5000);
+    if (!result)
+        return fail(result.error().message);
+    print(QString::fromUtf8(
+        QJsonDocument(result.value().value(QStringLiteral("result")).toObject()).toJson(QJsonDocument::Indented))
+              .trimmed());
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -176,5 +220,7 @@ int main(int argc, char *argv[])
         return fail(client.error().message);
     if (verb == QLatin1String("status"))
         return adminStatus(client.value(), args);
+    if (verb == QLatin1String("call"))
+        return adminCall(client.value(), args);
     return fail(QStringLiteral("unknown command '%1' (see --help)").arg(verb), 2);
 }
