@@ -166,6 +166,8 @@ struct Http2Session::Callbacks
         TunnelStream *stream = s->m_streams.take(id);
         if (!stream)
             return 0;
+        if (errorCode != NGHTTP2_NO_ERROR)
+            qCDebug(lcHttp2) << "stream" << id << "closed with error" << nghttp2_http2_strerror(errorCode);
         stream->close(errorCode);
         Q_EMIT s->streamClosed();
         return 0;

@@ -247,10 +247,15 @@ void TunnelClient::onConnected()
             socket->sendBinaryMessage(bytes);
     });
     connect(m_session, &Http2Session::incomingStream, this, &TunnelClient::onStream);
-    connect(m_session, &Http2Session::streamClosed, this, [this] {
-        if (m_state == TunnelState::Draining && m_session && m_session->streamCount() == 0)
-            finishDrain();
-    });
+    // Queued: a stream closes while nghttp2 is still producing its last frames, which must
+    // reach the WebSocket before the close does.
+    connect(
+        m_session, &Http2Session::streamClosed, this,
+        [this] {
+            if (m_state == TunnelState::Draining && m_session && m_session->streamCount() == 0)
+                finishDrain();
+        },
+        Qt::QueuedConnection);
     connect(m_session, &Http2Session::goAway, this,
         [](quint32 code) { qCInfo(lcTunnel) << "the hub is closing the tunnel (GOAWAY, code" << code << ")"; });
     if (auto s = m_session->start(); !s) {
