@@ -468,7 +468,7 @@ void Http2Session::flush()
             if (!alive)
                 return;
         }
-        // Writers learn there is room only now, outside nghttp2; what they write loops again.
+        // Writers learn there is room (bytesWritten, queued) only now, outside nghttp2.
         const auto wrote = std::exchange(m_wrote, {});
         for (qint32 id : wrote) {
             if (TunnelStream *stream = this->stream(id))

@@ -147,9 +147,20 @@ qint64 TunnelStream::takeOutput(char *buffer, qint64 size, bool *eof)
 
 void TunnelStream::notifyWritten()
 {
-    const qint64 n = std::exchange(m_written, 0);
-    if (n > 0)
-        Q_EMIT bytesWritten(n);
+    // Never from inside write(): like QIODevice, bytesWritten() comes from the event loop, so a
+    // writer that writes again from its handler does not recurse.
+    if (m_written == 0 || m_writtenPending)
+        return;
+    m_writtenPending = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_writtenPending = false;
+            const qint64 n = std::exchange(m_written, 0);
+            if (n > 0 && !m_closed)
+                Q_EMIT bytesWritten(n);
+        },
+        Qt::QueuedConnection);
 }
 
 void TunnelStream::close(quint32 errorCode)

@@ -81,7 +81,8 @@ Q_SIGNALS:
     void headReceived(); // client side: the final response head arrived
     void readyRead(); // more of the peer's body is buffered
     void remoteFinishedReceived(); // the peer ended its body (END_STREAM)
-    void bytesWritten(qint64 bytes); // queued bytes left for the peer; there is room again
+    // Queued bytes left for the peer; there is room again. Always emitted from the event loop.
+    void bytesWritten(qint64 bytes);
     // The stream is over: `errorCode` 0 when both sides completed, else the HTTP/2 error code
     // (e.g. Cancel when the connection went away). Unread input stays readable after a clean close.
     void closed(quint32 errorCode);
@@ -112,6 +113,7 @@ private:
     qint64 m_outSize = 0;
     qint64 m_outOffset = 0;
     qint64 m_written = 0; // taken by nghttp2 since the last bytesWritten()
+    bool m_writtenPending = false; // a bytesWritten() is queued
     bool m_hasProvider = false; // a data provider is attached (body may follow)
     bool m_bodyAllowed = true; // false once the head said there is no body
     bool m_deferred = false;
