@@ -105,7 +105,8 @@ Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
     m_tunnel = std::make_unique<TunnelClient>(std::move(options), m_clock);
     RpcDispatcher &rpc = m_tunnel->rpc();
     rpc.add(QStringLiteral("ping"), [](const QJsonObject &params) -> Result<QJsonObject> {
-        return QJsonObject {{QStringLiteral("pong"), true}, {QStringLiteral("echo"), params.value(QStringLiteral("echo"))}};
+        const QJsonValue echo = params.value(QStringLiteral("echo"));
+        return QJsonObject {{QStringLiteral("pong"), true}, {QStringLiteral("echo"), echo.isUndefined() ? QJsonValue() : echo}};
     });
     rpc.add(QStringLiteral("server.status"), [this](const QJsonObject &) -> Result<QJsonObject> { return status(); });
     connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::onTunnelState);
