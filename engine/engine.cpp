@@ -106,7 +106,8 @@ Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
     RpcDispatcher &rpc = m_tunnel->rpc();
     rpc.add(QStringLiteral("ping"), [](const QJsonObject &params) -> Result<QJsonObject> {
         const QJsonValue echo = params.value(QStringLiteral("echo"));
-        return QJsonObject {{QStringLiteral("pong"), true}, {QStringLiteral("echo"), echo.isUndefined() ? QJsonValue() : echo}};
+        return QJsonObject {
+            {QStringLiteral("pong"), true}, {QStringLiteral("echo"), echo.isUndefined() ? QJsonValue() : echo}};
     });
     rpc.add(QStringLiteral("server.status"), [this](const QJsonObject &) -> Result<QJsonObject> { return status(); });
     connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::onTunnelState);

@@ -45,8 +45,8 @@ public:
         for (size_t i = 0; i + 1 < m_storage.size(); i += 2) {
             QByteArray &n = m_storage[i];
             QByteArray &v = m_storage[i + 1];
-            out.push_back({reinterpret_cast<uint8_t *>(n.data()), reinterpret_cast<uint8_t *>(v.data()), size_t(n.size()),
-                size_t(v.size()), NGHTTP2_NV_FLAG_NONE});
+            out.push_back({reinterpret_cast<uint8_t *>(n.data()), reinterpret_cast<uint8_t *>(v.data()),
+                size_t(n.size()), size_t(v.size()), NGHTTP2_NV_FLAG_NONE});
         }
         return out;
     }
@@ -187,8 +187,8 @@ struct Http2Session::Callbacks
         return 0;
     }
 
-    static ssize_t readBody(nghttp2_session *, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
-        nghttp2_data_source *, void *user)
+    static ssize_t readBody(
+        nghttp2_session *, int32_t id, uint8_t *buf, size_t length, uint32_t *flags, nghttp2_data_source *, void *user)
     {
         Http2Session *s = self(user);
         TunnelStream *stream = s->stream(id);
@@ -319,8 +319,8 @@ Result<TunnelStream *> Http2Session::request(const TunnelHead &head, bool endStr
     auto nv = block.nv();
     nghttp2_data_provider provider {};
     provider.read_callback = &Callbacks::readBody;
-    const int32_t id
-        = nghttp2_submit_request(m_session.get(), nullptr, nv.data(), nv.size(), endStream ? nullptr : &provider, nullptr);
+    const int32_t id = nghttp2_submit_request(
+        m_session.get(), nullptr, nv.data(), nv.size(), endStream ? nullptr : &provider, nullptr);
     if (id < 0)
         return Error::unavailable(QStringLiteral("HTTP/2 request: %1").arg(QString::fromLatin1(nghttp2_strerror(id))));
     auto *stream = new TunnelStream(this, id, this);
@@ -345,8 +345,8 @@ void Http2Session::shutdown()
 {
     if (!m_session || m_broken)
         return;
-    nghttp2_submit_goaway(m_session.get(), NGHTTP2_FLAG_NONE,
-        nghttp2_session_get_last_proc_stream_id(m_session.get()), NGHTTP2_NO_ERROR, nullptr, 0);
+    nghttp2_submit_goaway(m_session.get(), NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(m_session.get()),
+        NGHTTP2_NO_ERROR, nullptr, 0);
     flush();
 }
 

@@ -54,9 +54,8 @@ void answerResult(TunnelStream *stream, const Result<QJsonObject> &result)
 
 void RpcDispatcher::add(const QString &method, Handler handler)
 {
-    m_handlers.insert(method, [handler = std::move(handler)](const QJsonObject &params, Reply reply) {
-        reply(handler(params));
-    });
+    m_handlers.insert(
+        method, [handler = std::move(handler)](const QJsonObject &params, Reply reply) { reply(handler(params)); });
 }
 
 void RpcDispatcher::addAsync(const QString &method, AsyncHandler handler)

@@ -201,26 +201,28 @@ void TunnelClient::connectNow()
     QWebSocket *socket = m_socket;
     connect(socket, &QWebSocket::connected, this, &TunnelClient::onConnected);
     connect(socket, &QWebSocket::binaryMessageReceived, this, &TunnelClient::onMessage);
-    connect(socket, &QWebSocket::textMessageReceived, this, [this] {
-        onSocketGone(TunnelError::protocol(tr("the hub sent a text message on the tunnel")));
-    });
-    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this, [this, socket](QAbstractSocket::SocketError) {
-        if (socket != m_socket)
-            return;
-        const QString text = socket->errorString();
-        const int status = handshakeStatus(text);
-        if (status == 401 || status == 403)
-            onSocketGone(TunnelError::unauthorized(tr("the hub refused this server's credential (HTTP %1)").arg(status)));
-        else if (status != 0)
-            onSocketGone(TunnelError::protocol(tr("the hub refused the tunnel (HTTP %1)").arg(status)));
-        else
-            onSocketGone(TunnelError::unavailable(tr("cannot reach the hub: %1").arg(text)));
-    });
+    connect(socket, &QWebSocket::textMessageReceived, this,
+        [this] { onSocketGone(TunnelError::protocol(tr("the hub sent a text message on the tunnel"))); });
+    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
+        [this, socket](QAbstractSocket::SocketError) {
+            if (socket != m_socket)
+                return;
+            const QString text = socket->errorString();
+            const int status = handshakeStatus(text);
+            if (status == 401 || status == 403)
+                onSocketGone(
+                    TunnelError::unauthorized(tr("the hub refused this server's credential (HTTP %1)").arg(status)));
+            else if (status != 0)
+                onSocketGone(TunnelError::protocol(tr("the hub refused the tunnel (HTTP %1)").arg(status)));
+            else
+                onSocketGone(TunnelError::unavailable(tr("cannot reach the hub: %1").arg(text)));
+        });
     connect(socket, &QWebSocket::disconnected, this, [this, socket] {
         if (socket != m_socket)
             return;
-        const QString why = socket->closeReason().isEmpty() ? tr("the hub closed the tunnel")
-                                                            : tr("the hub closed the tunnel: %1").arg(socket->closeReason());
+        const QString why = socket->closeReason().isEmpty()
+            ? tr("the hub closed the tunnel")
+            : tr("the hub closed the tunnel: %1").arg(socket->closeReason());
         onSocketGone(TunnelError::unavailable(why));
     });
 

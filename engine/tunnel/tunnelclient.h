@@ -53,8 +53,8 @@ public:
     using StreamHandler = std::function<void(TunnelStream *stream)>;
 
     // `clock` must outlive the client. `reconnectTimer` defaults to a real timer.
-    TunnelClient(Options options, const Clock &clock, std::unique_ptr<Timer> reconnectTimer = {},
-        QObject *parent = nullptr);
+    TunnelClient(
+        Options options, const Clock &clock, std::unique_ptr<Timer> reconnectTimer = {}, QObject *parent = nullptr);
     ~TunnelClient() override;
 
     // The WebSocket URL for a hub origin, or InvalidConfig: plain ws:// (or http://) only to a

@@ -148,53 +148,58 @@ namespace isolation::hub {
 
 void HubServer::registerTunnelRoutes()
 {
-    m_app.setUpgradeHandler([this](const HttpRequest &request, QIODevice *device, const QByteArray &head,
-                                const QByteArray &rest) { return m_tunnels.handleUpgrade(request, device, head, rest); });
+    m_app.setUpgradeHandler(
+        [this](const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest) {
+            return m_tunnels.handleUpgrade(request, device, head, rest);
+        });
 
     // Calls a method on a connected server through its tunnel: {"method", "params", "timeoutMs"}.
-    m_app.route("POST", QStringLiteral("/v1/admin/servers/{id}/call"), [this](const HttpRequest &request, HttpReply reply) {
-        if (!isAdmin(request)) {
-            reply.send(HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
-            return;
-        }
-        QJsonObject body;
-        QString why;
-        if (!request.jsonBody(&body, &why)) {
-            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
-            return;
-        }
-        const QString method = body.value(QStringLiteral("method")).toString();
-        const QJsonValue params = body.value(QStringLiteral("params"));
-        if (method.isEmpty() || !(params.isUndefined() || params.isNull() || params.isObject())) {
-            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
-                QStringLiteral("expected {\"method\": string, \"params\": object}")));
-            return;
-        }
-        const qint64 timeoutMs = std::clamp<qint64>(body.value(QStringLiteral("timeoutMs")).toInteger(30000), 1, 300000);
-        m_tunnels.call(request.params.value(QStringLiteral("id")), method, params.toObject(),
-            std::chrono::milliseconds(timeoutMs), [reply](CallResult result) {
-                if (result) {
-                    reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("result"), result.value()}}));
-                    return;
-                }
-                const CallError &e = result.error();
-                switch (e.code) {
-                case CallError::Code::NotConnected:
-                    reply.send(HttpResponse::error(503, QStringLiteral("server_offline"), e.message));
-                    return;
-                case CallError::Code::Timeout:
-                    reply.send(HttpResponse::error(504, QStringLiteral("timeout"), e.message));
-                    return;
-                case CallError::Code::Lost:
-                    reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"), e.message));
-                    return;
-                case CallError::Code::Remote:
-                    reply.send(HttpResponse::error(e.status >= 400 && e.status < 600 ? e.status : 502,
-                        e.errorCode.isEmpty() ? QStringLiteral("remote_error") : e.errorCode, e.message));
-                    return;
-                }
-            });
-    });
+    m_app.route(
+        "POST", QStringLiteral("/v1/admin/servers/{id}/call"), [this](const HttpRequest &request, HttpReply reply) {
+            if (!isAdmin(request)) {
+                reply.send(
+                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+                return;
+            }
+            QJsonObject body;
+            QString why;
+            if (!request.jsonBody(&body, &why)) {
+                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+                return;
+            }
+            const QString method = body.value(QStringLiteral("method")).toString();
+            const QJsonValue params = body.value(QStringLiteral("params"));
+            if (method.isEmpty() || !(params.isUndefined() || params.isNull() || params.isObject())) {
+                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
+                    QStringLiteral("expected {\"method\": string, \"params\": object}")));
+                return;
+            }
+            const qint64 timeoutMs
+                = std::clamp<qint64>(body.value(QStringLiteral("timeoutMs")).toInteger(30000), 1, 300000);
+            m_tunnels.call(request.params.value(QStringLiteral("id")), method, params.toObject(),
+                std::chrono::milliseconds(timeoutMs), [reply](CallResult result) {
+                    if (result) {
+                        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("result"), result.value()}}));
+                        return;
+                    }
+                    const CallError &e = result.error();
+                    switch (e.code) {
+                    case CallError::Code::NotConnected:
+                        reply.send(HttpResponse::error(503, QStringLiteral("server_offline"), e.message));
+                        return;
+                    case CallError::Code::Timeout:
+                        reply.send(HttpResponse::error(504, QStringLiteral("timeout"), e.message));
+                        return;
+                    case CallError::Code::Lost:
+                        reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"), e.message));
+                        return;
+                    case CallError::Code::Remote:
+                        reply.send(HttpResponse::error(e.status >= 400 && e.status < 600 ? e.status : 502,
+                            e.errorCode.isEmpty() ? QStringLiteral("remote_error") : e.errorCode, e.message));
+                        return;
+                    }
+                });
+        });
 }
 
 } // namespace isolation::hub

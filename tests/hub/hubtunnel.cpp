@@ -70,7 +70,8 @@ void HubTunnel::call(
             return;
         QPointer<TunnelStream> s = it->stream;
         resolve(id,
-            CallError::timeout(QStringLiteral("%1 did not answer %2 within %3 ms").arg(m_serverId, method).arg(timeout.count())));
+            CallError::timeout(
+                QStringLiteral("%1 did not answer %2 within %3 ms").arg(m_serverId, method).arg(timeout.count())));
         if (s)
             s->reset(TunnelStream::Cancel);
     });
@@ -121,8 +122,8 @@ void HubTunnel::onStreamClosed(quint64 id, quint32 errorCode)
     if (status >= 200 && status < 300) {
         if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
             resolve(id,
-                CallError::remote(QStringLiteral("%1 answered with invalid JSON").arg(m_serverId),
-                    status, QStringLiteral("bad_response")));
+                CallError::remote(QStringLiteral("%1 answered with invalid JSON").arg(m_serverId), status,
+                    QStringLiteral("bad_response")));
             return;
         }
         resolve(id, object);

@@ -10,9 +10,9 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QUrl>
-#include <QJsonDocument>
 
 #include <cstdio>
 
@@ -141,8 +141,8 @@ int adminCall(const hub::AdminClient &client, const QStringList &args)
     parser.addPositionalArgument(QStringLiteral("server"), QStringLiteral("Server id."));
     parser.addPositionalArgument(QStringLiteral("method"), QStringLiteral("Method, e.g. ping."));
     parser.addOption({QStringLiteral("params"), QStringLiteral("Params (a JSON object)."), QStringLiteral("json")});
-    parser.addOption({QStringLiteral("timeout"), QStringLiteral("Seconds to wait."), QStringLiteral("s"),
-        QStringLiteral("30")});
+    parser.addOption(
+        {QStringLiteral("timeout"), QStringLiteral("Seconds to wait."), QStringLiteral("s"), QStringLiteral("30")});
     if (!parser.parse(args))
         return fail(parser.errorText(), 2);
     const QStringList pos = parser.positionalArguments();
@@ -160,8 +160,8 @@ int adminCall(const hub::AdminClient &client, const QStringList &args)
     const int seconds = parser.value(QStringLiteral("timeout")).toInt(&ok);
     if (!ok || seconds <= 0 || seconds > 300)
         return fail(QStringLiteral("--timeout wants 1 to 300 seconds"), 2);
-    const QString path = QStringLiteral("/v1/admin/servers/%1/call")
-                             .arg(QString::fromLatin1(QUrl::toPercentEncoding(pos.at(0))));
+    const QString path
+        = QStringLiteral("/v1/admin/servers/%1/call").arg(QString::fromLatin1(QUrl::toPercentEncoding(pos.at(0))));
     auto result = client.call("POST", path,
         QJsonObject {{QStringLiteral("method"), pos.at(1)}, {QStringLiteral("params"), params},
             {QStringLiteral("timeoutMs"), seconds * 1000}},

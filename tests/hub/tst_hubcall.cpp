@@ -82,14 +82,15 @@ void tst_HubCall::callVerb_data()
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("expected"); // JSON printed on success, or a part of the error
     QTest::newRow("ping") << QStringList {"call", kServer, "ping"} << 0 << R"({"echo":null,"pong":true})";
-    QTest::newRow("ping with params") << QStringList {"call", kServer, "ping", "--params", R"({"echo":"through the tunnel"})"}
+    QTest::newRow("ping with params") << QStringList {"call", kServer, "ping", "--params",
+        R"({"echo":"through the tunnel"})"}
                                       << 0 << R"({"echo":"through the tunnel","pong":true})";
     QTest::newRow("server.status") << QStringList {"call", kServer, "server.status"} << 0 << QString();
     QTest::newRow("unknown method") << QStringList {"call", kServer, "no.such"} << 1 << "no such method: no.such";
-    QTest::newRow("server not connected") << QStringList {"call", "srv-elsewhere", "ping"} << 1
-                                          << "server srv-elsewhere is not connected";
-    QTest::newRow("params not an object") << QStringList {"call", kServer, "ping", "--params", "[1]"} << 2
-                                          << "--params wants a JSON object";
+    QTest::newRow("server not connected")
+        << QStringList {"call", "srv-elsewhere", "ping"} << 1 << "server srv-elsewhere is not connected";
+    QTest::newRow("params not an object")
+        << QStringList {"call", kServer, "ping", "--params", "[1]"} << 2 << "--params wants a JSON object";
     QTest::newRow("missing method") << QStringList {"call", kServer} << 2 << "call wants SERVER METHOD";
 }
 

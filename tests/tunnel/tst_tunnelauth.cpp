@@ -155,9 +155,8 @@ void tst_TunnelAuth::verdicts()
         [&](const QString &id) -> std::optional<hub::TunnelAuthenticator::Server> {
             if (id != kServer)
                 return std::nullopt;
-            return hub::TunnelAuthenticator::Server {kCredential, [&](const QByteArray &m, const QByteArray &s) {
-                                                         return TestKey::verify(key.publicKey(), m, s);
-                                                     }};
+            return hub::TunnelAuthenticator::Server {kCredential,
+                [&](const QByteArray &m, const QByteArray &s) { return TestKey::verify(key.publicKey(), m, s); }};
         },
         clock);
     Handshake h;
@@ -253,7 +252,8 @@ void tst_TunnelAuth::refusedUpgradesOnTheWire()
     const QJsonObject error = QJsonDocument::fromJson(body).object().value(QStringLiteral("error")).toObject();
     QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("unauthorized"));
     // The refusal does not say which part was wrong.
-    QCOMPARE(error.value(QStringLiteral("message")).toString(), QStringLiteral("invalid server credential or signature"));
+    QCOMPARE(
+        error.value(QStringLiteral("message")).toString(), QStringLiteral("invalid server credential or signature"));
     QTest::qWait(50);
     QVERIFY(hub.tunnels().servers().isEmpty());
 }
@@ -310,11 +310,16 @@ void tst_TunnelAuth::plainWebSocketOnlyToLoopback_data()
     QTest::newRow("ws to a LAN address") << "ws://10.0.0.7:8470" << QString();
     QTest::newRow("ws to a look-alike name") << "ws://127.0.0.1.example.com" << QString();
     QTest::newRow("ftp") << "ftp://127.0.0.1" << QString();
-    QTest::newRow("ws to 127.0.0.1") << "ws://127.0.0.1:8470" << "ws://127.0.0.1:8470/v1/tunnel";
-    QTest::newRow("http to localhost") << "http://localhost:8470/" << "ws://localhost:8470/v1/tunnel";
-    QTest::newRow("ws to ::1") << "ws://[::1]:8470" << "ws://[::1]:8470/v1/tunnel";
-    QTest::newRow("https anywhere") << "https://hub.example.com" << "wss://hub.example.com/v1/tunnel";
-    QTest::newRow("wss with a base path") << "wss://example.com/hub" << "wss://example.com/hub/v1/tunnel";
+    QTest::newRow("ws to 127.0.0.1") << "ws://127.0.0.1:8470"
+                                     << "ws://127.0.0.1:8470/v1/tunnel";
+    QTest::newRow("http to localhost") << "http://localhost:8470/"
+                                       << "ws://localhost:8470/v1/tunnel";
+    QTest::newRow("ws to ::1") << "ws://[::1]:8470"
+                               << "ws://[::1]:8470/v1/tunnel";
+    QTest::newRow("https anywhere") << "https://hub.example.com"
+                                    << "wss://hub.example.com/v1/tunnel";
+    QTest::newRow("wss with a base path") << "wss://example.com/hub"
+                                          << "wss://example.com/hub/v1/tunnel";
 }
 
 void tst_TunnelAuth::plainWebSocketOnlyToLoopback()

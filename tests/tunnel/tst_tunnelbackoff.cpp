@@ -90,7 +90,8 @@ void tst_TunnelBackoff::delaysGrowAndCap()
         const qint64 delay = rig.nextDelay();
         QVERIFY2(delay >= 0, "no reconnect was scheduled");
         const qint64 ceiling = std::min<qint64>(1000LL << n, 30000);
-        QVERIFY2(delay <= ceiling, qPrintable(QStringLiteral("attempt %1: %2 ms > %3 ms").arg(n).arg(delay).arg(ceiling)));
+        QVERIFY2(
+            delay <= ceiling, qPrintable(QStringLiteral("attempt %1: %2 ms > %3 ms").arg(n).arg(delay).arg(ceiling)));
         // Full jitter: the delay is the drawn fraction of the ceiling.
         QVERIFY(qAbs(delay - qint64(jitter * double(ceiling))) <= 1);
         QCOMPARE(rig.client->state(), TunnelState::Backoff);

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void explicitFailures();
     void newTunnelReplacesOld();
     void drainFinishesOpenCalls();
+    void engineShutdownDrains();
     void rawStreamsRouteByPath();
 
 private:
@@ -99,13 +100,14 @@ void tst_TunnelCalls::manyConcurrentCalls()
     QFETCH(int, calls);
     QFETCH(int, delayMs);
     TunnelClient client(clientOptions(m_hub->url(), kServer, kCredential, *m_key), m_clock);
-    client.rpc().addAsync(QStringLiteral("test.echo"), [delayMs](const QJsonObject &params, RpcDispatcher::Reply reply) {
-        const int nonce = params.value(QStringLiteral("nonce")).toInt();
-        QTimer::singleShot(delayMs ? (nonce * 7919) % delayMs : 0, [reply, params] {
-            reply(QJsonObject {{QStringLiteral("nonce"), params.value(QStringLiteral("nonce"))},
-                {QStringLiteral("payload"), params.value(QStringLiteral("payload"))}});
+    client.rpc().addAsync(
+        QStringLiteral("test.echo"), [delayMs](const QJsonObject &params, RpcDispatcher::Reply reply) {
+            const int nonce = params.value(QStringLiteral("nonce")).toInt();
+            QTimer::singleShot(delayMs ? (nonce * 7919) % delayMs : 0, [reply, params] {
+                reply(QJsonObject {{QStringLiteral("nonce"), params.value(QStringLiteral("nonce"))},
+                    {QStringLiteral("payload"), params.value(QStringLiteral("payload"))}});
+            });
         });
-    });
     QVERIFY(connectClient(client));
 
     // Shared, so a callback that runs after a failed check (at clean-up) touches nothing freed.
@@ -148,8 +150,8 @@ void tst_TunnelCalls::engineServesPingAndStatus()
     const auto ping = callAndWait(QStringLiteral("ping"), QJsonObject {{QStringLiteral("echo"), QStringLiteral("hi")}});
     QVERIFY(ping.has_value());
     QVERIFY(ping->ok());
-    QCOMPARE(ping->value(),
-        (QJsonObject {{QStringLiteral("pong"), true}, {QStringLiteral("echo"), QStringLiteral("hi")}}));
+    QCOMPARE(
+        ping->value(), (QJsonObject {{QStringLiteral("pong"), true}, {QStringLiteral("echo"), QStringLiteral("hi")}}));
 
     const auto status = callAndWait(QStringLiteral("server.status"));
     QVERIFY(status.has_value());
@@ -165,16 +167,15 @@ void tst_TunnelCalls::engineServesPingAndStatus()
 
 void tst_TunnelCalls::explicitFailures()
 {
-    auto callOnce = [this](const QString &method, std::chrono::milliseconds timeout) {
-        return callAndWait(method, {}, timeout);
-    };
+    auto callOnce
+        = [this](const QString &method, std::chrono::milliseconds timeout) { return callAndWait(method, {}, timeout); };
     // No tunnel yet.
     auto offline = callOnce(QStringLiteral("ping"), 1s);
     QVERIFY(offline && !offline->ok());
     QCOMPARE(offline->error().code, hub::CallError::Code::NotConnected);
 
     TunnelClient client(clientOptions(m_hub->url(), kServer, kCredential, *m_key), m_clock);
-    client.rpc().addAsync(QStringLiteral("test.never"), [](const QJsonObject &, RpcDispatcher::Reply) { });
+    client.rpc().addAsync(QStringLiteral("test.never"), [](const QJsonObject &, RpcDispatcher::Reply) {});
     client.rpc().add(QStringLiteral("test.fails"),
         [](const QJsonObject &) -> Result<QJsonObject> { return Error::unavailable(QStringLiteral("not now")); });
     QVERIFY(connectClient(client));
@@ -263,7 +264,8 @@ void tst_TunnelCalls::drainFinishesOpenCalls()
 
     // After GOAWAY the hub opens no new streams: a new call fails explicitly at once.
     auto late = std::make_shared<std::optional<hub::CallResult>>();
-    m_hub->tunnels().call(kServer, QStringLiteral("test.slow"), {}, 5s, [late](hub::CallResult r) { *late = std::move(r); });
+    m_hub->tunnels().call(
+        kServer, QStringLiteral("test.slow"), {}, 5s, [late](hub::CallResult r) { *late = std::move(r); });
 
     QVERIFY(drained.wait(5000));
     // Every open call finished before the tunnel closed (the answers may still be on the wire).
@@ -278,6 +280,34 @@ void tst_TunnelCalls::drainFinishesOpenCalls()
     QTest::qWait(300);
     QCOMPARE(client.state(), TunnelState::Disconnected);
     QCOMPARE(client.connectionCount(), 1);
+}
+
+void tst_TunnelCalls::engineShutdownDrains()
+{
+    QTemporaryDir home;
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    Engine engine(Paths::resolve(env).value());
+    QVERIFY(engine.start().ok());
+    QVERIFY(engine.openTunnel(clientOptions(m_hub->url(), kServer, kCredential, *m_key)).ok());
+    engine.tunnel()->rpc().addAsync(QStringLiteral("test.slow"), [](const QJsonObject &, RpcDispatcher::Reply reply) {
+        QTimer::singleShot(200, [reply] { reply(QJsonObject {{QStringLiteral("done"), true}}); });
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 5000);
+    QTRY_VERIFY(m_hub->tunnels().tunnel(kServer));
+
+    auto slow = std::make_shared<std::optional<hub::CallResult>>();
+    m_hub->tunnels().call(
+        kServer, QStringLiteral("test.slow"), {}, 5s, [slow](hub::CallResult r) { *slow = std::move(r); });
+    QTRY_COMPARE(engine.tunnel()->openStreams(), 1);
+    QSignalSpy stopped(&engine, &Engine::stopped);
+    engine.shutdown();
+    QCOMPARE(engine.state(), EngineState::Reconnecting); // draining: not stopped yet
+    QVERIFY(stopped.wait(5000));
+    QCOMPARE(engine.state(), EngineState::Stopped);
+    QTRY_VERIFY(slow->has_value());
+    QVERIFY((*slow)->ok()); // the call in flight finished before the engine stopped
+    QTRY_VERIFY(!m_hub->tunnels().tunnel(kServer));
 }
 
 void tst_TunnelCalls::rawStreamsRouteByPath()

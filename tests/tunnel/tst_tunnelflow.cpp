@@ -87,9 +87,8 @@ struct SlowReader
     void start(TunnelStream *s, int intervalMs)
     {
         stream = s;
-        QObject::connect(s, &TunnelStream::readyRead, &timer, [this] {
-            maxUnread = std::max(maxUnread, stream->bytesAvailable());
-        });
+        QObject::connect(
+            s, &TunnelStream::readyRead, &timer, [this] { maxUnread = std::max(maxUnread, stream->bytesAvailable()); });
         QObject::connect(&timer, &QTimer::timeout, [this] {
             if (!stream)
                 return;
@@ -233,8 +232,8 @@ void tst_TunnelFlow::slowEngineReaderBoundsHubMemory()
     QCOMPARE(result.value(QStringLiteral("sha256")).toString().toLatin1(), m_digest);
     QCOMPARE(engineReader->firstMismatch, -1);
     const Http2Session::Settings windows;
-    qInfo("hub queued at most %lld bytes, waited %d times; engine held at most %lld unread bytes",
-        producer->maxQueued, producer->waits, engineReader->maxUnread);
+    qInfo("hub queued at most %lld bytes, waited %d times; engine held at most %lld unread bytes", producer->maxQueued,
+        producer->waits, engineReader->maxUnread);
     QVERIFY(engineReader->maxUnread <= windows.streamWindow);
     QVERIFY(producer->maxQueued <= kHighWater + kChunk);
     QVERIFY(producer->waits > 0);
@@ -248,7 +247,8 @@ void tst_TunnelFlow::extendedConnectCarriesBothWays()
     m_client->setStreamHandler("/v/", [&protocolSeen](TunnelStream *stream) {
         protocolSeen = stream->requestHead().method + ' ' + stream->requestHead().protocol;
         stream->respond(200);
-        QObject::connect(stream, &TunnelStream::readyRead, stream, [stream] { stream->write(stream->read().toUpper()); });
+        QObject::connect(
+            stream, &TunnelStream::readyRead, stream, [stream] { stream->write(stream->read().toUpper()); });
         QObject::connect(stream, &TunnelStream::remoteFinishedReceived, stream, [stream] { stream->finish(); });
     });
     QSignalSpy up(m_client.get(), &TunnelClient::connected);

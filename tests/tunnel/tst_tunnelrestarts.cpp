@@ -61,11 +61,12 @@ void tst_TunnelRestarts::survivesTwentyRestartsUnderLoad()
     options.backoff.cap = 200ms;
     QVERIFY(engine.openTunnel(options).ok());
     // Answers come back after a random 0-100 ms, so a restart always catches some in flight.
-    engine.tunnel()->rpc().addAsync(QStringLiteral("test.echo"), [](const QJsonObject &params, RpcDispatcher::Reply reply) {
-        QTimer::singleShot(QRandomGenerator::global()->bounded(100), [reply, params] {
-            reply(QJsonObject {{QStringLiteral("nonce"), params.value(QStringLiteral("nonce"))}});
+    engine.tunnel()->rpc().addAsync(
+        QStringLiteral("test.echo"), [](const QJsonObject &params, RpcDispatcher::Reply reply) {
+            QTimer::singleShot(QRandomGenerator::global()->bounded(100), [reply, params] {
+                reply(QJsonObject {{QStringLiteral("nonce"), params.value(QStringLiteral("nonce"))}});
+            });
         });
-    });
     QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 5000);
 
     auto tally = std::make_shared<Tally>();

@@ -59,8 +59,8 @@ TestHub::TestHub(const Clock &clock, quint16 port)
             if (it == m_servers.constEnd())
                 return std::nullopt;
             const QByteArray publicKey = it->publicKey;
-            return hub::TunnelAuthenticator::Server {it->credential,
-                [publicKey](const QByteArray &message, const QByteArray &signature) {
+            return hub::TunnelAuthenticator::Server {
+                it->credential, [publicKey](const QByteArray &message, const QByteArray &signature) {
                     return TestKey::verify(publicKey, message, signature);
                 }};
         },
@@ -101,7 +101,8 @@ void TestHub::addServer(const QString &id, const QByteArray &credential, const Q
     m_servers.insert(id, {credential, publicKey});
 }
 
-TunnelClient::Options clientOptions(const QUrl &hub, const QString &id, const QByteArray &credential, const TestKey &key)
+TunnelClient::Options clientOptions(
+    const QUrl &hub, const QString &id, const QByteArray &credential, const TestKey &key)
 {
     TunnelClient::Options o;
     o.hub = hub;

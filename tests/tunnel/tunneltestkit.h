@@ -66,7 +66,8 @@ private:
 };
 
 // Options for a TunnelClient of server `id` signing with `key`.
-TunnelClient::Options clientOptions(const QUrl &hub, const QString &id, const QByteArray &credential, const TestKey &key);
+TunnelClient::Options clientOptions(
+    const QUrl &hub, const QString &id, const QByteArray &credential, const TestKey &key);
 
 // Forwards TCP connections to a target; freeze() stops moving bytes both ways without closing.
 class TcpRelay : public QObject
