@@ -198,6 +198,8 @@ void TunnelClient::connectNow()
     m_socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this);
     if (loopbackHost(m_url.host()))
         m_socket->setProxy(QNetworkProxy::NoProxy);
+    m_socket->setMaxAllowedIncomingMessageSize(MaxMessageSize);
+    m_socket->setMaxAllowedIncomingFrameSize(MaxMessageSize);
     QWebSocket *socket = m_socket;
     connect(socket, &QWebSocket::connected, this, &TunnelClient::onConnected);
     connect(socket, &QWebSocket::binaryMessageReceived, this, &TunnelClient::onMessage);
@@ -279,8 +281,20 @@ void TunnelClient::onMessage(const QByteArray &bytes)
     m_lastHeard = m_clock.monotonicMs();
     if (!m_session)
         return;
-    if (auto s = m_session->receive(bytes); !s)
+    if (auto s = m_session->receive(bytes); !s) {
         onSocketGone(TunnelError::protocol(s.error().message));
+        return;
+    }
+    if (m_session->isAlive())
+        return;
+    // nghttp2 is done with the connection: both sides said GOAWAY and no stream is left, or it
+    // found the hub breaking HTTP/2 and queued a GOAWAY of its own.
+    if (m_state == TunnelState::Draining)
+        QMetaObject::invokeMethod(this, &TunnelClient::finishDrain, Qt::QueuedConnection);
+    else if (m_session->goAwayReceived())
+        onSocketGone(TunnelError::unavailable(tr("the hub closed the tunnel (GOAWAY)")));
+    else
+        onSocketGone(TunnelError::protocol(tr("the hub broke the HTTP/2 protocol")));
 }
 
 void TunnelClient::onSocketGone(const TunnelError &why)
@@ -369,6 +383,7 @@ void TunnelClient::teardown()
     }
     if (m_socket) {
         disconnect(m_socket, nullptr, this, nullptr);
+        m_socket->flush(); // a last GOAWAY, if any, before the cut
         m_socket->abort();
         m_socket->deleteLater();
         m_socket = nullptr;

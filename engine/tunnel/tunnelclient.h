@@ -49,6 +49,9 @@ public:
         Http2Session::Settings http2;
         QByteArray userAgent;
     };
+    // The largest WebSocket message either side accepts (docs/protocol.md); outputs are smaller.
+    static constexpr quint64 MaxMessageSize = 1024 * 1024;
+
     // Serves a stream the hub opened; `path` prefixes select handlers (longest match first).
     using StreamHandler = std::function<void(TunnelStream *stream)>;
 

@@ -1,5 +1,7 @@
 #include "hubtunnel.h"
 
+#include "tunnel/tunnelclient.h"
+
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QTimer>
@@ -16,6 +18,8 @@ HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Setting
     , m_socket(socket)
 {
     socket->setParent(this);
+    socket->setMaxAllowedIncomingMessageSize(TunnelClient::MaxMessageSize);
+    socket->setMaxAllowedIncomingFrameSize(TunnelClient::MaxMessageSize);
     m_session = new Http2Session(Http2Session::Role::Client, settings, this);
     connect(m_session, &Http2Session::output, this, [this](const QByteArray &bytes) {
         if (m_socket)
@@ -26,6 +30,9 @@ HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Setting
             return;
         if (auto s = m_session->receive(bytes); !s)
             close(QStringLiteral("HTTP/2 error from the server: %1").arg(s.error().message));
+        else if (!m_session->isAlive()) // GOAWAY both ways and nothing open, or a protocol error
+            close(m_session->goAwayReceived() ? QStringLiteral("the server closed the tunnel (GOAWAY)")
+                                              : QStringLiteral("the server broke the HTTP/2 protocol"));
     });
     connect(socket, &QWebSocket::textMessageReceived, this,
         [this] { close(QStringLiteral("the server sent a text message on the tunnel")); });

@@ -8,6 +8,8 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
+#include <QWebSocket>
+#include <QWebSocketServer>
 
 using namespace isolation;
 using namespace isolation::test;
@@ -42,6 +44,8 @@ private Q_SLOTS:
     void drainFinishesOpenCalls();
     void engineShutdownDrains();
     void rawStreamsRouteByPath();
+    void badBytesFromTheHub_data();
+    void badBytesFromTheHub();
 
 private:
     bool connectClient(TunnelClient &client);
@@ -344,6 +348,49 @@ void tst_TunnelCalls::rawStreamsRouteByPath()
     QVERIFY(other.second.contains("not_found"));
     const auto rpcGet = get("GET", "/rpc/ping");
     QCOMPARE(rpcGet.first, 405);
+}
+
+void tst_TunnelCalls::badBytesFromTheHub_data()
+{
+    QTest::addColumn<QByteArray>("message");
+    QTest::addColumn<bool>("text");
+    QTest::newRow("not HTTP/2") << QByteArray("HTTP/1.1 200 OK\r\n\r\nhello") << false;
+    QTest::newRow("preface then garbage")
+        << QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + QByteArray(12, '\xff') << false;
+    QTest::newRow("a text message") << QByteArray("hello") << true;
+    QTest::newRow("a message over 1 MiB") << QByteArray(2 * 1024 * 1024, 'x') << false;
+}
+
+void tst_TunnelCalls::badBytesFromTheHub()
+{
+    // A peer that completes the WebSocket upgrade and then talks nonsense.
+    QFETCH(QByteArray, message);
+    QFETCH(bool, text);
+    QWebSocketServer rogue(QStringLiteral("rogue"), QWebSocketServer::NonSecureMode);
+    QVERIFY(rogue.listen(QHostAddress::LocalHost, 0));
+    connect(&rogue, &QWebSocketServer::newConnection, &rogue, [&] {
+        QWebSocket *ws = rogue.nextPendingConnection();
+        ws->setParent(&rogue);
+        if (text)
+            ws->sendTextMessage(QString::fromLatin1(message));
+        else
+            ws->sendBinaryMessage(message);
+    });
+    QUrl url(QStringLiteral("ws://127.0.0.1"));
+    url.setPort(rogue.serverPort());
+    TunnelClient client(clientOptions(url, kServer, kCredential, *m_key), m_clock);
+    QSignalSpy scheduled(&client, &TunnelClient::reconnectScheduled);
+    QVERIFY(client.start().ok());
+    QVERIFY(scheduled.wait(5000));
+    QCOMPARE(client.state(), TunnelState::Backoff); // it will try again, with backoff
+    QVERIFY(client.lastError().has_value());
+    QVERIFY2(client.lastError()->code == TunnelError::Code::Protocol
+            || client.lastError()->code == TunnelError::Code::Unavailable,
+        qPrintable(client.lastError()->message));
+    if (!text && message.size() < 1024)
+        QCOMPARE(client.lastError()->code, TunnelError::Code::Protocol);
+    qInfo("%s", qPrintable(client.reason()));
+    client.stop();
 }
 
 QTEST_GUILESS_MAIN(tst_TunnelCalls)

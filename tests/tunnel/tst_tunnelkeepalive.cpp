@@ -23,6 +23,7 @@ private Q_SLOTS:
     void defaultsNoticeWithin40s();
     void silentHubNoticed_data();
     void silentHubNoticed();
+    void silentHandshakeTimesOut();
 };
 
 void tst_TunnelKeepalive::defaultsNoticeWithin40s()
@@ -81,12 +82,42 @@ void tst_TunnelKeepalive::silentHubNoticed()
     const qint64 noticedAfter = sinceFreeze.elapsed();
     qInfo("frozen hub noticed after %lld ms (ping %d ms, dead after %d ms)", noticedAfter, pingMs, deadMs);
     QVERIFY(noticedAfter >= deadMs - pingMs); // not before it was really silent for long
-    QVERIFY(noticedAfter <= deadMs + pingMs + 150); // the bound: one ping interval late at most
+    QVERIFY(noticedAfter <= deadMs + pingMs + 300); // the bound: one ping interval late at most (+ timer slack)
     QVERIFY2(down.first().at(0).toString().contains(QStringLiteral("stopped answering")),
         qPrintable(down.first().at(0).toString()));
     QCOMPARE(client.state(), TunnelState::Backoff);
     QCOMPARE(client.lastError()->code, TunnelError::Code::Unavailable);
     QVERIFY(client.reason().contains(QStringLiteral("stopped answering")));
+    client.stop();
+}
+
+void tst_TunnelKeepalive::silentHandshakeTimesOut()
+{
+    // A hub that accepts the TCP connection but never answers the upgrade.
+    SystemClock clock;
+    TestKey key;
+    TestHub hub(clock);
+    hub.addServer(kServer, kCredential, key.publicKey());
+    QVERIFY(hub.start());
+    TcpRelay relay(hub.port());
+    relay.freeze();
+    QUrl viaRelay = hub.url();
+    viaRelay.setPort(relay.port());
+    TunnelClient::Options options = clientOptions(viaRelay, kServer, kCredential, key);
+    options.handshakeTimeout = 300ms;
+    TunnelClient client(options, clock);
+    QSignalSpy scheduled(&client, &TunnelClient::reconnectScheduled);
+    QElapsedTimer elapsed;
+    elapsed.start();
+    QVERIFY(client.start().ok());
+    QCOMPARE(client.state(), TunnelState::Connecting);
+    QVERIFY(scheduled.wait(5000));
+    QVERIFY(elapsed.elapsed() >= 250);
+    QCOMPARE(client.state(), TunnelState::Backoff);
+    QCOMPARE(client.lastError()->code, TunnelError::Code::Unavailable);
+    QVERIFY2(client.reason().contains(QStringLiteral("handshake")), qPrintable(client.reason()));
+    QCOMPARE(relay.connections(), 1);
+    QVERIFY(hub.tunnels().servers().isEmpty());
     client.stop();
 }
 
