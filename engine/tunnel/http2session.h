@@ -27,7 +27,7 @@ public:
         quint32 maxConcurrentStreams = 1000;
         qint32 streamWindow = 256 * 1024; // SETTINGS_INITIAL_WINDOW_SIZE we announce
         qint32 connectionWindow = 1024 * 1024; // our connection-level receive window
-        qint64 maxOutputChunk = 256 * 1024; // largest single output() emission (one WebSocket message)
+        qint64 maxOutputChunk = qint64(256) * 1024; // largest single output() emission (one WebSocket message)
     };
 
     Http2Session(Role role, Settings settings, QObject *parent = nullptr);

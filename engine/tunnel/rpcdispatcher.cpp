@@ -55,12 +55,12 @@ void answerResult(TunnelStream *stream, const Result<QJsonObject> &result)
 void RpcDispatcher::add(const QString &method, Handler handler)
 {
     m_handlers.insert(
-        method, [handler = std::move(handler)](const QJsonObject &params, Reply reply) { reply(handler(params)); });
+        method, [handler = std::move(handler)](const QJsonObject &params, const Reply &reply) { reply(handler(params)); });
 }
 
 void RpcDispatcher::addAsync(const QString &method, AsyncHandler handler)
 {
-    m_handlers.insert(method, std::move(handler));
+    m_handlers.emplace(method, std::move(handler));
 }
 
 void RpcDispatcher::serve(TunnelStream *stream) const
@@ -97,7 +97,7 @@ void RpcDispatcher::serve(TunnelStream *stream) const
             params = doc.object();
         }
         auto answered = std::make_shared<bool>(false);
-        handler(params, [guard, answered](Result<QJsonObject> result) {
+        handler(params, [guard, answered](const Result<QJsonObject> &result) {
             if (*answered)
                 return;
             *answered = true;

@@ -1,7 +1,6 @@
-// The tunnel: one outbound WebSocket to the hub (`<hub>/v1/tunnel`), authenticated with the
-// server credential and a signature by the server key, carrying an HTTP/2 connection on which
-// the hub is the client and this engine the server (docs/protocol.md, "Tunnel"). Owns keepalive,
-// reconnect with backoff, and graceful drain.
+// The tunnel: one outbound, signed WebSocket to the hub (`<hub>/v1/tunnel`) carrying HTTP/2 with
+// the hub as client and the engine as server (docs/protocol.md, "Tunnel"). Owns the connection,
+// keepalive, reconnect with backoff, graceful drain, and routing the hub's streams to handlers.
 #pragma once
 
 #include "core/backoff.h"
@@ -50,7 +49,7 @@ public:
         QByteArray userAgent;
     };
     // The largest WebSocket message either side accepts (docs/protocol.md); outputs are smaller.
-    static constexpr quint64 MaxMessageSize = 1024 * 1024;
+    static constexpr quint64 MaxMessageSize = quint64(1024) * 1024;
 
     // Serves a stream the hub opened; `path` prefixes select handlers (longest match first).
     using StreamHandler = std::function<void(TunnelStream *stream)>;

@@ -83,7 +83,7 @@ void HubTunnel::call(
             s->reset(TunnelStream::Cancel);
     });
     pending.timer->start(timeout);
-    m_calls.insert(id, std::move(pending));
+    m_calls.emplace(id, std::move(pending));
 
     connect(stream, &TunnelStream::readyRead, this, [this, id, stream] {
         auto it = m_calls.find(id);

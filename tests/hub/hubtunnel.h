@@ -51,7 +51,7 @@ class HubTunnel final : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr qint64 MaxResponseBody = 16 * 1024 * 1024;
+    static constexpr qint64 MaxResponseBody = qint64(16) * 1024 * 1024;
 
     // Takes ownership of `socket` (already upgraded) and starts HTTP/2 as the client.
     HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Settings settings, QObject *parent = nullptr);

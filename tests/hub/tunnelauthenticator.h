@@ -1,7 +1,6 @@
-// Decides whether a tunnel upgrade comes from a known server (docs/protocol.md, "Tunnel"): the
-// credential matches (constant time), the signature verifies with the server's key, the timestamp
-// is fresh and the nonce unused. The server registry and the signature check are injected
-// (pairing and crypto own them).
+// Decides whether a tunnel upgrade comes from a known server (docs/protocol.md, "Tunnel"):
+// credential (constant time), signature, fresh timestamp, unused nonce. The server registry and
+// the signature check are injected (pairing and crypto own them).
 #pragma once
 
 #include "core/clock.h"
