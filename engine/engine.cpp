@@ -2,6 +2,7 @@
 
 #include "core/logging.h"
 #include "core/version.h"
+#include "crypto/ed25519.h"
 #include "heartbeat/heartbeat.h"
 #include "hubapi/hubclient.h"
 #include "localapi/localapiserver.h"
@@ -104,6 +105,7 @@ void Engine::stop()
     if (m_state == EngineState::Stopped)
         return;
     qCInfo(lcCore) << "engine stopping";
+    closeTunnel();
     if (m_heartbeat)
         m_heartbeat->stop();
     m_heartbeat.reset();
@@ -120,6 +122,60 @@ void Engine::stop()
     m_storeError.clear();
     setState(EngineState::Stopped, tr("Not running"));
     Q_EMIT stopped();
+}
+
+void Engine::shutdown(std::chrono::milliseconds bound)
+{
+    if (!m_tunnel || m_tunnel->state() != TunnelState::Connected) {
+        stop();
+        return;
+    }
+    connect(m_tunnel.get(), &TunnelClient::drained, this, &Engine::stop, Qt::QueuedConnection);
+    m_tunnel->drain(bound);
+}
+
+Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
+{
+    if (m_state == EngineState::Stopped)
+        return TunnelError::invalidConfig(tr("the engine is not running"));
+    closeTunnel();
+    m_tunnel = std::make_unique<TunnelClient>(std::move(options), m_clock);
+    RpcDispatcher &rpc = m_tunnel->rpc();
+    rpc.add(QStringLiteral("ping"), [](const QJsonObject &params) -> Result<QJsonObject> {
+        const QJsonValue echo = params.value(QStringLiteral("echo"));
+        return QJsonObject {
+            {QStringLiteral("pong"), true}, {QStringLiteral("echo"), echo.isUndefined() ? QJsonValue() : echo}};
+    });
+    rpc.add(QStringLiteral("server.status"), [this](const QJsonObject &) -> Result<QJsonObject> { return status(); });
+    connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::updateState);
+    auto started = m_tunnel->start();
+    updateState();
+    return started;
+}
+
+void Engine::closeTunnel()
+{
+    if (!m_tunnel)
+        return;
+    disconnect(m_tunnel.get(), nullptr, this, nullptr);
+    m_tunnel->stop();
+    m_tunnel.reset();
+}
+
+TunnelClient::Options Engine::tunnelOptions(const ServerIdentity &id) const
+{
+    TunnelClient::Options o;
+    o.hub = id.hubUrl;
+    o.serverId = id.serverId;
+    o.credential = id.credential.view().toByteArray();
+    // The server key signs the handshake; the key stays in the identity, the closure borrows it.
+    const SecureBytes key = id.ed25519Private;
+    o.sign = [key](const QByteArray &message) {
+        auto signature = ed25519Sign(key.view(), message);
+        return signature ? signature.value() : QByteArray();
+    };
+    o.userAgent = QByteArrayLiteral("isolation-engine/" ISOLATION_VERSION);
+    return o;
 }
 
 void Engine::onPaired()
@@ -141,11 +197,14 @@ void Engine::onPaired()
         m_pairing->forget(reason);
     });
     m_heartbeat->start();
+    if (auto opened = openTunnel(tunnelOptions(*id)); !opened)
+        qCWarning(lcCore) << "tunnel not opened:" << opened.error().message;
     updateState();
 }
 
 void Engine::onUnpaired(const QString &reason)
 {
+    closeTunnel();
     if (m_heartbeat)
         m_heartbeat->stop();
     m_heartbeat.reset();
@@ -158,18 +217,29 @@ void Engine::updateState()
 {
     if (m_state == EngineState::Stopped && !m_localApi)
         return;
-    if (!m_storeError.isEmpty() && !m_pairing->identity()) {
-        setState(EngineState::Error, m_storeError);
-        return;
-    }
-    if (const ServerIdentity *id = m_pairing->identity()) {
-        if (m_heartbeat && m_heartbeat->reachable()) {
-            setState(EngineState::Online, tr("Online: paired with %1 as %2").arg(id->hubUrl.host(), id->name));
+    const ServerIdentity *id = m_pairing->identity();
+    if (id || m_tunnel) {
+        const QString hub = id ? id->hubUrl.host() : m_tunnel->options().hub.host();
+        // Online means the hub can reach this machine: the tunnel is up.
+        if (m_tunnel && m_tunnel->state() == TunnelState::Connected) {
+            setState(EngineState::Online,
+                id ? tr("Online: paired with %1 as %2").arg(hub, id->name) : tr("Online: connected to %1").arg(hub));
             return;
         }
-        const QString why
-            = m_heartbeat && !m_heartbeat->lastError().isEmpty() ? m_heartbeat->lastError() : tr("connecting");
-        setState(EngineState::Reconnecting, tr("Reconnecting to %1: %2").arg(id->hubUrl.host(), why));
+        if (m_tunnel && m_tunnel->state() == TunnelState::Disconnected && m_tunnel->lastError()
+            && !m_tunnel->lastError()->retryable()) {
+            setState(EngineState::Error, tr("Cannot connect to %1: %2").arg(hub, m_tunnel->reason()));
+            return;
+        }
+        QString why = m_tunnel ? m_tunnel->reason() : QString();
+        if (m_heartbeat && !m_heartbeat->lastError().isEmpty())
+            why = m_heartbeat->lastError();
+        setState(
+            EngineState::Reconnecting, tr("Reconnecting to %1: %2").arg(hub, why.isEmpty() ? tr("connecting") : why));
+        return;
+    }
+    if (!m_storeError.isEmpty()) {
+        setState(EngineState::Error, m_storeError);
         return;
     }
     if (m_pairing->pairing()) {
@@ -280,6 +350,12 @@ QJsonObject Engine::status() const
         o.insert(QStringLiteral("hub"), id->hubUrl.toString());
         o.insert(QStringLiteral("serverId"), id->serverId);
         o.insert(QStringLiteral("serverName"), id->name);
+    }
+    if (m_tunnel) {
+        o.insert(QStringLiteral("tunnel"),
+            QJsonObject {{QStringLiteral("state"), tunnelStateName(m_tunnel->state())},
+                {QStringLiteral("reason"), m_tunnel->reason()},
+                {QStringLiteral("connections"), m_tunnel->connectionCount()}});
     }
     if (m_heartbeat) {
         o.insert(QStringLiteral("heartbeat"),

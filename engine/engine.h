@@ -10,6 +10,7 @@
 #include "enginestate.h"
 #include "pairing/credentialstore.h"
 #include "pairing/pairingflow.h"
+#include "tunnel/tunnelclient.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -25,6 +26,7 @@ class Heartbeat;
 class HubClient;
 class LocalApiServer;
 class PairingController;
+struct ServerIdentity;
 struct HttpRequest;
 class HttpReply;
 
@@ -46,8 +48,18 @@ public:
     // Takes the state directory's lock, opens the LocalAPI, reads the stored credentials and
     // starts working. Fails (and leaves nothing running) when another engine owns the state directory.
     Status start();
-    // Shuts down: stops heartbeat and tunnel, closes the LocalAPI, releases the lock. Emits stopped() once.
+    // Shuts down at once: stops heartbeat and tunnel, closes the LocalAPI, releases the lock.
+    // Emits stopped() once.
     void stop();
+    // Like stop(), but drains the tunnel first (open calls finish, up to `bound`). Needs the
+    // event loop to keep running until stopped().
+    void shutdown(std::chrono::milliseconds bound = std::chrono::milliseconds(5000));
+
+    // Opens the tunnel to the hub (the engine does this itself once paired; tests call it with
+    // their own options). Replaces any tunnel before and serves `ping` and `server.status` on it.
+    // Fails when the options cannot work.
+    Result<void, TunnelError> openTunnel(TunnelClient::Options options);
+    TunnelClient *tunnel() const { return m_tunnel.get(); }
 
     EngineState state() const { return m_state; }
     // One line saying the state and why, for tooltips and `status`.
@@ -77,6 +89,8 @@ private:
     QJsonObject heartbeatReport() const;
     void registerRoutes();
     void routePair(const HttpRequest &request, HttpReply reply);
+    void closeTunnel();
+    TunnelClient::Options tunnelOptions(const ServerIdentity &identity) const;
 
     Paths m_paths;
     EngineOptions m_options;
@@ -87,6 +101,8 @@ private:
     std::unique_ptr<PairingController> m_pairing;
     std::unique_ptr<HubClient> m_hub;
     std::unique_ptr<Heartbeat> m_heartbeat;
+    SystemClock m_clock;
+    std::unique_ptr<TunnelClient> m_tunnel;
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
     QString m_storeError;

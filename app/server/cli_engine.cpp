@@ -51,7 +51,7 @@ int runUp(const QStringList &arguments)
     SignalWatcher signals;
     QObject::connect(&signals, &SignalWatcher::terminationRequested, &engine, [&engine](int number) {
         qCInfo(lcCore) << "signal" << number << "received; shutting down";
-        engine.stop();
+        engine.shutdown(); // drains the tunnel (bounded) when there is one, then stops
     });
     if (auto s = engine.start(); !s) {
         out::error(s.error().message);

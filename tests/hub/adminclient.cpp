@@ -26,7 +26,8 @@ Result<AdminClient> AdminClient::open(const QString &dataDir)
     return client;
 }
 
-Result<QJsonObject> AdminClient::call(const QByteArray &method, const QString &path, const QJsonObject &body) const
+Result<QJsonObject> AdminClient::call(
+    const QByteArray &method, const QString &path, const QJsonObject &body, int timeoutMs) const
 {
     QNetworkAccessManager nam;
     QUrl url = m_url;
@@ -39,7 +40,7 @@ Result<QJsonObject> AdminClient::call(const QByteArray &method, const QString &p
     QNetworkReply *reply = nam.sendCustomRequest(request, method, payload);
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    QTimer::singleShot(30000, &loop, &QEventLoop::quit);
+    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
     loop.exec();
     if (!reply->isFinished()) {
         reply->abort();

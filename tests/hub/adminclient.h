@@ -16,7 +16,8 @@ public:
     static Result<AdminClient> open(const QString &dataDir);
 
     // Calls the admin API; a non-2xx answer is an error carrying the hub's message.
-    Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body = {}) const;
+    Result<QJsonObject> call(
+        const QByteArray &method, const QString &path, const QJsonObject &body = {}, int timeoutMs = 30000) const;
     QUrl url() const { return m_url; }
 
 private:

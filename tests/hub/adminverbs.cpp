@@ -1,7 +1,9 @@
 #include "adminverbs.h"
 
+#include <QCommandLineParser>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QUrl>
 
 #include <cstdio>
 
@@ -120,6 +122,45 @@ int log(const AdminClient &client, bool json)
     return 0;
 }
 
+int call(const AdminClient &client, const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("server"), QStringLiteral("Server id."));
+    parser.addPositionalArgument(QStringLiteral("method"), QStringLiteral("Method, e.g. ping."));
+    parser.addOption({QStringLiteral("params"), QStringLiteral("Params (a JSON object)."), QStringLiteral("json")});
+    parser.addOption(
+        {QStringLiteral("timeout"), QStringLiteral("Seconds to wait."), QStringLiteral("s"), QStringLiteral("30")});
+    if (!parser.parse(args))
+        return fail(parser.errorText(), 2);
+    const QStringList pos = parser.positionalArguments();
+    if (pos.size() != 2)
+        return fail(QStringLiteral("call wants SERVER METHOD (see --help)"), 2);
+    QJsonObject params;
+    if (parser.isSet(QStringLiteral("params"))) {
+        QJsonParseError pe {};
+        const QJsonDocument doc = QJsonDocument::fromJson(parser.value(QStringLiteral("params")).toUtf8(), &pe);
+        if (pe.error != QJsonParseError::NoError || !doc.isObject())
+            return fail(QStringLiteral("--params wants a JSON object"), 2);
+        params = doc.object();
+    }
+    bool ok = false;
+    const int seconds = parser.value(QStringLiteral("timeout")).toInt(&ok);
+    if (!ok || seconds <= 0 || seconds > 300)
+        return fail(QStringLiteral("--timeout wants 1 to 300 seconds"), 2);
+    const QString path
+        = QStringLiteral("/v1/admin/servers/%1/call").arg(QString::fromLatin1(QUrl::toPercentEncoding(pos.at(0))));
+    auto result = client.call("POST", path,
+        QJsonObject {{QStringLiteral("method"), pos.at(1)}, {QStringLiteral("params"), params},
+            {QStringLiteral("timeoutMs"), seconds * 1000}},
+        seconds * 1000 + 5000);
+    if (!result)
+        return fail(result.error().message);
+    print(QString::fromUtf8(
+        QJsonDocument(result.value().value(QStringLiteral("result")).toObject()).toJson(QJsonDocument::Indented))
+              .trimmed());
+    return 0;
+}
+
 } // namespace
 
 const char *adminVerbsHelp()
@@ -129,7 +170,9 @@ const char *adminVerbsHelp()
            "  deny CODE              Deny it.\n"
            "  servers [--json]       List paired servers: online, offline (3 missed heartbeats) or revoked.\n"
            "  revoke SERVER          Revoke a server's credential; it drops to \"not paired\".\n"
-           "  log [--json]           The hub's recent actions.\n";
+           "  log [--json]           The hub's recent actions.\n"
+           "  call SERVER METHOD [--params JSON] [--timeout S]\n"
+           "                         Call METHOD (ping, server.status, ...) on a server through its tunnel.\n";
 }
 
 int runAdminVerb(const AdminClient &client, const QString &verb, const QStringList &args)
@@ -147,6 +190,8 @@ int runAdminVerb(const AdminClient &client, const QString &verb, const QStringLi
         return revoke(client, args);
     if (verb == QLatin1String("log"))
         return log(client, json);
+    if (verb == QLatin1String("call"))
+        return call(client, args);
     return -1;
 }
 

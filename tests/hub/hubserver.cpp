@@ -4,8 +4,10 @@
 #include "hubstate.h"
 #include "pairingservice.h"
 #include "serverservice.h"
+#include "tunnelauthenticator.h"
 
 #include "crypto/consttime.h"
+#include "crypto/ed25519.h"
 #include "crypto/random.h"
 
 #include "core/version.h"
@@ -40,9 +42,11 @@ HubServer::HubServer(Options options, QObject *parent)
     , m_options(std::move(options))
     , m_app(this)
     , m_preview(this)
+    , m_tunnels(this)
 {
     registerAppRoutes();
     registerPreviewRoutes();
+    registerTunnelRoutes();
 }
 
 HubServer::~HubServer() = default;
@@ -87,6 +91,7 @@ Status HubServer::start()
 
 void HubServer::stop()
 {
+    m_tunnels.closeAll(QStringLiteral("the hub is stopping"));
     m_app.close();
     m_preview.close();
 }
@@ -144,6 +149,30 @@ void HubServer::registerModules()
         m_app, [this] { return appUrl(); }, admin);
     m_servers = std::make_unique<ServerService>(*m_state, *m_log, m_options.heartbeatIntervalSeconds);
     m_servers->registerRoutes(m_app, admin);
+
+    // Tunnels: only a paired, unrevoked server, proving its credential and its Ed25519 key.
+    m_tunnelAuth = std::make_unique<TunnelAuthenticator>(
+        [this](const QString &id) -> std::optional<TunnelAuthenticator::Server> {
+            const ServerRecord *server = m_state->server(id);
+            if (!server || server->revoked)
+                return std::nullopt;
+            const QByteArray key = server->ed25519Public;
+            return TunnelAuthenticator::Server {
+                server->credentialHash, [key](const QByteArray &message, const QByteArray &signature) {
+                    return ed25519Verify(key, message, signature);
+                }};
+        },
+        m_clock);
+    if (!m_verifierOverridden)
+        m_tunnels.setVerifier([this](const HttpRequest &request) { return m_tunnelAuth->verify(request); });
+    connect(m_servers.get(), &ServerService::serverRevoked, this,
+        [this](const QString &id) { m_tunnels.close(id, QStringLiteral("the server was revoked")); });
+    connect(&m_tunnels, &TunnelRegistry::tunnelUp, this, [this](const QString &id) {
+        m_log->record(QStringLiteral("tunnel.up"), {{QStringLiteral("server"), id}});
+    });
+    connect(&m_tunnels, &TunnelRegistry::tunnelDown, this, [this](const QString &id) {
+        m_log->record(QStringLiteral("tunnel.down"), {{QStringLiteral("server"), id}});
+    });
     m_app.route("GET", QStringLiteral("/v1/admin/log"), [this](const HttpRequest &request, HttpReply reply) {
         if (!isAdmin(request)) {
             reply.send(
@@ -168,6 +197,66 @@ void HubServer::registerPreviewRoutes()
     m_preview.setFallback([](const HttpRequest &, HttpReply reply) {
         reply.send(HttpResponse::error(404, QStringLiteral("no_such_view"), QStringLiteral("no such view")));
     });
+}
+
+} // namespace isolation::hub
+
+namespace isolation::hub {
+
+void HubServer::registerTunnelRoutes()
+{
+    m_app.setUpgradeHandler(
+        [this](const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest) {
+            return m_tunnels.handleUpgrade(request, device, head, rest);
+        });
+
+    // Calls a method on a connected server through its tunnel: {"method", "params", "timeoutMs"}.
+    m_app.route(
+        "POST", QStringLiteral("/v1/admin/servers/{id}/call"), [this](const HttpRequest &request, HttpReply reply) {
+            if (!isAdmin(request)) {
+                reply.send(
+                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+                return;
+            }
+            QJsonObject body;
+            QString why;
+            if (!request.jsonBody(&body, &why)) {
+                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+                return;
+            }
+            const QString method = body.value(QStringLiteral("method")).toString();
+            const QJsonValue params = body.value(QStringLiteral("params"));
+            if (method.isEmpty() || !(params.isUndefined() || params.isNull() || params.isObject())) {
+                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
+                    QStringLiteral("expected {\"method\": string, \"params\": object}")));
+                return;
+            }
+            const qint64 timeoutMs
+                = std::clamp<qint64>(body.value(QStringLiteral("timeoutMs")).toInteger(30000), 1, 300000);
+            m_tunnels.call(request.params.value(QStringLiteral("id")), method, params.toObject(),
+                std::chrono::milliseconds(timeoutMs), [reply](CallResult result) {
+                    if (result) {
+                        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("result"), result.value()}}));
+                        return;
+                    }
+                    const CallError &e = result.error();
+                    switch (e.code) {
+                    case CallError::Code::NotConnected:
+                        reply.send(HttpResponse::error(503, QStringLiteral("server_offline"), e.message));
+                        return;
+                    case CallError::Code::Timeout:
+                        reply.send(HttpResponse::error(504, QStringLiteral("timeout"), e.message));
+                        return;
+                    case CallError::Code::Lost:
+                        reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"), e.message));
+                        return;
+                    case CallError::Code::Remote:
+                        reply.send(HttpResponse::error(e.status >= 400 && e.status < 600 ? e.status : 502,
+                            e.errorCode.isEmpty() ? QStringLiteral("remote_error") : e.errorCode, e.message));
+                        return;
+                    }
+                });
+        });
 }
 
 } // namespace isolation::hub

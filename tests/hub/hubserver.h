@@ -2,8 +2,10 @@
 // origin (API, admin, pages) and the preview origin (views, one host name per view).
 #pragma once
 
+#include "core/clock.h"
 #include "core/result.h"
 #include "http/httpserver.h"
+#include "tunnelregistry.h"
 
 #include <QByteArray>
 #include <QHostAddress>
@@ -18,6 +20,7 @@ class ActionLog;
 class HubState;
 class PairingService;
 class ServerService;
+class TunnelAuthenticator;
 
 class HubServer final : public QObject
 {
@@ -46,15 +49,27 @@ public:
     QUrl previewUrl() const;
     QString adminFile() const;
 
+    // Decides which tunnel upgrades are accepted (pairing's server registry plugs in here).
+    // Without one, every tunnel is refused with 401.
+    // Tests may plug in their own; otherwise start() uses the server registry.
+    void setTunnelVerifier(TunnelRegistry::Verifier verifier)
+    {
+        m_verifierOverridden = true;
+        m_tunnels.setVerifier(std::move(verifier));
+    }
+    TunnelRegistry &tunnels() { return m_tunnels; }
+
 private:
     void registerAppRoutes();
     void registerModules();
     void registerPreviewRoutes();
+    void registerTunnelRoutes();
     bool isAdmin(const HttpRequest &request) const;
 
     Options m_options;
     HttpServer m_app;
     HttpServer m_preview;
+    TunnelRegistry m_tunnels;
     quint16 m_appPort = 0;
     quint16 m_previewPort = 0;
     QByteArray m_adminToken;
@@ -62,6 +77,9 @@ private:
     std::unique_ptr<ActionLog> m_log;
     std::unique_ptr<PairingService> m_pairing;
     std::unique_ptr<ServerService> m_servers;
+    SystemClock m_clock;
+    std::unique_ptr<TunnelAuthenticator> m_tunnelAuth;
+    bool m_verifierOverridden = false;
 };
 
 } // namespace isolation::hub

@@ -12,6 +12,8 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QJsonDocument>
+#include <QJsonObject>
+#include <QUrl>
 
 #include <cstdio>
 
@@ -19,25 +21,28 @@ using namespace isolation;
 
 namespace {
 
-const char *kHelp = "Usage:\n"
-                    "  isolation-hub serve --data DIR [--listen HOST:PORT] [--preview HOST:PORT]\n"
-                    "  isolation-hub --data DIR COMMAND [options]\n"
-                    "\n"
-                    "A local hub that speaks the Isolation cloud's protocol (docs/protocol.md): the peer of the\n"
-                    "integration tests and the default cloud for trying the product on one machine.\n"
-                    "\n"
-                    "serve     Run the hub. The app origin (API, pages) listens on --listen (default\n"
-                    "          127.0.0.1:8470), the preview origin (views) on --preview (default 127.0.0.1:8471).\n"
-                    "          Port 0 picks a free port. Writes DIR/admin.json (mode 0600) with the admin token.\n"
-                    "\n"
-                    "Admin commands (talk to the running hub with the token in DIR/admin.json):\n"
-                    "  status [--json]   Show the running hub's origins.\n"
-                    "\n"
-                    "Options:\n"
-                    "  -h, --help        Show this help.\n"
-                    "  -v, --version     Show the version.\n"
-                    "\n"
-                    "Exit codes: 0 success, 1 failure, 2 bad command line.\n";
+const char *kHelp
+    = "Usage:\n"
+      "  isolation-hub serve --data DIR [--listen HOST:PORT] [--preview HOST:PORT]\n"
+      "  isolation-hub --data DIR COMMAND [options]\n"
+      "\n"
+      "A local hub that speaks the Isolation cloud's protocol (docs/protocol.md): the peer of the\n"
+      "integration tests and the default cloud for trying the product on one machine.\n"
+      "\n"
+      "serve     Run the hub. The app origin (API, pages) listens on --listen (default\n"
+      "          127.0.0.1:8470), the preview origin (views) on --preview (default 127.0.0.1:8471).\n"
+      "          Port 0 picks a free port. Writes DIR/admin.json (mode 0600) with the admin token.\n"
+      "          Testing options: --code-lifetime S (pairing codes, default 600),\n"
+      "          --poll-interval S (device-code polling, default 5), --heartbeat-interval S (default 15).\n"
+      "\n"
+      "Admin commands (talk to the running hub with the token in DIR/admin.json):\n"
+      "%s"
+      "\n"
+      "Options:\n"
+      "  -h, --help        Show this help.\n"
+      "  -v, --version     Show the version.\n"
+      "\n"
+      "Exit codes: 0 success, 1 failure, 2 bad command line.\n";
 
 void print(const QString &text)
 {

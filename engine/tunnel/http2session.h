@@ -1,0 +1,97 @@
+// One HTTP/2 connection over nghttp2, in either role, as bytes in and bytes out: the transport
+// (the tunnel's WebSocket) feeds receive() and sends whatever output() emits. Requests and
+// responses are TunnelStreams with per-stream flow control (windows open as the reader reads).
+#pragma once
+
+#include "core/result.h"
+#include "tunnelstream.h"
+
+#include <QHash>
+#include <QObject>
+#include <QSet>
+
+#include <memory>
+
+struct nghttp2_session;
+
+namespace isolation {
+
+class Http2Session final : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Role { Client, Server };
+
+    struct Settings
+    {
+        quint32 maxConcurrentStreams = 1000;
+        qint32 streamWindow = 256 * 1024; // SETTINGS_INITIAL_WINDOW_SIZE we announce
+        qint32 connectionWindow = 1024 * 1024; // our connection-level receive window
+        qint64 maxOutputChunk = qint64(256) * 1024; // largest single output() emission (one WebSocket message)
+    };
+
+    Http2Session(Role role, Settings settings, QObject *parent = nullptr);
+    // Closes every open stream with Cancel before the session goes.
+    ~Http2Session() override;
+
+    Role role() const { return m_role; }
+
+    // Queues the connection preface (client) and our SETTINGS, then flushes them out.
+    Status start();
+    // Feeds bytes from the peer. An error means the connection is broken (a GOAWAY is queued).
+    Status receive(QByteArrayView bytes);
+
+    // Client side: opens a stream with a request head. With `endStream` the request has no
+    // body; otherwise write() and finish() the body. Fails once the peer sent GOAWAY.
+    Result<TunnelStream *> request(const TunnelHead &head, bool endStream);
+
+    // Sends a PING; pingAcknowledged() follows when the peer answers.
+    void ping();
+    // Graceful shutdown: GOAWAY naming the last stream we accepted; open streams may finish.
+    void shutdown();
+    // Immediate GOAWAY with an error code; the caller closes the transport.
+    void terminate(quint32 errorCode);
+
+    int streamCount() const { return int(m_streams.size()); }
+    bool goAwayReceived() const { return m_goAwayReceived; }
+    // nghttp2 still wants to read or write; false after both sides sent GOAWAY and streams ended.
+    bool isAlive() const;
+
+Q_SIGNALS:
+    void output(const QByteArray &bytes);
+    // Server side: a request head arrived (its body may follow).
+    void incomingStream(isolation::TunnelStream *stream);
+    void pingAcknowledged();
+    void goAway(quint32 errorCode);
+    // A stream ended (after its closed()); streamCount() is already lower.
+    void streamClosed();
+
+private:
+    friend class TunnelStream;
+    struct Callbacks;
+
+    // Streams call these.
+    void resume(TunnelStream *stream);
+    void submitResponse(TunnelStream *stream, bool endStream);
+    void consume(TunnelStream *stream, qint64 bytes);
+    void consumeConnection(qint64 bytes);
+    void resetStream(TunnelStream *stream, quint32 errorCode);
+    void forget(TunnelStream *stream);
+
+    void flush();
+    TunnelStream *stream(qint32 id) const { return m_streams.value(id); }
+
+    Role m_role;
+    Settings m_settings;
+    std::unique_ptr<nghttp2_session, void (*)(nghttp2_session *)> m_session;
+    QHash<qint32, TunnelStream *> m_streams;
+    QHash<qint32, TunnelHead> m_partial; // heads being received
+    QSet<qint32> m_wrote; // streams nghttp2 took body bytes from during this flush
+    int m_busy = 0; // inside nghttp2 (receive or send): flushing waits
+    bool m_flushing = false;
+    bool m_flushAgain = false;
+    bool m_goAwayReceived = false;
+    bool m_broken = false;
+};
+
+} // namespace isolation

@@ -1,0 +1,44 @@
+// The tunnel's control-plane calls: `POST /rpc/<method>` with a JSON object in and a JSON object
+// out (docs/protocol.md, "Tunnel"). The Engine registers the handlers; errors answer with the
+// protocol's error body.
+#pragma once
+
+#include "core/result.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QString>
+
+#include <functional>
+
+namespace isolation {
+
+class TunnelStream;
+
+class RpcDispatcher
+{
+public:
+    using Reply = std::function<void(Result<QJsonObject>)>;
+    // Answers now or later through `reply` (once; later calls are ignored).
+    using AsyncHandler = std::function<void(const QJsonObject &params, Reply reply)>;
+    using Handler = std::function<Result<QJsonObject>(const QJsonObject &params)>;
+
+    static constexpr qint64 MaxRequestBody = qint64(1024) * 1024;
+    static constexpr const char *PathPrefix = "/rpc/";
+
+    void add(const QString &method, Handler handler);
+    void addAsync(const QString &method, AsyncHandler handler);
+    void remove(const QString &method) { m_handlers.remove(method); }
+    bool has(const QString &method) const { return m_handlers.contains(method); }
+    QStringList methods() const { return m_handlers.keys(); }
+
+    // Serves a stream whose path starts with PathPrefix: collects the body, runs the handler,
+    // answers. Error statuses: 400 bad JSON or InvalidInput, 404 unknown method or NotFound,
+    // 405 not POST, 413 body too large, 500 Failed, 503 Unavailable.
+    void serve(TunnelStream *stream) const;
+
+private:
+    QHash<QString, AsyncHandler> m_handlers;
+};
+
+} // namespace isolation

@@ -1,0 +1,405 @@
+#include "tunnelclient.h"
+
+#include "core/logging.h"
+#include "core/version.h"
+#include "tunnelauth.h"
+
+#include <QHostAddress>
+#include <QLoggingCategory>
+#include <QNetworkProxy>
+#include <QNetworkRequest>
+#include <QRegularExpression>
+#include <QWebSocket>
+
+Q_LOGGING_CATEGORY(lcTunnel, "isolation.tunnel")
+
+namespace isolation {
+
+QString tunnelStateName(TunnelState state)
+{
+    switch (state) {
+    case TunnelState::Disconnected:
+        return QStringLiteral("disconnected");
+    case TunnelState::Connecting:
+        return QStringLiteral("connecting");
+    case TunnelState::Connected:
+        return QStringLiteral("connected");
+    case TunnelState::Draining:
+        return QStringLiteral("draining");
+    case TunnelState::Backoff:
+        return QStringLiteral("backoff");
+    }
+    return QStringLiteral("disconnected");
+}
+
+QString tunnelErrorCodeName(TunnelError::Code code)
+{
+    switch (code) {
+    case TunnelError::Code::InvalidConfig:
+        return QStringLiteral("invalid_config");
+    case TunnelError::Code::Unauthorized:
+        return QStringLiteral("unauthorized");
+    case TunnelError::Code::Unavailable:
+        return QStringLiteral("unavailable");
+    case TunnelError::Code::Protocol:
+        return QStringLiteral("protocol");
+    }
+    return QStringLiteral("unavailable");
+}
+
+namespace {
+
+bool loopbackHost(const QString &host)
+{
+    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        return true;
+    const QHostAddress address(host);
+    return !address.isNull() && address.isLoopback();
+}
+
+// Qt reports a refused handshake only as text ("... Unhandled http status code: 401 (...)").
+int handshakeStatus(const QString &errorString)
+{
+    static const QRegularExpression re(QStringLiteral("status code: (\\d{3})"));
+    const auto m = re.match(errorString);
+    return m.hasMatch() ? m.captured(1).toInt() : 0;
+}
+
+} // namespace
+
+TunnelClient::TunnelClient(Options options, const Clock &clock, std::unique_ptr<Timer> reconnectTimer, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_clock(clock)
+    , m_reconnectTimer(reconnectTimer ? std::move(reconnectTimer) : std::make_unique<SystemTimer>())
+    , m_backoff(m_options.backoff, clock, m_options.random01)
+    , m_reason(tr("Tunnel not started"))
+{
+    m_keepalive.setInterval(m_options.pingInterval);
+    connect(&m_keepalive, &QTimer::timeout, this, &TunnelClient::keepaliveTick);
+    m_handshakeTimer.setSingleShot(true);
+    connect(&m_handshakeTimer, &QTimer::timeout, this, [this] {
+        onSocketGone(TunnelError::unavailable(tr("the hub did not complete the tunnel handshake in time")));
+    });
+    m_drainTimer.setSingleShot(true);
+    connect(&m_drainTimer, &QTimer::timeout, this, &TunnelClient::finishDrain);
+    setStreamHandler(RpcDispatcher::PathPrefix, [this](TunnelStream *stream) { m_rpc.serve(stream); });
+}
+
+TunnelClient::~TunnelClient()
+{
+    m_running = false;
+    m_reconnectTimer->stop();
+    teardown(); // the session and socket are children: they go with the client
+}
+
+Result<QUrl, TunnelError> TunnelClient::tunnelUrl(const QUrl &hub)
+{
+    if (!hub.isValid() || hub.host().isEmpty())
+        return TunnelError::invalidConfig(tr("the hub URL is not valid: %1").arg(hub.toString()));
+    QUrl url = hub;
+    const QString scheme = hub.scheme().toLower();
+    if (scheme == QLatin1String("https") || scheme == QLatin1String("wss"))
+        url.setScheme(QStringLiteral("wss"));
+    else if (scheme == QLatin1String("http") || scheme == QLatin1String("ws"))
+        url.setScheme(QStringLiteral("ws"));
+    else
+        return TunnelError::invalidConfig(tr("the hub URL must be https:// or wss://: %1").arg(hub.toString()));
+    if (url.scheme() == QLatin1String("ws") && !loopbackHost(url.host()))
+        return TunnelError::invalidConfig(
+            tr("refusing an unencrypted tunnel to %1: use wss:// (ws:// is for loopback hubs only)").arg(url.host()));
+    QString path = url.path();
+    while (path.endsWith(QLatin1Char('/')))
+        path.chop(1);
+    url.setPath(path + QStringLiteral("/v1/tunnel"));
+    url.setQuery(QString());
+    url.setFragment(QString());
+    return url;
+}
+
+Result<void, TunnelError> TunnelClient::start()
+{
+    if (m_running)
+        return {};
+    auto url = tunnelUrl(m_options.hub);
+    std::optional<TunnelError> bad;
+    if (!url)
+        bad = url.error();
+    else if (!TunnelAuth::validServerId(m_options.serverId))
+        bad = TunnelError::invalidConfig(tr("the server id is not valid"));
+    else if (m_options.credential.isEmpty() || !m_options.sign)
+        bad = TunnelError::invalidConfig(tr("the tunnel needs the server credential and key"));
+    if (bad) {
+        m_lastError = bad;
+        qCWarning(lcTunnel) << "tunnel not started:" << bad->message;
+        setState(TunnelState::Disconnected, bad->message);
+        return *bad;
+    }
+    m_url = url.value();
+    logging::addRedaction(m_options.credential);
+    m_running = true;
+    m_backoff.reset();
+    connectNow();
+    return {};
+}
+
+void TunnelClient::stop()
+{
+    m_running = false;
+    m_reconnectTimer->stop();
+    if (m_session)
+        m_session->terminate(TunnelStream::NoError);
+    if (m_socket)
+        m_socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("stopping"));
+    teardown();
+    setState(TunnelState::Disconnected, tr("Tunnel stopped"));
+}
+
+void TunnelClient::drain(std::chrono::milliseconds bound)
+{
+    if (m_state != TunnelState::Connected || !m_session) {
+        if (m_state != TunnelState::Draining) {
+            stop();
+            Q_EMIT drained();
+        }
+        return;
+    }
+    qCInfo(lcTunnel) << "draining the tunnel:" << m_session->streamCount() << "open stream(s)";
+    m_running = false;
+    m_reconnectTimer->stop();
+    setState(TunnelState::Draining, tr("Closing the tunnel: finishing open requests"));
+    m_session->shutdown();
+    if (m_session && m_session->streamCount() == 0)
+        finishDrain();
+    else
+        m_drainTimer.start(bound);
+}
+
+void TunnelClient::setStreamHandler(const QByteArray &pathPrefix, StreamHandler handler)
+{
+    for (auto &h : m_handlers) {
+        if (h.first == pathPrefix) {
+            h.second = std::move(handler);
+            return;
+        }
+    }
+    m_handlers.append({pathPrefix, std::move(handler)});
+    std::sort(m_handlers.begin(), m_handlers.end(),
+        [](const auto &a, const auto &b) { return a.first.size() > b.first.size(); });
+}
+
+void TunnelClient::connectNow()
+{
+    if (!m_running)
+        return;
+    teardown();
+    setState(TunnelState::Connecting, tr("Connecting to %1").arg(m_url.host()));
+
+    m_socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this);
+    if (loopbackHost(m_url.host()))
+        m_socket->setProxy(QNetworkProxy::NoProxy);
+    m_socket->setMaxAllowedIncomingMessageSize(MaxMessageSize);
+    m_socket->setMaxAllowedIncomingFrameSize(MaxMessageSize);
+    QWebSocket *socket = m_socket;
+    connect(socket, &QWebSocket::connected, this, &TunnelClient::onConnected);
+    connect(socket, &QWebSocket::binaryMessageReceived, this, &TunnelClient::onMessage);
+    connect(socket, &QWebSocket::textMessageReceived, this,
+        [this] { onSocketGone(TunnelError::protocol(tr("the hub sent a text message on the tunnel"))); });
+    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
+        [this, socket](QAbstractSocket::SocketError) {
+            if (socket != m_socket)
+                return;
+            const QString text = socket->errorString();
+            const int status = handshakeStatus(text);
+            if (status == 401 || status == 403)
+                onSocketGone(
+                    TunnelError::unauthorized(tr("the hub refused this server's credential (HTTP %1)").arg(status)));
+            else if (status != 0)
+                onSocketGone(TunnelError::protocol(tr("the hub refused the tunnel (HTTP %1)").arg(status)));
+            else
+                onSocketGone(TunnelError::unavailable(tr("cannot reach the hub: %1").arg(text)));
+        });
+    connect(socket, &QWebSocket::disconnected, this, [this, socket] {
+        if (socket != m_socket)
+            return;
+        const QString why = socket->closeReason().isEmpty()
+            ? tr("the hub closed the tunnel")
+            : tr("the hub closed the tunnel: %1").arg(socket->closeReason());
+        onSocketGone(TunnelError::unavailable(why));
+    });
+
+    QNetworkRequest request(m_url);
+    const qint64 timestamp = m_clock.unixSeconds();
+    const QByteArray nonce = TunnelAuth::newNonce();
+    const QByteArray signature = m_options.sign(TunnelAuth::signedMessage(m_options.serverId, timestamp, nonce));
+    for (const auto &h : TunnelAuth::headers(m_options.serverId, m_options.credential, timestamp, nonce, signature))
+        request.setRawHeader(h.first, h.second);
+    request.setRawHeader("User-Agent",
+        m_options.userAgent.isEmpty() ? QByteArray("isolation-engine/" ISOLATION_VERSION) : m_options.userAgent);
+    qCDebug(lcTunnel) << "connecting to" << m_url.toString() << "as" << m_options.serverId;
+    m_handshakeTimer.start(m_options.handshakeTimeout);
+    socket->open(request);
+}
+
+void TunnelClient::onConnected()
+{
+    m_handshakeTimer.stop();
+    m_session = new Http2Session(Http2Session::Role::Server, m_options.http2, this);
+    QPointer<QWebSocket> socket = m_socket;
+    connect(m_session, &Http2Session::output, this, [socket](const QByteArray &bytes) {
+        if (socket)
+            socket->sendBinaryMessage(bytes);
+    });
+    connect(m_session, &Http2Session::incomingStream, this, &TunnelClient::onStream);
+    // Queued: a stream closes while nghttp2 is still producing its last frames, which must
+    // reach the WebSocket before the close does.
+    connect(
+        m_session, &Http2Session::streamClosed, this,
+        [this] {
+            if (m_state == TunnelState::Draining && m_session && m_session->streamCount() == 0)
+                finishDrain();
+        },
+        Qt::QueuedConnection);
+    connect(m_session, &Http2Session::goAway, this,
+        [](quint32 code) { qCInfo(lcTunnel) << "the hub is closing the tunnel (GOAWAY, code" << code << ")"; });
+    if (auto s = m_session->start(); !s) {
+        onSocketGone(TunnelError::protocol(s.error().message));
+        return;
+    }
+    ++m_connections;
+    m_backoff.connected();
+    m_lastHeard = m_clock.monotonicMs();
+    m_keepalive.start();
+    m_lastError.reset();
+    qCInfo(lcTunnel) << "tunnel up to" << m_url.host() << "(connection" << m_connections << ")";
+    setState(TunnelState::Connected, tr("Connected to %1").arg(m_url.host()));
+    Q_EMIT connected();
+}
+
+void TunnelClient::onMessage(const QByteArray &bytes)
+{
+    m_lastHeard = m_clock.monotonicMs();
+    if (!m_session)
+        return;
+    if (auto s = m_session->receive(bytes); !s) {
+        onSocketGone(TunnelError::protocol(s.error().message));
+        return;
+    }
+    if (m_session->isAlive())
+        return;
+    // nghttp2 is done with the connection: both sides said GOAWAY and no stream is left, or it
+    // found the hub breaking HTTP/2 and queued a GOAWAY of its own.
+    if (m_state == TunnelState::Draining)
+        QMetaObject::invokeMethod(this, &TunnelClient::finishDrain, Qt::QueuedConnection);
+    else if (m_session->goAwayReceived())
+        onSocketGone(TunnelError::unavailable(tr("the hub closed the tunnel (GOAWAY)")));
+    else
+        onSocketGone(TunnelError::protocol(tr("the hub broke the HTTP/2 protocol")));
+}
+
+void TunnelClient::onSocketGone(const TunnelError &why)
+{
+    if (!m_socket)
+        return;
+    const bool wasUp = m_state == TunnelState::Connected || m_state == TunnelState::Draining;
+    const bool draining = m_state == TunnelState::Draining;
+    if (wasUp)
+        m_backoff.disconnected();
+    teardown();
+    m_lastError = why;
+    if (wasUp) {
+        qCInfo(lcTunnel) << "tunnel down:" << why.message;
+        Q_EMIT disconnected(why.message);
+    } else {
+        qCInfo(lcTunnel) << "tunnel attempt failed:" << why.message;
+    }
+    if (draining) {
+        setState(TunnelState::Disconnected, tr("Tunnel closed"));
+        Q_EMIT drained();
+        return;
+    }
+    if (!m_running || !why.retryable()) {
+        m_running = false;
+        setState(TunnelState::Disconnected, why.message);
+        return;
+    }
+    const auto delay = m_backoff.nextDelay();
+    setState(TunnelState::Backoff,
+        tr("Reconnecting in %1 s: %2").arg(QString::number(double(delay.count()) / 1000.0, 'f', 1), why.message));
+    Q_EMIT reconnectScheduled(delay);
+    m_reconnectTimer->start(delay, [this] { connectNow(); });
+}
+
+void TunnelClient::onStream(TunnelStream *stream)
+{
+    const QByteArray &path = stream->requestHead().path;
+    for (const auto &h : std::as_const(m_handlers)) {
+        if (path.startsWith(h.first)) {
+            h.second(stream);
+            return;
+        }
+    }
+    stream->respondWith(404, {{"content-type", "application/json"}},
+        R"({"error":{"code":"not_found","message":"no such tunnel resource"}})");
+}
+
+void TunnelClient::keepaliveTick()
+{
+    if (!m_session)
+        return;
+    const qint64 silent = m_clock.monotonicMs() - m_lastHeard;
+    if (silent >= m_options.deadAfter.count()) {
+        onSocketGone(TunnelError::unavailable(tr("the hub stopped answering (silent for %1 s)").arg(silent / 1000)));
+        return;
+    }
+    m_session->ping();
+}
+
+void TunnelClient::finishDrain()
+{
+    if (m_state != TunnelState::Draining || !m_socket)
+        return;
+    if (m_socket->state() == QAbstractSocket::ConnectedState && !m_drainClosing) {
+        // Close politely, and give the hub a moment to answer the close before cutting it.
+        m_drainClosing = true;
+        m_socket->close(QWebSocketProtocol::CloseCodeNormal, QStringLiteral("draining"));
+        m_drainTimer.start(2000);
+        return;
+    }
+    onSocketGone(TunnelError::unavailable(tr("tunnel drained")));
+}
+
+void TunnelClient::teardown()
+{
+    m_keepalive.stop();
+    m_handshakeTimer.stop();
+    m_drainTimer.stop();
+    m_drainClosing = false;
+    if (m_session) {
+        disconnect(m_session, nullptr, this, nullptr);
+        // Later: this may run inside the session's own signal.
+        m_session->deleteLater();
+        m_session = nullptr;
+    }
+    if (m_socket) {
+        disconnect(m_socket, nullptr, this, nullptr);
+        m_socket->flush(); // a last GOAWAY, if any, before the cut
+        m_socket->abort();
+        m_socket->deleteLater();
+        m_socket = nullptr;
+    }
+}
+
+void TunnelClient::setState(TunnelState state, const QString &reason)
+{
+    if (state == m_state && reason == m_reason)
+        return;
+    const bool changed = state != m_state;
+    m_state = state;
+    m_reason = reason;
+    if (changed)
+        qCDebug(lcTunnel) << "tunnel state" << tunnelStateName(state);
+    Q_EMIT stateChanged(state);
+}
+
+} // namespace isolation
