@@ -1,6 +1,7 @@
 // Save: the root commit, commits of everything or a selection, the merge into main, undo after a
 // refused upload, nested repositories, compare-and-swap between two writers.
 #include "gitcli.h"
+#include "testsession.h"
 #include "workspace/workspace.h"
 
 #include "core/clock.h"
@@ -18,6 +19,7 @@
 using namespace isolation;
 using isolation::test::GitCli;
 using isolation::test::GitRun;
+using isolation::test::TestSession;
 
 class tst_WorkspaceSave final : public QObject
 {
@@ -37,43 +39,14 @@ private Q_SLOTS:
     void twoWritersOneLoses();
 
 private:
-    struct Session
-    {
-        QString gitDir;
-        QString work;
-        std::unique_ptr<Workspace> ws;
-    };
-    Session openSession(const QTemporaryDir &root, const QString &id);
-    QString tree(const Session &s, const QString &rev);
     ManualClock m_clock;
 };
-
-tst_WorkspaceSave::Session tst_WorkspaceSave::openSession(const QTemporaryDir &root, const QString &id)
-{
-    Session s;
-    s.gitDir = root.path() + QStringLiteral("/sessions/") + id + QStringLiteral("/git");
-    s.work = root.path() + QStringLiteral("/sessions/") + id + QStringLiteral("/workspace");
-    auto ws = Workspace::open(s.gitDir, s.work, id, m_clock);
-    if (!ws)
-        qWarning() << "open failed:" << ws.error().message;
-    else
-        s.ws = std::move(ws.value());
-    return s;
-}
-
-// "path mode" lines of every file in `rev`'s tree.
-QString tst_WorkspaceSave::tree(const Session &s, const QString &rev)
-{
-    return QString::fromUtf8(
-        GitCli::inRepo(s.gitDir, {QStringLiteral("ls-tree"), QStringLiteral("-r"), QStringLiteral("--name-only"), rev})
-            .out.trimmed());
-}
 
 void tst_WorkspaceSave::rootCommitIsDeterministic()
 {
     QTemporaryDir a, b;
-    Session one = openSession(a, QStringLiteral("one"));
-    Session two = openSession(b, QStringLiteral("two"));
+    TestSession one = TestSession::open(a.path(), QStringLiteral("one"), m_clock);
+    TestSession two = TestSession::open(b.path(), QStringLiteral("two"), m_clock);
     QVERIFY(one.ws && two.ws);
     QCOMPARE(one.ws->refId("main").value(), QByteArray(Workspace::kRootCommitId));
     QCOMPARE(two.ws->refId("main").value(), QByteArray(Workspace::kRootCommitId));
@@ -99,7 +72,7 @@ void tst_WorkspaceSave::rootCommitIsDeterministic()
 void tst_WorkspaceSave::layout()
 {
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     // The sandbox sees the worktree only: no .git in it, the history lives apart.
     QVERIFY(!QFileInfo::exists(s.work + QStringLiteral("/.git")));
@@ -111,7 +84,7 @@ void tst_WorkspaceSave::layout()
         QByteArray("false"));
     // Reopening finds the same repository.
     s.ws.reset();
-    Session again = openSession(root, QStringLiteral("s1"));
+    TestSession again = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(again.ws);
     QCOMPARE(again.ws->refId("session").value(), QByteArray(Workspace::kRootCommitId));
 }
@@ -129,7 +102,7 @@ void tst_WorkspaceSave::refusesBadArguments()
         root.path() + QStringLiteral("/w/.hist"), root.path() + QStringLiteral("/w"), QStringLiteral("s"), m_clock);
     QVERIFY(!inside);
     // One git dir, one session.
-    Session s = openSession(root, QStringLiteral("a"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("a"), m_clock);
     QVERIFY(s.ws);
     s.ws.reset();
     auto other = Workspace::open(s.gitDir, s.work, QStringLiteral("b"), m_clock);
@@ -140,7 +113,7 @@ void tst_WorkspaceSave::refusesBadArguments()
 void tst_WorkspaceSave::saveAll()
 {
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/a.txt"), "alpha\n"));
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/dir/b.txt"), "beta\n"));
@@ -155,7 +128,7 @@ void tst_WorkspaceSave::saveAll()
     QVERIFY2(c, qPrintable(c ? QString() : c.error().message));
     QVERIFY(c.value().created);
     QCOMPARE(c.value().commit, s.ws->refId("session").value());
-    QCOMPARE(tree(s, QStringLiteral("session/s1")), QStringLiteral("a.txt\ndir/b.txt\ndir/deeper/c.bin"));
+    QCOMPARE(s.files(QStringLiteral("session/s1")), QStringLiteral("a.txt\ndir/b.txt\ndir/deeper/c.bin"));
     QCOMPARE(GitCli::inRepo(s.gitDir, {QStringLiteral("show"), QStringLiteral("session/s1:dir/deeper/c.bin")}).out,
         QByteArray("\0\1\2\3", 4));
     QVERIFY(s.ws->changes().value().files.isEmpty());
@@ -170,7 +143,7 @@ void tst_WorkspaceSave::saveAll()
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/new.txt"), "new\n"));
     auto c2 = s.ws->commit();
     QVERIFY(c2 && c2.value().created);
-    QCOMPARE(tree(s, QStringLiteral("session/s1")), QStringLiteral("a.txt\ndir/deeper/c.bin\nnew.txt"));
+    QCOMPARE(s.files(QStringLiteral("session/s1")), QStringLiteral("a.txt\ndir/deeper/c.bin\nnew.txt"));
     // Nothing changed: no commit.
     auto c3 = s.ws->commit();
     QVERIFY(c3);
@@ -203,7 +176,7 @@ void tst_WorkspaceSave::saveSelection()
     QFETCH(QString, committed);
     QFETCH(QStringList, stillChanged);
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/base.txt"), "base\n"));
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/old.txt"), "old\n"));
@@ -223,7 +196,7 @@ void tst_WorkspaceSave::saveSelection()
     QCOMPARE(GitCli::out(
                  {QStringLiteral("--git-dir=") + s.gitDir, QStringLiteral("rev-parse"), QStringLiteral("session/s1^")}),
         before);
-    QCOMPARE(tree(s, QStringLiteral("session/s1")), committed);
+    QCOMPARE(s.files(QStringLiteral("session/s1")), committed);
     // The rest stays in the worktree, uncommitted, byte for byte.
     QCOMPARE(GitCli::snapshot(s.work), worktreeBefore);
     auto changes = s.ws->changes();
@@ -241,7 +214,7 @@ void tst_WorkspaceSave::saveSelection()
 void tst_WorkspaceSave::selectionOfMissingPathFails()
 {
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/a.txt"), "a\n"));
     auto missing = s.ws->commit({QStringLiteral("nope.txt")});
@@ -255,7 +228,7 @@ void tst_WorkspaceSave::selectionOfMissingPathFails()
 void tst_WorkspaceSave::mergeCommitHasTwoParents()
 {
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/a.txt"), "a\n"));
     QVERIFY(s.ws->commit().value().created);
@@ -269,7 +242,7 @@ void tst_WorkspaceSave::mergeCommitHasTwoParents()
     const QByteArray parents = GitCli::out({QStringLiteral("--git-dir=") + s.gitDir, QStringLiteral("rev-list"),
         QStringLiteral("--parents"), QStringLiteral("-n1"), QStringLiteral("main")});
     QCOMPARE(parents, m.value().main + ' ' + QByteArray(Workspace::kRootCommitId) + ' ' + session);
-    QCOMPARE(tree(s, QStringLiteral("main")), QStringLiteral("a.txt"));
+    QCOMPARE(s.files(QStringLiteral("main")), QStringLiteral("a.txt"));
     QVERIFY(s.ws->savePending().value());
     QCOMPARE(s.ws->refId("session").value(), session);
     // Merging again brings nothing new.
@@ -282,7 +255,7 @@ void tst_WorkspaceSave::mergeCommitHasTwoParents()
 void tst_WorkspaceSave::undoMergeAfterRefusedUpload()
 {
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/a.txt"), "a\n"));
     QVERIFY(s.ws->commit().value().created);
@@ -307,20 +280,20 @@ void tst_WorkspaceSave::undoMergeAfterRefusedUpload()
     QVERIFY(s.ws->undoMerge());
     QCOMPARE(s.ws->refId("main").value(), published);
     QCOMPARE(s.ws->refId("session").value(), session);
-    QCOMPARE(tree(s, QStringLiteral("session/s1")), QStringLiteral("a.txt\nb.txt"));
+    QCOMPARE(s.files(QStringLiteral("session/s1")), QStringLiteral("a.txt\nb.txt"));
     QVERIFY(!s.ws->savePending().value());
     QVERIFY(s.ws->undoMerge()); // nothing left to undo: still fine
     QCOMPARE(s.ws->refId("main").value(), published);
     // The save can be redone.
     QVERIFY(s.ws->mergeIntoMain().value().merged);
-    QCOMPARE(tree(s, QStringLiteral("main")), QStringLiteral("a.txt\nb.txt"));
+    QCOMPARE(s.files(QStringLiteral("main")), QStringLiteral("a.txt\nb.txt"));
 }
 
 void tst_WorkspaceSave::mergeIntoMainRefusesConflicts()
 {
     QTemporaryDir root;
-    Session a = openSession(root, QStringLiteral("a"));
-    Session b = openSession(root, QStringLiteral("b"));
+    TestSession a = TestSession::open(root.path(), QStringLiteral("a"), m_clock);
+    TestSession b = TestSession::open(root.path(), QStringLiteral("b"), m_clock);
     QVERIFY(a.ws && b.ws);
     // A publishes f; B starts from it.
     QVERIFY(GitCli::writeFile(a.work + QStringLiteral("/f.txt"), "line 1\nline 2\nline 3\n"));
@@ -357,7 +330,7 @@ void tst_WorkspaceSave::mergeIntoMainRefusesConflicts()
 void tst_WorkspaceSave::nestedRepositoriesStayOut()
 {
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     QVERIFY(GitCli::writeFile(s.work + QStringLiteral("/top.txt"), "top\n"));
     // A cloned repository with files and history of its own.
@@ -391,8 +364,8 @@ void tst_WorkspaceSave::nestedRepositoriesStayOut()
     QVERIFY(s.ws->commit().value().created);
     QVERIFY(s.ws->mergeIntoMain().value().merged);
     const QString expected = QStringLiteral("a/sibling.txt\ntop.txt");
-    QCOMPARE(tree(s, QStringLiteral("session/s1")), expected);
-    QCOMPARE(tree(s, QStringLiteral("main")), expected);
+    QCOMPARE(s.files(QStringLiteral("session/s1")), expected);
+    QCOMPARE(s.files(QStringLiteral("main")), expected);
 
     // Nor do they reach a bundle: every bundled ref's tree, as git reads the bundle.
     const QString bundle = root.path() + QStringLiteral("/out.bundle");
@@ -425,7 +398,7 @@ void tst_WorkspaceSave::twoWritersOneLoses()
     // Two handles on one repository, each on its own thread, committing as fast as they can: a
     // commit either lands or fails with Conflict; none is lost.
     QTemporaryDir root;
-    Session s = openSession(root, QStringLiteral("s1"));
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(s.ws);
     auto second = Workspace::open(s.gitDir, s.work, QStringLiteral("s1"), m_clock);
     QVERIFY(second);
