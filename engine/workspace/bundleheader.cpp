@@ -69,7 +69,7 @@ QByteArray BundleHeader::serialize() const
 
 Result<BundleHeader, WorkspaceError> BundleHeader::read(QIODevice &in)
 {
-    const git::Library library; // for ref name validation
+    git::ensureLibrary(); // for ref name validation
     BundleHeader header;
     int lineNumber = 1;
     auto first = readLine(in, lineNumber);

@@ -24,6 +24,7 @@ Result<void, WorkspaceError> check(int rc, const QString &what)
 
 bool GitRepo::isValidSessionId(const QString &id)
 {
+    git::ensureLibrary();
     static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
     if (!pattern.match(id).hasMatch() || id.contains(QLatin1String("..")) || id.endsWith(QLatin1String(".lock")))
         return false;
@@ -35,6 +36,7 @@ bool GitRepo::isValidSessionId(const QString &id)
 Result<std::unique_ptr<GitRepo>, WorkspaceError> GitRepo::open(
     const QString &gitDir, const QString &workTree, const QString &sessionId, const Clock &clock)
 {
+    git::ensureLibrary();
     if (!isValidSessionId(sessionId))
         return WorkspaceError::failed(QStringLiteral("invalid session id '%1'").arg(sessionId));
     const QString git = QDir::cleanPath(QFileInfo(gitDir).absoluteFilePath());

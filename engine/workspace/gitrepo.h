@@ -71,7 +71,6 @@ private:
     Result<void, WorkspaceError> recover();
     Result<void, WorkspaceError> ensureBranches();
 
-    git::Library m_library;
     git::RepositoryPtr m_repo;
     QString m_gitDir;
     QString m_workTree;

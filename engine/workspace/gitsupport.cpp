@@ -6,6 +6,21 @@ Q_LOGGING_CATEGORY(lcWorkspace, "isolation.workspace")
 
 namespace isolation::git {
 
+namespace {
+
+struct Library
+{
+    Library() { git_libgit2_init(); }
+    ~Library() { git_libgit2_shutdown(); }
+};
+
+} // namespace
+
+void ensureLibrary()
+{
+    static Library library;
+}
+
 WorkspaceError error(int rc, const QString &what)
 {
     const git_error *last = git_error_last();

@@ -63,15 +63,9 @@ private:
     git_buf m_buf = GIT_BUF_INIT;
 };
 
-// git_libgit2_init / git_libgit2_shutdown for an owner's lifetime (reference counted by libgit2).
-class Library
-{
-public:
-    Library() { git_libgit2_init(); }
-    ~Library() { git_libgit2_shutdown(); }
-    Library(const Library &) = delete;
-    Library &operator=(const Library &) = delete;
-};
+// libgit2 initialised once for the rest of the process (shut down at exit): initialising and
+// shutting it down around every short-lived user costs tens of milliseconds each time.
+void ensureLibrary();
 
 // The failure of a libgit2 call returning `rc`, with git_error_last() read at once.
 WorkspaceError error(int rc, const QString &what);
