@@ -8,6 +8,7 @@
 #include "mainmerger.h"
 #include "sessioncommitter.h"
 #include "sessionsync.h"
+#include "treeexport.h"
 
 namespace isolation {
 
@@ -85,6 +86,20 @@ Result<SegmentResult, WorkspaceError> Workspace::writeBundle(QIODevice &out, boo
     result.objects = stats.value().objects;
     qCInfo(lcWorkspace) << (full ? "exported" : "wrote segment") << result.objects << "objects," << result.bytes
                         << "bytes," << result.prerequisites.size() << "prerequisites";
+    return result;
+}
+
+Result<TreeExportResult, WorkspaceError> Workspace::exportTree(QIODevice &out, const QByteArray &definition)
+{
+    auto main = m_repo->target(GitRepo::kMainRef);
+    if (!main)
+        return main.error();
+    if (!main.value())
+        return WorkspaceError::notFound(QStringLiteral("main is missing"));
+    auto result = TreeExport(m_repo->get()).write(*main.value(), definition, out);
+    if (result)
+        qCInfo(lcWorkspace) << "exported" << result.value().files << "files," << result.value().stripped.size()
+                            << "credentials left out";
     return result;
 }
 

@@ -71,6 +71,9 @@ public:
     // --- Export
     // The whole workspace as one full bundle (HEAD, main, every session branch): `git clone` reads it.
     Result<SegmentResult, WorkspaceError> exportBundle(QIODevice &out);
+    // main's files as a .tar.gz: `definition` (when given) as definition.json, the files under
+    // tree/, every credential (CredentialFilter) left out and listed in the result.
+    Result<TreeExportResult, WorkspaceError> exportTree(QIODevice &out, const QByteArray &definition = {});
 
     // The commit a ref names ("main", "session", or a full ref name), empty when it does not exist.
     Result<QByteArray, WorkspaceError> refId(const QByteArray &ref) const;

@@ -7,6 +7,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace isolation {
 
@@ -92,6 +93,14 @@ struct ApplyResult
     QList<BundleRef> refs; // the bundle's workspace refs (main, session/*) as now recorded for the hub
     QByteArray main; // main afterwards
     quint64 objects = 0;
+};
+
+// Export of main's tree as .tar.gz.
+struct TreeExportResult
+{
+    int files = 0; // entries under tree/
+    QStringList stripped; // credentials left out (worktree-relative paths)
+    qint64 bytes = 0; // compressed bytes written
 };
 
 } // namespace isolation

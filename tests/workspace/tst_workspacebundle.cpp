@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void garbageIsRefused_data();
     void garbageIsRefused();
     void largeWorkspaceRoundTrip();
+    void exportTreeLeavesCredentialsOut();
 
 private:
     static bool writeBytes(const QString &path, const QByteArray &bytes) { return GitCli::writeFile(path, bytes); }
@@ -365,6 +367,70 @@ void tst_WorkspaceBundle::largeWorkspaceRoundTrip()
     QVERIFY(b.ws->changes().value().files.isEmpty());
     qInfo("2000 files, %lld bytes: save %lld ms, segment %lld bytes, restore %lld ms", total, saveMs,
         qint64(segment.size()), restoreMs);
+}
+
+void tst_WorkspaceBundle::exportTreeLeavesCredentialsOut()
+{
+    QTemporaryDir root;
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
+    QVERIFY(s.valid());
+    const QMap<QString, QByteArray> kept {{QStringLiteral("README.md"), "readme\n"},
+        {QStringLiteral("src/app.py"), "print('hi')\n"}, {QStringLiteral(".ssh/id_ed25519.pub"), "ssh-ed25519 AAAA\n"},
+        {QStringLiteral("config/.envrc"), "use nix\n"}, {QStringLiteral("docs/keys.md"), "about keys\n"}};
+    const QStringList credentials {QStringLiteral(".env"), QStringLiteral("api/.env.production"),
+        QStringLiteral("certs/server.pem"), QStringLiteral("certs/server.key"), QStringLiteral(".ssh/id_ed25519"),
+        QStringLiteral(".netrc"), QStringLiteral(".git-credentials"), QStringLiteral("web/.npmrc"),
+        QStringLiteral(".pypirc"), QStringLiteral("home/.aws/credentials"), QStringLiteral(".docker/config.json")};
+    for (auto it = kept.cbegin(); it != kept.cend(); ++it)
+        QVERIFY(s.write(it.key(), it.value()));
+    for (const QString &c : credentials)
+        QVERIFY(s.write(c, "SECRET-" + c.toUtf8() + '\n'));
+    QVERIFY(s.write(QStringLiteral("bin/tool"), "#!/bin/sh\n"));
+    QVERIFY(QFile::setPermissions(
+        s.work + QStringLiteral("/bin/tool"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    QVERIFY(QFile::link(QStringLiteral("README.md"), s.work + QStringLiteral("/readme-link")));
+    QVERIFY(!s.save().isEmpty());
+    // Work not yet saved is not exported: the archive is main's tree.
+    QVERIFY(s.write(QStringLiteral("unsaved.txt"), "unsaved\n"));
+
+    const QString archivePath = root.path() + QStringLiteral("/w.tar.gz");
+    QFile archive(archivePath);
+    QVERIFY(archive.open(QIODevice::WriteOnly));
+    const QByteArray definition = "{\"name\":\"demo\"}\n";
+    auto r = s.ws->exportTree(archive, definition);
+    archive.close();
+    QVERIFY2(r, qPrintable(r ? QString() : r.error().message));
+    QStringList stripped = r.value().stripped;
+    stripped.sort();
+    QStringList expectedStripped = credentials;
+    expectedStripped.sort();
+    QCOMPARE(stripped, expectedStripped);
+    QCOMPARE(r.value().files, int(kept.size()) + 2);
+    QCOMPARE(r.value().bytes, QFileInfo(archivePath).size());
+
+    // GNU tar reads it; what comes out is main minus the credentials, modes and links kept.
+    const QString out = root.path() + QStringLiteral("/x");
+    QVERIFY(QDir().mkpath(out));
+    QProcess tar;
+    tar.start(QStringLiteral("tar"), {QStringLiteral("-xzf"), archivePath, QStringLiteral("-C"), out});
+    QVERIFY(tar.waitForFinished());
+    QVERIFY2(tar.exitCode() == 0, tar.readAllStandardError().constData());
+    auto files = GitCli::snapshot(out);
+    QCOMPARE(files.take(QStringLiteral("definition.json")), definition);
+    QMap<QString, QByteArray> expected;
+    for (auto it = kept.cbegin(); it != kept.cend(); ++it)
+        expected.insert(QStringLiteral("tree/") + it.key(), it.value());
+    expected.insert(QStringLiteral("tree/bin/tool"), "#!/bin/sh\n");
+    expected.insert(QStringLiteral("tree/readme-link"), "-> README.md");
+    QCOMPARE(files, expected);
+    QVERIFY(QFileInfo(out + QStringLiteral("/tree/bin/tool")).isExecutable());
+    // Nowhere in the archive's bytes either (names or contents), decompressed.
+    QProcess gunzip;
+    gunzip.start(QStringLiteral("gzip"), {QStringLiteral("-dc"), archivePath});
+    QVERIFY(gunzip.waitForFinished());
+    const QByteArray raw = gunzip.readAllStandardOutput();
+    QVERIFY(raw.contains("readme\n"));
+    QVERIFY(!raw.contains("SECRET") && !raw.contains("server.pem") && !raw.contains(".netrc"));
 }
 
 QTEST_GUILESS_MAIN(tst_WorkspaceBundle)
