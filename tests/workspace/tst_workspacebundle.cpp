@@ -266,6 +266,7 @@ void tst_WorkspaceBundle::garbageIsRefused_data()
     QTest::newRow("corrupted pack byte") << "flip" << corrupt << "pack";
     QTest::newRow("ref not in pack") << "ref" << corrupt << "does not carry";
     QTest::newRow("no pack at all") << "nopack" << corrupt << "pack";
+    QTest::newRow("bytes after the pack") << "trailing" << corrupt << "pack";
     QTest::newRow("pack without a blob its tree names")
         << "noblob" << corrupt << "neither the bundle nor the repository";
 }
@@ -306,6 +307,8 @@ void tst_WorkspaceBundle::garbageIsRefused()
         bad[packStart + (good.size() - packStart) / 2] = char(bad[packStart + (good.size() - packStart) / 2] ^ 0x40);
     } else if (damage == QLatin1String("ref")) {
         bad = head.left(head.size() - 1) + QByteArray(40, 'c') + " refs/heads/session/ghost\n\n" + good.mid(packStart);
+    } else if (damage == QLatin1String("trailing")) {
+        bad = good + "trailing bytes";
     } else if (damage == QLatin1String("nopack")) {
         bad = head;
     } else if (damage == QLatin1String("noblob")) {
