@@ -13,6 +13,32 @@ namespace {
 // 2024-01-01T00:00:00Z: the root commit's author and committer time.
 constexpr git_time_t kRootTime = 1704067200;
 
+// Local values win over a user's global git config, which must not change what is saved.
+Result<void, WorkspaceError> configure(const QString &gitDir, const QByteArray &workPath)
+{
+    git_config *raw = nullptr;
+    const QByteArray file = git::nativePath(gitDir + QStringLiteral("/config"));
+    if (int rc = git_config_open_ondisk(&raw, file.constData()); rc < 0)
+        return git::error(rc, QStringLiteral("cannot read %1").arg(gitDir + QStringLiteral("/config")));
+    git::ConfigPtr config(raw);
+    git::Buf current;
+    if (git_config_get_string_buf(current.get(), config.get(), "core.worktree") == 0 && current.bytes() == workPath)
+        return {};
+    git_error_clear();
+    int rc = git_config_set_bool(config.get(), "core.bare", 0);
+    if (rc >= 0)
+        rc = git_config_set_string(config.get(), "core.worktree", workPath.constData());
+    if (rc >= 0)
+        rc = git_config_set_bool(config.get(), "core.autocrlf", 0);
+    if (rc >= 0)
+        rc = git_config_set_string(config.get(), "core.excludesFile", "/dev/null");
+    if (rc >= 0)
+        rc = git_config_set_bool(config.get(), "core.logAllRefUpdates", 1);
+    if (rc < 0)
+        return git::error(rc, QStringLiteral("cannot configure the repository"));
+    return {};
+}
+
 Result<void, WorkspaceError> check(int rc, const QString &what)
 {
     if (rc < 0)
@@ -66,24 +92,11 @@ Result<std::unique_ptr<GitRepo>, WorkspaceError> GitRepo::open(
         git_repository *raw = nullptr;
         if (int rc = git_repository_init_ext(&raw, gitPath.constData(), &opts); rc < 0)
             return git::error(rc, QStringLiteral("cannot create the repository %1").arg(git));
-        git::RepositoryPtr created(raw);
-        git_config *rawConfig = nullptr;
-        if (int rc = git_repository_config(&rawConfig, created.get()); rc < 0)
-            return git::error(rc, QStringLiteral("cannot read the repository config"));
-        git::ConfigPtr config(rawConfig);
-        // Local values win over a user's global git config, which must not change what is saved.
-        int rc = git_config_set_bool(config.get(), "core.bare", 0);
-        if (rc >= 0)
-            rc = git_config_set_string(config.get(), "core.worktree", workPath.constData());
-        if (rc >= 0)
-            rc = git_config_set_bool(config.get(), "core.autocrlf", 0);
-        if (rc >= 0)
-            rc = git_config_set_string(config.get(), "core.excludesFile", "/dev/null");
-        if (rc >= 0)
-            rc = git_config_set_bool(config.get(), "core.logAllRefUpdates", 1);
-        if (rc < 0)
-            return git::error(rc, QStringLiteral("cannot configure the repository"));
+        git_repository_free(raw);
     }
+    // Also after a kill between the init and this, or when the data directory moved.
+    if (auto r = configure(git, workPath); !r)
+        return r.error();
 
     git_repository *raw = nullptr;
     if (int rc = git_repository_open_ext(&raw, gitPath.constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr); rc < 0)
@@ -355,8 +368,8 @@ Result<git::IndexPtr, WorkspaceError> GitRepo::index() const
     if (int rc = git_repository_index(&raw, m_repo.get()); rc < 0)
         return git::error(rc, QStringLiteral("cannot open the index"));
     git::IndexPtr index(raw);
-    // Another handle (or a killed save) may have written it since this one was loaded.
-    if (int rc = git_index_read(index.get(), 0); rc < 0)
+    // As on disk: another handle (or a killed save) may have written it since it was loaded.
+    if (int rc = git_index_read(index.get(), 1); rc < 0)
         return git::error(rc, QStringLiteral("cannot read the index"));
     return index;
 }

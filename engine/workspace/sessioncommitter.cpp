@@ -72,6 +72,18 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     if (!index)
         return index.error();
     git_index *idx = index.value().get();
+    // The repository shares this index object with checkouts and merges: a commit that fails
+    // after changing it in memory puts it back as the disk has it.
+    struct Reload
+    {
+        git_index *idx;
+        bool done = false;
+        ~Reload()
+        {
+            if (!done && git_index_read(idx, 1) < 0)
+                git_error_clear();
+        }
+    } reload {idx};
     for (const QString &path : *selection) {
         if (nested.value().covers(path))
             return WorkspaceError::failed(QStringLiteral("%1 is inside a nested repository").arg(path));
@@ -127,18 +139,19 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     }
 
     Filter filter {&nested.value(), &*selection};
+    // One pass over the worktree: adds new and modified files, removes deleted ones.
     if (int rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc < 0)
-        return git::error(rc, QStringLiteral("cannot add changes"));
-    if (int rc = git_index_update_all(idx, nullptr, filterPath, &filter); rc < 0)
         return git::error(rc, QStringLiteral("cannot add changes"));
     // Belt and braces: no gitlink and nothing inside a nested repository may reach a tree.
     for (size_t i = git_index_entrycount(idx); i-- > 0;) {
         const git_index_entry *e = git_index_get_byindex(idx, i);
-        if (e && (e->mode == GIT_FILEMODE_COMMIT || nested.value().covers(QString::fromUtf8(e->path)))
-            && selected(*selection, QString::fromUtf8(e->path))) {
-            const QByteArray path(e->path);
-            if (int rc = git_index_remove(idx, path.constData(), git_index_entry_stage(e)); rc < 0)
-                return git::error(rc, QStringLiteral("cannot drop %1").arg(QString::fromUtf8(path)));
+        if (!e)
+            continue;
+        const QString path = QString::fromUtf8(e->path);
+        if (e->mode == GIT_FILEMODE_COMMIT || (nested.value().covers(path) && selected(*selection, path))) {
+            const QByteArray native(e->path);
+            if (int rc = git_index_remove(idx, native.constData(), git_index_entry_stage(e)); rc < 0)
+                return git::error(rc, QStringLiteral("cannot drop %1").arg(path));
         }
     }
 
@@ -147,6 +160,7 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
         return git::error(rc, QStringLiteral("cannot write the tree"));
     if (int rc = git_index_write(idx); rc < 0)
         return git::error(rc, QStringLiteral("cannot write the index"));
+    reload.done = true;
     if (!merging && git_oid_equal(&treeId, git_commit_tree_id(headCommit.value().get())))
         return CommitResult {git::toHex(headId), false, false};
 

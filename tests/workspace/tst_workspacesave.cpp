@@ -32,6 +32,8 @@ private Q_SLOTS:
     void saveSelection_data();
     void saveSelection();
     void selectionOfMissingPathFails();
+    void failedCommitLeavesNoTrace();
+    void dataDirectoryMoved();
     void mergeCommitHasTwoParents();
     void undoMergeAfterRefusedUpload();
     void mergeIntoMainRefusesConflicts();
@@ -223,6 +225,46 @@ void tst_WorkspaceSave::selectionOfMissingPathFails()
     auto outside = s.ws->commit({QStringLiteral("../escape")});
     QVERIFY(!outside);
     QCOMPARE(s.ws->refId("session").value(), QByteArray(Workspace::kRootCommitId));
+}
+
+void tst_WorkspaceSave::failedCommitLeavesNoTrace()
+{
+    QTemporaryDir root;
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
+    QVERIFY(s.valid());
+    QVERIFY(s.write(QStringLiteral("a.txt"), "a\n"));
+    QVERIFY(s.write(QStringLiteral("b.txt"), "b\n"));
+    // Another writer holds the index: the commit of a.txt fails after staging it in memory.
+    QVERIFY(GitCli::writeFile(s.gitDir + QStringLiteral("/index.lock"), ""));
+    auto locked = s.ws->commit({QStringLiteral("a.txt")});
+    QVERIFY(!locked);
+    QCOMPARE(locked.error().code, WorkspaceError::Code::Conflict);
+    QVERIFY(locked.error().retryable());
+    QVERIFY(QFile::remove(s.gitDir + QStringLiteral("/index.lock")));
+    QCOMPARE(s.ws->refId("session").value(), QByteArray(Workspace::kRootCommitId));
+    // The next commit of another selection carries nothing of the failed one.
+    QVERIFY(s.ws->commit({QStringLiteral("b.txt")}).value().created);
+    QCOMPARE(s.files(QStringLiteral("session/s1")), QStringLiteral("b.txt"));
+}
+
+void tst_WorkspaceSave::dataDirectoryMoved()
+{
+    QTemporaryDir root;
+    {
+        TestSession s = TestSession::open(root.path() + QStringLiteral("/old"), QStringLiteral("s1"), m_clock);
+        QVERIFY(s.valid());
+        QVERIFY(s.write(QStringLiteral("a.txt"), "a\n"));
+        QVERIFY(s.ws->commit().value().created);
+    }
+    QVERIFY(QDir().rename(root.path() + QStringLiteral("/old"), root.path() + QStringLiteral("/new")));
+    TestSession s = TestSession::open(root.path() + QStringLiteral("/new"), QStringLiteral("s1"), m_clock);
+    QVERIFY(s.valid());
+    QVERIFY(s.ws->changes().value().files.isEmpty());
+    QCOMPARE(
+        s.git({QStringLiteral("config"), QStringLiteral("core.worktree")}).out.trimmed(), QFile::encodeName(s.work));
+    QVERIFY(s.write(QStringLiteral("b.txt"), "b\n"));
+    QVERIFY(s.ws->commit().value().created);
+    QCOMPARE(s.files(QStringLiteral("session/s1")), QStringLiteral("a.txt\nb.txt"));
 }
 
 void tst_WorkspaceSave::mergeCommitHasTwoParents()
