@@ -24,7 +24,7 @@ struct BundleContents
 class BundleReader
 {
 public:
-    static constexpr qint64 kChunk = 64 * 1024;
+    static constexpr qint64 kChunk = qint64(64) * 1024;
 
     // `scratchDir` must be on the same file system as the repository's objects directory.
     BundleReader(git_repository *repo, QString scratchDir)

@@ -42,7 +42,7 @@ int SessionSync::countRegionsInFile(const QString &path)
         return 0;
     int regions = 0;
     while (!file.atEnd()) {
-        const QByteArray line = file.readLine(64 * 1024);
+        const QByteArray line = file.readLine(qint64(64) * 1024);
         if (opensRegion(line.constData(), line.size()))
             ++regions;
     }

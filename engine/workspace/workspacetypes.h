@@ -78,7 +78,7 @@ enum class SyncOutcome {
 struct ConflictedFile
 {
     QString path;
-    int regions = 0; // conflict regions (marker blocks); 0 when one side deleted the file
+    int regions = 0; // conflict regions (marker blocks); 0 for a binary file or when one side deleted it
 };
 
 struct SyncResult

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void conflictStopChangesNothing();
     void resolveThenSaveCompletes_data();
     void resolveThenSaveCompletes();
+    void binaryAndDeleteConflicts();
     void uncommittedChangesInTheWay();
     void refusedUploadThenSyncAndSaveAgain();
     void changesReport();
@@ -228,6 +229,49 @@ void tst_WorkspaceSync::resolveThenSaveCompletes()
     auto merged = b.ws->mergeIntoMain();
     QVERIFY2(merged, qPrintable(merged ? QString() : merged.error().message));
     QVERIFY(merged.value().merged);
+}
+
+void tst_WorkspaceSync::binaryAndDeleteConflicts()
+{
+    // Conflicts without text regions: a binary file changed on both sides, a file one side
+    // deleted and the other changed.
+    QTemporaryDir root;
+    TestSession a = TestSession::open(root.path(), QStringLiteral("a"), m_clock);
+    TestSession b = TestSession::open(root.path(), QStringLiteral("b"), m_clock);
+    QVERIFY(a.valid() && b.valid());
+    QVERIFY(
+        share(a, b, {{QStringLiteral("img.bin"), QByteArray("\0\1\2base", 7)}, {QStringLiteral("doc.txt"), "doc\n"}}));
+    QVERIFY(a.write(QStringLiteral("img.bin"), QByteArray("\0\1\2theirs", 9)));
+    QVERIFY(QFile::remove(a.work + QStringLiteral("/doc.txt")));
+    const QByteArray segment = a.save();
+    QVERIFY(b.write(QStringLiteral("img.bin"), QByteArray("\0\1\2ours", 7)));
+    QVERIFY(b.write(QStringLiteral("doc.txt"), "doc, edited by B\n"));
+    QVERIFY(b.ws->commit().value().created);
+    QVERIFY(b.apply(segment));
+
+    const auto before = state(b);
+    auto stop = b.ws->mergeMainIntoSession(ConflictMode::Stop);
+    QVERIFY2(stop, qPrintable(stop ? QString() : stop.error().message));
+    QCOMPARE(stop.value().outcome, SyncOutcome::Conflicted);
+    QCOMPARE(stop.value().conflicts.size(), 2);
+    QCOMPARE(stop.value().conflicts.at(0).path, QStringLiteral("doc.txt"));
+    QCOMPARE(stop.value().conflicts.at(0).regions, 0);
+    QCOMPARE(stop.value().conflicts.at(1).path, QStringLiteral("img.bin"));
+    QCOMPARE(state(b), before);
+
+    auto resolve = b.ws->mergeMainIntoSession(ConflictMode::Resolve);
+    QVERIFY2(resolve, qPrintable(resolve ? QString() : resolve.error().message));
+    QCOMPARE(resolve.value().outcome, SyncOutcome::ConflictsLeft);
+    QCOMPARE(resolve.value().conflicts.size(), 2);
+    // No text regions in a binary file, neither counted in memory nor written.
+    QCOMPARE(stop.value().conflicts.at(1).regions, 0);
+    QCOMPARE(resolve.value().conflicts.at(1).regions, 0);
+    // B's edit survives in the worktree; the save completes the merge with what is there.
+    QCOMPARE(b.read(QStringLiteral("doc.txt")), QByteArray("doc, edited by B\n"));
+    auto c = b.ws->commit();
+    QVERIFY2(c, qPrintable(c ? QString() : c.error().message));
+    QVERIFY(c.value().completedMerge);
+    QCOMPARE(b.files(QStringLiteral("session/b")), QStringLiteral("doc.txt\nimg.bin"));
 }
 
 void tst_WorkspaceSync::uncommittedChangesInTheWay()
