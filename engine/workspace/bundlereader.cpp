@@ -64,6 +64,12 @@ bool have(Walk &w, const git_oid *id, const char *what, const git_oid &from)
 int checkObject(const git_oid *id, void *payload)
 {
     auto &w = *static_cast<Walk *>(payload);
+    size_t size = 0;
+    git_object_t type = GIT_OBJECT_INVALID;
+    if ((w.rc = git_odb_read_header(&size, &type, w.all, id)) < 0)
+        return w.rc;
+    if (type == GIT_OBJECT_BLOB)
+        return 0; // names nothing; not worth inflating
     git_object *raw = nullptr;
     if ((w.rc = git_object_lookup(&raw, w.parse, id, GIT_OBJECT_ANY)) < 0)
         return w.rc;

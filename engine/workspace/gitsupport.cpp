@@ -10,7 +10,15 @@ namespace {
 
 struct Library
 {
-    Library() { git_libgit2_init(); }
+    Library()
+    {
+        git_libgit2_init();
+        // Bounded memory for packs of any size: libgit2 maps packs in windows of up to 1 GiB by
+        // default, and those pages count as the process's memory. Process-wide settings.
+        git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, size_t(16) << 20);
+        git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, size_t(32) << 20);
+        git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, ssize_t(32) << 20);
+    }
     ~Library() { git_libgit2_shutdown(); }
 };
 
