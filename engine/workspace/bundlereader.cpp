@@ -123,9 +123,18 @@ Result<void, WorkspaceError> BundleReader::checkPack(const QString &idxPath, con
 
     for (const BundleRef &ref : header.refs) {
         const auto id = git::fromHex(ref.id);
-        if (!id || !git_odb_exists(all.get(), &*id))
+        size_t size = 0;
+        git_object_t type = GIT_OBJECT_INVALID;
+        if (!id || git_odb_read_header(&size, &type, all.get(), &*id) < 0) {
+            git_error_clear();
             return WorkspaceError::corrupt(QStringLiteral("ref %1 names object %2, which the bundle does not carry")
                                                .arg(QString::fromUtf8(ref.name), QString::fromLatin1(ref.id)));
+        }
+        // As git has it: a branch (and HEAD) names a commit.
+        if ((ref.name == "HEAD" || ref.name.startsWith("refs/heads/")) && type != GIT_OBJECT_COMMIT)
+            return WorkspaceError::corrupt(
+                QStringLiteral("branch %1 names a %2, not a commit")
+                    .arg(QString::fromUtf8(ref.name), QString::fromLatin1(git_object_type2string(type))));
     }
 
     git_repository *rawParse = nullptr;

@@ -267,6 +267,7 @@ void tst_WorkspaceBundle::garbageIsRefused_data()
     QTest::newRow("ref not in pack") << "ref" << corrupt << "does not carry";
     QTest::newRow("no pack at all") << "nopack" << corrupt << "pack";
     QTest::newRow("bytes after the pack") << "trailing" << corrupt << "pack";
+    QTest::newRow("branch naming a blob") << "blobref" << corrupt << "not a commit";
     QTest::newRow("pack without a blob its tree names")
         << "noblob" << corrupt << "neither the bundle nor the repository";
 }
@@ -307,6 +308,9 @@ void tst_WorkspaceBundle::garbageIsRefused()
         bad[packStart + (good.size() - packStart) / 2] = char(bad[packStart + (good.size() - packStart) / 2] ^ 0x40);
     } else if (damage == QLatin1String("ref")) {
         bad = head.left(head.size() - 1) + QByteArray(40, 'c') + " refs/heads/session/ghost\n\n" + good.mid(packStart);
+    } else if (damage == QLatin1String("blobref")) {
+        bad = head.left(head.size() - 1) + a.rev(QStringLiteral("main:big.txt")) + " refs/heads/session/blob\n\n"
+            + good.mid(packStart);
     } else if (damage == QLatin1String("trailing")) {
         bad = good + "trailing bytes";
     } else if (damage == QLatin1String("nopack")) {
