@@ -1,0 +1,201 @@
+#include "sessioncommitter.h"
+
+#include "gitrepo.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace isolation {
+
+namespace {
+
+struct Filter
+{
+    const NestedRepos *nested;
+    const QStringList *selection;
+};
+
+bool selected(const QStringList &selection, const QString &path)
+{
+    if (selection.isEmpty())
+        return true;
+    for (const QString &s : selection) {
+        if (path == s || (path.startsWith(s) && path.at(s.size()) == QLatin1Char('/')))
+            return true;
+    }
+    return false;
+}
+
+// git_index_matched_path_cb: 0 adds the path, a positive value skips it.
+int filterPath(const char *path, const char *, void *payload)
+{
+    const auto *f = static_cast<const Filter *>(payload);
+    QString p = QString::fromUtf8(path);
+    if (p.endsWith(QLatin1Char('/')))
+        p.chop(1);
+    if (f->nested->covers(p))
+        return 1;
+    return selected(*f->selection, p) ? 0 : 1;
+}
+
+} // namespace
+
+std::optional<QStringList> SessionCommitter::normalize(const QStringList &selection)
+{
+    QStringList out;
+    for (const QString &raw : selection) {
+        if (raw.isEmpty() || QDir::isAbsolutePath(raw))
+            return std::nullopt;
+        const QString clean = QDir::cleanPath(raw);
+        if (clean == QLatin1String(".."))
+            return std::nullopt;
+        if (clean.startsWith(QLatin1String("../")))
+            return std::nullopt;
+        if (clean == QLatin1String("."))
+            return QStringList(); // the whole worktree
+        out.append(clean);
+    }
+    out.removeDuplicates();
+    return out;
+}
+
+Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList &rawSelection, const QString &message)
+{
+    git_repository *repo = m_repo.get();
+    const auto selection = normalize(rawSelection);
+    if (!selection)
+        return WorkspaceError::failed(QStringLiteral("the selection names a path outside the worktree"));
+    auto nested = m_repo.refreshExclusions();
+    if (!nested)
+        return nested.error();
+    auto index = m_repo.index();
+    if (!index)
+        return index.error();
+    git_index *idx = index.value().get();
+    // The repository shares this index object with checkouts and merges: a commit that fails
+    // after changing it in memory puts it back as the disk has it.
+    struct Reload
+    {
+        git_index *idx;
+        bool done = false;
+        ~Reload()
+        {
+            if (!done && git_index_read(idx, 1) < 0)
+                git_error_clear();
+        }
+    } reload {idx};
+    for (const QString &path : *selection) {
+        if (nested.value().covers(path))
+            return WorkspaceError::failed(QStringLiteral("%1 is inside a nested repository").arg(path));
+        const QFileInfo onDisk(m_repo.workTree() + QLatin1Char('/') + path);
+        size_t at = 0;
+        const QByteArray native = path.toUtf8();
+        const bool tracked = git_index_find_prefix(&at, idx, native.constData()) == 0;
+        git_error_clear();
+        if (!onDisk.exists() && !onDisk.isSymLink() && !tracked)
+            return WorkspaceError::notFound(QStringLiteral("%1 does not exist in the workspace").arg(path));
+    }
+
+    auto head = m_repo.target(m_repo.sessionRef());
+    if (!head)
+        return head.error();
+    if (!head.value())
+        return WorkspaceError::notFound(QStringLiteral("the session branch is missing"));
+    const git_oid headId = *head.value();
+    auto headCommit = m_repo.commit(headId);
+    if (!headCommit)
+        return headCommit.error();
+
+    QList<git_oid> mergeHeads;
+    const bool merging = git_repository_state(repo) == GIT_REPOSITORY_STATE_MERGE;
+    if (merging) {
+        git_repository_mergehead_foreach(
+            repo,
+            [](const git_oid *id, void *p) -> int {
+                static_cast<QList<git_oid> *>(p)->append(*id);
+                return 0;
+            },
+            &mergeHeads);
+        // Conflicted paths are taken as the worktree has them now (markers and all).
+        QList<QByteArray> conflicted;
+        git_index_conflict_iterator *rawIt = nullptr;
+        if (int rc = git_index_conflict_iterator_new(&rawIt, idx); rc < 0)
+            return git::error(rc, QStringLiteral("cannot list conflicts"));
+        git::IndexConflictIteratorPtr it(rawIt);
+        const git_index_entry *ancestor = nullptr, *ours = nullptr, *theirs = nullptr;
+        while (git_index_conflict_next(&ancestor, &ours, &theirs, it.get()) == 0) {
+            const git_index_entry *any = ours ? ours : (theirs ? theirs : ancestor);
+            conflicted.append(QByteArray(any->path));
+        }
+        git_error_clear();
+        it.reset();
+        for (const QByteArray &path : conflicted) {
+            const QFileInfo onDisk(m_repo.workTree() + QLatin1Char('/') + QString::fromUtf8(path));
+            const int rc = (onDisk.exists() || onDisk.isSymLink()) ? git_index_add_bypath(idx, path.constData())
+                                                                   : git_index_remove_bypath(idx, path.constData());
+            if (rc < 0)
+                return git::error(rc, QStringLiteral("cannot resolve %1").arg(QString::fromUtf8(path)));
+        }
+    }
+
+    Filter filter {&nested.value(), &*selection};
+    // One pass over the worktree: adds new and modified files, removes deleted ones.
+    if (int rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc < 0)
+        return git::error(rc, QStringLiteral("cannot add changes"));
+    // Belt and braces: no gitlink and nothing inside a nested repository may reach a tree.
+    for (size_t i = git_index_entrycount(idx); i-- > 0;) {
+        const git_index_entry *e = git_index_get_byindex(idx, i);
+        if (!e)
+            continue;
+        const QString path = QString::fromUtf8(e->path);
+        if (e->mode == GIT_FILEMODE_COMMIT || (nested.value().covers(path) && selected(*selection, path))) {
+            const QByteArray native(e->path);
+            if (int rc = git_index_remove(idx, native.constData(), git_index_entry_stage(e)); rc < 0)
+                return git::error(rc, QStringLiteral("cannot drop %1").arg(path));
+        }
+    }
+
+    git_oid treeId;
+    if (int rc = git_index_write_tree(&treeId, idx); rc < 0)
+        return git::error(rc, QStringLiteral("cannot write the tree"));
+    if (int rc = git_index_write(idx); rc < 0)
+        return git::error(rc, QStringLiteral("cannot write the index"));
+    reload.done = true;
+    if (!merging && git_oid_equal(&treeId, git_commit_tree_id(headCommit.value().get())))
+        return CommitResult {git::toHex(headId), false, false};
+
+    git_tree *rawTree = nullptr;
+    if (int rc = git_tree_lookup(&rawTree, repo, &treeId); rc < 0)
+        return git::error(rc, QStringLiteral("cannot read the tree"));
+    git::TreePtr tree(rawTree);
+    auto sig = m_repo.signature();
+    if (!sig)
+        return sig.error();
+    std::vector<git::CommitPtr> parentCommits;
+    std::vector<const git_commit *> parents {headCommit.value().get()};
+    for (const git_oid &id : mergeHeads) {
+        auto c = m_repo.commit(id);
+        if (!c)
+            return c.error();
+        parents.push_back(c.value().get());
+        parentCommits.push_back(std::move(c.value()));
+    }
+    QString text = message.trimmed();
+    if (text.isEmpty())
+        text = merging ? QStringLiteral("Merge main into session/%1").arg(m_repo.sessionId()) : QStringLiteral("Save");
+    const QByteArray msg = text.toUtf8() + '\n';
+    git_oid commitId;
+    if (int rc = git_commit_create(&commitId, repo, nullptr, sig.value().get(), sig.value().get(), nullptr,
+            msg.constData(), tree.get(), parents.size(), parents.data());
+        rc < 0)
+        return git::error(rc, QStringLiteral("cannot write the commit"));
+    if (auto r = m_repo.moveRef(m_repo.sessionRef(), commitId, headId, QStringLiteral("workspace: save")); !r)
+        return r.error();
+    if (merging) {
+        if (int rc = git_repository_state_cleanup(repo); rc < 0)
+            return git::error(rc, QStringLiteral("cannot clear the merge state"));
+    }
+    return CommitResult {git::toHex(commitId), true, merging};
+}
+
+} // namespace isolation

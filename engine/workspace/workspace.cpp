@@ -1,0 +1,159 @@
+#include "workspace.h"
+
+#include "bundlereader.h"
+#include "bundlewriter.h"
+#include "changereport.h"
+#include "gitrepo.h"
+#include "hubstate.h"
+#include "mainmerger.h"
+#include "sessioncommitter.h"
+#include "sessionsync.h"
+#include "treeexport.h"
+
+namespace isolation {
+
+Workspace::Workspace(std::unique_ptr<GitRepo> repo)
+    : m_repo(std::move(repo))
+{ }
+
+Workspace::~Workspace() = default;
+
+Result<std::unique_ptr<Workspace>, WorkspaceError> Workspace::open(
+    const QString &gitDir, const QString &workTree, const QString &sessionId, const Clock &clock)
+{
+    auto repo = GitRepo::open(gitDir, workTree, sessionId, clock);
+    if (!repo)
+        return repo.error();
+    qCInfo(lcWorkspace) << "opened session" << sessionId;
+    return std::unique_ptr<Workspace>(new Workspace(std::move(repo.value())));
+}
+
+QString Workspace::sessionId() const
+{
+    return m_repo->sessionId();
+}
+
+QString Workspace::gitDir() const
+{
+    return m_repo->gitDir();
+}
+
+QString Workspace::workTree() const
+{
+    return m_repo->workTree();
+}
+
+void Workspace::setAuthor(const QString &name, const QString &email)
+{
+    m_repo->setAuthor(name, email);
+}
+
+Result<CommitResult, WorkspaceError> Workspace::commit(const QStringList &selection, const QString &message)
+{
+    return SessionCommitter(*m_repo).commit(selection, message);
+}
+
+Result<MergeResult, WorkspaceError> Workspace::mergeIntoMain()
+{
+    return MainMerger(*m_repo).merge();
+}
+
+Result<SegmentResult, WorkspaceError> Workspace::writeSegment(QIODevice &out)
+{
+    return writeBundle(out, false);
+}
+
+Result<SegmentResult, WorkspaceError> Workspace::exportBundle(QIODevice &out)
+{
+    return writeBundle(out, true);
+}
+
+Result<SegmentResult, WorkspaceError> Workspace::writeBundle(QIODevice &out, bool full)
+{
+    auto plan = HubState(*m_repo).plan(full);
+    if (!plan)
+        return plan.error();
+    SegmentResult result;
+    result.refs = plan.value().refs;
+    result.prerequisites = plan.value().prerequisites;
+    if (!full && plan.value().upToDate)
+        return result;
+    auto stats = BundleWriter(m_repo->get()).write(result.refs, result.prerequisites, out);
+    if (!stats)
+        return stats.error();
+    result.written = true;
+    result.bytes = stats.value().bytes;
+    result.objects = stats.value().objects;
+    qCInfo(lcWorkspace) << (full ? "exported" : "wrote segment") << result.objects << "objects," << result.bytes
+                        << "bytes," << result.prerequisites.size() << "prerequisites";
+    return result;
+}
+
+Result<TreeExportResult, WorkspaceError> Workspace::exportTree(QIODevice &out, const QByteArray &definition)
+{
+    auto main = m_repo->target(GitRepo::kMainRef);
+    if (!main)
+        return main.error();
+    if (!main.value())
+        return WorkspaceError::notFound(QStringLiteral("main is missing"));
+    auto result = TreeExport(m_repo->get()).write(*main.value(), definition, out);
+    if (result)
+        qCInfo(lcWorkspace) << "exported" << result.value().files << "files," << result.value().stripped.size()
+                            << "credentials left out";
+    return result;
+}
+
+Result<void, WorkspaceError> Workspace::markPublished(const SegmentResult &segment)
+{
+    return HubState(*m_repo).markPublished(segment.refs);
+}
+
+Result<void, WorkspaceError> Workspace::undoMerge()
+{
+    return MainMerger(*m_repo).undo();
+}
+
+Result<bool, WorkspaceError> Workspace::savePending() const
+{
+    return MainMerger(*m_repo).pending();
+}
+
+Result<ApplyResult, WorkspaceError> Workspace::applyBundle(QIODevice &in)
+{
+    auto contents = BundleReader(m_repo->get(), m_repo->tempRoot()).read(in);
+    if (!contents)
+        return contents.error();
+    auto branches = HubState(*m_repo).adopt(contents.value().header);
+    if (!branches)
+        return branches.error();
+    auto main = refId(GitRepo::kMainRef);
+    if (!main)
+        return main.error();
+    qCInfo(lcWorkspace) << "applied a bundle of" << contents.value().objects << "objects";
+    return ApplyResult {std::move(branches.value()), main.value(), contents.value().objects};
+}
+
+Result<SyncResult, WorkspaceError> Workspace::mergeMainIntoSession(ConflictMode mode)
+{
+    return SessionSync(*m_repo).mergeMain(mode);
+}
+
+Result<WorkspaceChanges, WorkspaceError> Workspace::changes()
+{
+    return ChangeReport(*m_repo).collect();
+}
+
+Result<QByteArray, WorkspaceError> Workspace::refId(const QByteArray &ref) const
+{
+    QByteArray name = ref;
+    if (ref == "main")
+        name = GitRepo::kMainRef;
+    else if (ref == "session")
+        name = m_repo->sessionRef();
+    auto id = m_repo->target(name);
+    if (!id)
+        return id.error();
+    return id.value() ? git::toHex(*id.value()) : QByteArray();
+}
+
+} // namespace isolation

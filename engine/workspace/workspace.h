@@ -1,0 +1,88 @@
+// The workspace module: one session's git data through libgit2 — the session branch off main, save
+// (commit, merge into main, segment), sync (apply segments, merge main in), changes and export.
+// Synchronous and not thread-safe: one Workspace per session, used by one thread at a time.
+#pragma once
+
+#include "core/clock.h"
+#include "core/result.h"
+#include "workspaceerror.h"
+#include "workspacetypes.h"
+
+#include <QStringList>
+
+#include <memory>
+
+class QIODevice;
+
+namespace isolation {
+
+class GitRepo;
+
+class Workspace
+{
+public:
+    // The root commit every empty workspace starts from: empty tree, author and committer
+    // "Isolation <workspace@isolation.invalid>" at 2024-01-01T00:00:00Z, "Isolation workspace root\n".
+    static constexpr const char *kRootCommitId = "fa31a8095d575bf276070d55ec2dd2fd7b522dc8";
+
+    // Opens (creating when absent) the session's repository: git data in `gitDir`, files in `workTree`
+    // (neither inside the other). A new repository gets main at the root commit and
+    // session/<sessionId> at main, HEAD on it. Recovers what a killed process left (see docs/workspace.md).
+    // Commit times come from `clock`, which must outlive the Workspace.
+    static Result<std::unique_ptr<Workspace>, WorkspaceError> open(
+        const QString &gitDir, const QString &workTree, const QString &sessionId, const Clock &clock);
+    ~Workspace();
+    Workspace(const Workspace &) = delete;
+    Workspace &operator=(const Workspace &) = delete;
+
+    QString sessionId() const;
+    QString gitDir() const;
+    QString workTree() const;
+    // The author and committer of new commits (default "Isolation <workspace@isolation.invalid>").
+    void setAuthor(const QString &name, const QString &email);
+
+    // --- Save, one step at a time; each step is safe to redo after a kill.
+    // 1. Commits `selection` (worktree-relative files or directories; empty: every change) on the
+    //    session branch; unselected changes stay uncommitted. Completes a merge in progress.
+    Result<CommitResult, WorkspaceError> commit(const QStringList &selection = {}, const QString &message = {});
+    // 2. Merges the session branch into main with a merge commit. Conflict ("sync first") changes nothing.
+    Result<MergeResult, WorkspaceError> mergeIntoMain();
+    // 3. Writes the segment for the hub to `out`: a bundle of main and every session branch, thin
+    //    against what the hub has (full when it has nothing). Nothing written when the hub is current.
+    Result<SegmentResult, WorkspaceError> writeSegment(QIODevice &out);
+    // 4a. The caller stored the segment: the hub now has its refs.
+    Result<void, WorkspaceError> markPublished(const SegmentResult &segment);
+    // 4b. The store refused (412): main goes back to before step 2; the session branch keeps the work.
+    Result<void, WorkspaceError> undoMerge();
+    // True between step 2 and 4a/4b, also across restarts: finish (3, 4a) or undo (4b).
+    Result<bool, WorkspaceError> savePending() const;
+
+    // --- Sync
+    // Reads one segment (a bundle) from `in`: objects added, the hub's branches recorded, main set
+    // to the hub's main, other sessions' branches taken. NotFound: an earlier segment is missing;
+    // Corrupt: not a valid bundle. A refused bundle changes nothing.
+    Result<ApplyResult, WorkspaceError> applyBundle(QIODevice &in);
+    // Merges main into the session branch (see ConflictMode); conflicts are listed with their regions.
+    Result<SyncResult, WorkspaceError> mergeMainIntoSession(ConflictMode mode = ConflictMode::Stop);
+
+    // --- Changes
+    Result<WorkspaceChanges, WorkspaceError> changes();
+
+    // --- Export
+    // The whole workspace as one full bundle (HEAD, main, every session branch): `git clone` reads it.
+    Result<SegmentResult, WorkspaceError> exportBundle(QIODevice &out);
+    // main's files as a .tar.gz: `definition` (when given) as definition.json, the files under
+    // tree/, every credential (CredentialFilter) left out and listed in the result.
+    Result<TreeExportResult, WorkspaceError> exportTree(QIODevice &out, const QByteArray &definition = {});
+
+    // The commit a ref names ("main", "session", or a full ref name), empty when it does not exist.
+    Result<QByteArray, WorkspaceError> refId(const QByteArray &ref) const;
+
+private:
+    explicit Workspace(std::unique_ptr<GitRepo> repo);
+    Result<SegmentResult, WorkspaceError> writeBundle(QIODevice &out, bool full);
+
+    std::unique_ptr<GitRepo> m_repo;
+};
+
+} // namespace isolation
