@@ -112,6 +112,53 @@ int log(const AdminClient &client, bool json)
     return 0;
 }
 
+int createWorkspace(const AdminClient &client, const QStringList &args, bool json)
+{
+    QStringList rest = args.mid(1);
+    rest.removeAll(QStringLiteral("--json"));
+    if (rest.size() != 2 || rest.at(0) != QLatin1String("create"))
+        return fail(QStringLiteral("usage: workspace create NAME [--json]"), 2);
+    auto r = client.call(
+        "POST", QStringLiteral("/v1/admin/workspaces"), QJsonObject {{QStringLiteral("name"), rest.at(1)}});
+    if (!r)
+        return fail(r.error().message);
+    if (json)
+        printJson(r.value());
+    else
+        print(r.value().value(QStringLiteral("id")).toString());
+    return 0;
+}
+
+int workspaces(const AdminClient &client, bool json)
+{
+    auto r = client.call("GET", QStringLiteral("/v1/admin/workspaces"));
+    if (!r)
+        return fail(r.error().message);
+    if (json) {
+        printJson(r.value());
+        return 0;
+    }
+    const QJsonArray list = r.value().value(QStringLiteral("workspaces")).toArray();
+    if (list.isEmpty()) {
+        print(QStringLiteral("no workspaces (create one with `workspace create NAME`)"));
+        return 0;
+    }
+    print(QStringLiteral("%1  %2  %3  %4")
+              .arg(QStringLiteral("ID"), -23)
+              .arg(QStringLiteral("NAME"), -20)
+              .arg(QStringLiteral("SEGMENTS"), 8)
+              .arg(QStringLiteral("BYTES")));
+    for (const QJsonValue &v : list) {
+        const QJsonObject w = v.toObject();
+        print(QStringLiteral("%1  %2  %3  %4")
+                  .arg(w.value(QStringLiteral("id")).toString(), -23)
+                  .arg(w.value(QStringLiteral("name")).toString(), -20)
+                  .arg(w.value(QStringLiteral("segments")).toInt(), 8)
+                  .arg(qint64(w.value(QStringLiteral("bytes")).toDouble())));
+    }
+    return 0;
+}
+
 } // namespace
 
 const char *adminVerbsHelp()
@@ -121,7 +168,10 @@ const char *adminVerbsHelp()
            "  deny CODE              Deny it.\n"
            "  servers [--json]       List paired servers: online, offline (3 missed heartbeats) or revoked.\n"
            "  revoke SERVER          Revoke a server's credential; it drops to \"not paired\".\n"
-           "  log [--json]           The hub's recent actions.\n";
+           "  log [--json]           The hub's recent actions.\n"
+           "  workspace create NAME [--json]\n"
+           "                         Create a workspace of the hub's member; prints its id.\n"
+           "  workspaces [--json]    List workspaces: segments and bytes stored (all encrypted).\n";
 }
 
 int runAdminVerb(const AdminClient &client, const QString &verb, const QStringList &args)
@@ -139,6 +189,10 @@ int runAdminVerb(const AdminClient &client, const QString &verb, const QStringLi
         return revoke(client, args);
     if (verb == QLatin1String("log"))
         return log(client, json);
+    if (verb == QLatin1String("workspace"))
+        return createWorkspace(client, args, json);
+    if (verb == QLatin1String("workspaces"))
+        return workspaces(client, json);
     return -1;
 }
 

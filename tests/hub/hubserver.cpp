@@ -4,6 +4,7 @@
 #include "hubstate.h"
 #include "pairingservice.h"
 #include "serverservice.h"
+#include "workspaceservice.h"
 
 #include "crypto/consttime.h"
 #include "crypto/random.h"
@@ -57,6 +58,8 @@ Status HubServer::start()
         return s;
     m_log = std::make_unique<ActionLog>(m_options.dataDir + QStringLiteral("/actions.log"));
     registerModules();
+    if (auto s = m_workspaces->load(); !s)
+        return s;
 
     auto app = m_app.listenTcp(m_options.listenAddress, m_options.listenPort);
     if (!app)
@@ -144,6 +147,11 @@ void HubServer::registerModules()
         m_app, [this] { return appUrl(); }, admin);
     m_servers = std::make_unique<ServerService>(*m_state, *m_log, m_options.heartbeatIntervalSeconds);
     m_servers->registerRoutes(m_app, admin);
+    WorkspaceService::Options workspaces;
+    workspaces.tokenLifetimeSeconds = m_options.workspaceTokenLifetimeSeconds;
+    m_workspaces = std::make_unique<WorkspaceService>(
+        *m_state, *m_log, *m_servers, m_options.dataDir + QStringLiteral("/workspaces"), workspaces);
+    m_workspaces->registerRoutes(m_app, admin);
     m_app.route("GET", QStringLiteral("/v1/admin/log"), [this](const HttpRequest &request, HttpReply reply) {
         if (!isAdmin(request)) {
             reply.send(

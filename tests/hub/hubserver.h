@@ -18,6 +18,7 @@ class ActionLog;
 class HubState;
 class PairingService;
 class ServerService;
+class WorkspaceService;
 
 class HubServer final : public QObject
 {
@@ -33,6 +34,7 @@ public:
         int codeLifetimeSeconds = 600; // pairing codes live this long
         int pollIntervalSeconds = 5; // the device-code poll interval handed out
         int heartbeatIntervalSeconds = 15; // the heartbeat interval servers are told to keep
+        int workspaceTokenLifetimeSeconds = 900; // per-workspace bearers live this long
     };
 
     explicit HubServer(Options options, QObject *parent = nullptr);
@@ -62,6 +64,7 @@ private:
     std::unique_ptr<ActionLog> m_log;
     std::unique_ptr<PairingService> m_pairing;
     std::unique_ptr<ServerService> m_servers;
+    std::unique_ptr<WorkspaceService> m_workspaces;
 };
 
 } // namespace isolation::hub
