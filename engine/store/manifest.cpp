@@ -146,7 +146,7 @@ StoreResult<Manifest> Manifest::fromJson(QByteArrayView json)
     const QJsonValue segments = o.value(QStringLiteral("segments"));
     if (!segments.isArray())
         return malformed(QStringLiteral("no segment list"));
-    for (const QJsonValue &v : segments.toArray()) {
+    for (const QJsonValue v : segments.toArray()) {
         const QJsonObject so = v.toObject();
         ManifestSegment s;
         s.id = so.value(QStringLiteral("id")).toString();
@@ -156,7 +156,7 @@ StoreResult<Manifest> Manifest::fromJson(QByteArrayView json)
             || (kind != kFull && kind != kThin) || !refsFromJson(so.value(QStringLiteral("refs")), &s.refs))
             return malformed(QStringLiteral("segment %1 is incomplete").arg(m.segments.size()));
         s.kind = kind == kFull ? ManifestSegment::Kind::Full : ManifestSegment::Kind::Thin;
-        for (const QJsonValue &p : so.value(QStringLiteral("prerequisites")).toArray()) {
+        for (const QJsonValue p : so.value(QStringLiteral("prerequisites")).toArray()) {
             if (!isObjectId(p.toString()))
                 return malformed(QStringLiteral("segment %1 has a bad prerequisite").arg(m.segments.size()));
             s.prerequisites.append(p.toString());
@@ -168,7 +168,7 @@ StoreResult<Manifest> Manifest::fromJson(QByteArrayView json)
     }
     if (!refsFromJson(o.value(QStringLiteral("refs")), &m.refs))
         return malformed(QStringLiteral("bad refs"));
-    for (const QJsonValue &v : o.value(QStringLiteral("recentSaves")).toArray())
+    for (const QJsonValue v : o.value(QStringLiteral("recentSaves")).toArray())
         m.recentSaves.append(v.toString());
     if (m.recentSaves.isEmpty() || m.recentSaves.last() != m.saveId || m.recentSaves.size() > kRecentSaves)
         return malformed(QStringLiteral("bad list of recent saves"));

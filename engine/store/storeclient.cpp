@@ -253,7 +253,7 @@ void StoreClient::listWorkspaces(std::function<void(StoreResult<QList<Workspace>
         QList<Workspace> list;
         const QJsonArray array
             = QJsonDocument::fromJson(r.value().body).object().value(QStringLiteral("workspaces")).toArray();
-        for (const QJsonValue &v : array) {
+        for (const QJsonValue v : array) {
             const QJsonObject o = v.toObject();
             list.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("name")).toString()});
         }

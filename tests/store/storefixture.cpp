@@ -66,7 +66,7 @@ std::unique_ptr<WorkspaceStore> StoreFixture::store(
 
 QString StoreFixture::writeFile(const QString &name, qint64 size, char seed) const
 {
-    const QString file = m_dir.filePath(name);
+    QString file = m_dir.filePath(name);
     QFile f(file);
     if (!f.open(QIODevice::WriteOnly))
         return {};
