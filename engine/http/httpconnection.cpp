@@ -30,6 +30,10 @@ QByteArray statusLine(int status)
     return "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
 }
 
+constexpr qint64 kReadBufferBytes = 1024 * 1024;
+constexpr qint64 kBodyPieceBytes = 256 * 1024; // read from an answer's device at a time
+constexpr qint64 kWriteHighWater = 1024 * 1024; // queued in the socket before we read more of it
+
 } // namespace
 
 HttpConnection::HttpConnection(QIODevice *device, const QHostAddress &peer, HttpServer *server)
@@ -40,11 +44,13 @@ HttpConnection::HttpConnection(QIODevice *device, const QHostAddress &peer, Http
     , m_parser(server->limits())
 {
     m_device->setParent(this);
-    m_parser.onHeaders = [this](const HttpRequest &request) {
-        if (request.header("expect").toLower() == "100-continue")
-            m_device->write("HTTP/1.1 100 Continue\r\n\r\n");
-    };
+    m_parser.onHeaders = [this](const HttpRequest &request) { onHead(request); };
     connect(m_device, &QIODevice::readyRead, this, &HttpConnection::onReadyRead);
+    connect(m_device, &QIODevice::bytesWritten, this, &HttpConnection::pumpBody);
+    // Read at most this much ahead of what we process: with streamed bodies the TCP window, not
+    // our memory, absorbs a peer that sends faster than the sink takes.
+    if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
+        tcp->setReadBufferSize(kReadBufferBytes);
     if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
         connect(tcp, &QAbstractSocket::disconnected, this, &HttpConnection::onPeerClosed);
     else if (auto *local = qobject_cast<QLocalSocket *>(m_device))
@@ -57,6 +63,65 @@ HttpConnection::~HttpConnection()
 {
     if (m_server)
         m_server->forget(this);
+}
+
+void HttpConnection::onHead(const HttpRequest &head)
+{
+    m_streamed = false;
+    m_sink.reset();
+    m_sinkStopped = false;
+    m_refusal.reset();
+    m_dropped = 0;
+    m_dropLimitHit = false;
+    HttpRequest request = head;
+    request.peer = m_peer;
+    bool ok = false;
+    const qint64 length = head.header("content-length").toLongLong(&ok);
+    bool willRead = !ok || length <= m_server->limits().maxBodyBytes;
+    if (auto opened = m_server->openStream(request)) {
+        m_streamed = true;
+        m_streamHead = std::move(request);
+        if (opened->ok())
+            m_sink = std::move(*opened).value();
+        else
+            m_refusal = opened->error();
+        m_parser.setBodySink([this](QByteArrayView piece) { return takeBody(piece); });
+        willRead = willRead || m_sink != nullptr;
+    }
+    if (willRead && head.header("expect").toLower() == "100-continue")
+        m_device->write("HTTP/1.1 100 Continue\r\n\r\n");
+}
+
+bool HttpConnection::takeBody(QByteArrayView piece)
+{
+    if (m_sink && !m_sinkStopped) {
+        if (m_sink->write(piece))
+            return true;
+        m_sinkStopped = true;
+        return true;
+    }
+    // Refused bodies are read and dropped so the answer reaches the peer and the connection lives
+    // on; past the body limit that is not worth it: answer at once and close.
+    m_dropped += piece.size();
+    if (m_dropped <= m_server->limits().maxBodyBytes)
+        return true;
+    m_dropLimitHit = true;
+    return false;
+}
+
+void HttpConnection::completeStream(HttpRequest request)
+{
+    m_streamed = false;
+    m_headRequest = request.method == "HEAD";
+    m_busy = true;
+    ++m_sequence;
+    std::unique_ptr<HttpBodySink> sink = std::move(m_sink);
+    if (m_refusal) {
+        sendResponse(m_sequence, *std::exchange(m_refusal, std::nullopt));
+        return;
+    }
+    if (sink)
+        sink->complete(request, HttpReply(this, m_sequence));
 }
 
 void HttpConnection::onReadyRead()
@@ -100,6 +165,12 @@ void HttpConnection::process()
                 return;
             continue;
         case HttpRequestParser::State::Error:
+            if (m_streamed && m_dropLimitHit) {
+                m_keepAlive = false;
+                completeStream(m_streamHead);
+                return;
+            }
+            m_sink.reset(); // its body never came whole
             answerError(m_parser.errorStatus(), m_parser.errorMessage());
             return;
         case HttpRequestParser::State::Upgrade: {
@@ -108,6 +179,8 @@ void HttpConnection::process()
             const QByteArray head = std::exchange(m_head, {});
             const QByteArray rest = std::exchange(m_in, {});
             disconnect(m_device, nullptr, this, nullptr);
+            if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
+                tcp->setReadBufferSize(0); // the new owner reads as it likes
             if (m_server->upgrade(request, m_device, head, rest)) {
                 m_device = nullptr; // the upgrade handler owns it now
                 m_closing = true;
@@ -115,6 +188,7 @@ void HttpConnection::process()
                 return;
             }
             connect(m_device, &QIODevice::readyRead, this, &HttpConnection::onReadyRead);
+            connect(m_device, &QIODevice::bytesWritten, this, &HttpConnection::pumpBody);
             answerError(400, QStringLiteral("this resource cannot be upgraded"));
             return;
         }
@@ -124,6 +198,11 @@ void HttpConnection::process()
             request.peer = m_peer;
             m_keepAlive = m_parser.keepAlive();
             m_headRequest = request.method == "HEAD";
+            if (m_streamed) {
+                request.params = m_streamHead.params;
+                completeStream(std::move(request));
+                return;
+            }
             m_busy = true;
             ++m_sequence;
             m_server->dispatch(request, HttpReply(this, m_sequence));
@@ -144,7 +223,7 @@ void HttpConnection::answerError(int status, const QString &message)
 
 void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
 {
-    if (!isCurrent(sequence) || m_streaming || !m_device)
+    if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
         return;
     QByteArray out = statusLine(response.status);
     for (const auto &h : response.headers) {
@@ -164,7 +243,7 @@ void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
 
 void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers)
 {
-    if (!isCurrent(sequence) || m_streaming || !m_device)
+    if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
         return;
     QByteArray out = statusLine(status);
     for (const auto &h : headers) {
@@ -193,6 +272,50 @@ void HttpConnection::finishChunks(quint64 sequence)
     m_device->write("0\r\n\r\n");
     m_streaming = false;
     completeExchange();
+}
+
+void HttpConnection::sendDevice(
+    quint64 sequence, int status, HttpHeaders headers, std::unique_ptr<QIODevice> body, qint64 size)
+{
+    if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
+        return;
+    QByteArray out = statusLine(status);
+    for (const auto &h : headers) {
+        if (!managedHeader(h.first))
+            out += h.first + ": " + h.second + "\r\n";
+    }
+    out += "Content-Length: " + QByteArray::number(size) + "\r\n";
+    if (!m_keepAlive)
+        out += "Connection: close\r\n";
+    out += "\r\n";
+    m_device->write(out);
+    if (m_headRequest || size <= 0 || !body) {
+        completeExchange();
+        return;
+    }
+    m_body = std::move(body);
+    m_bodyLeft = size;
+    pumpBody();
+}
+
+void HttpConnection::pumpBody()
+{
+    while (m_body && m_device && m_device->bytesToWrite() < kWriteHighWater) {
+        const QByteArray piece = m_body->read(std::min(kBodyPieceBytes, m_bodyLeft));
+        if (piece.isEmpty()) {
+            qCWarning(lcHttp) << "answer body ended" << m_bodyLeft << "bytes early; closing the connection";
+            m_body.reset();
+            m_keepAlive = false;
+            closeGracefully(); // what was written still goes out
+            return;
+        }
+        m_device->write(piece);
+        m_bodyLeft -= piece.size();
+        if (m_bodyLeft == 0) {
+            m_body.reset();
+            completeExchange();
+        }
+    }
 }
 
 void HttpConnection::completeExchange()

@@ -8,10 +8,14 @@
 #include <QHostAddress>
 #include <QObject>
 
+#include <memory>
+#include <optional>
+
 class QIODevice;
 
 namespace isolation {
 
+class HttpBodySink;
 class HttpServer;
 
 class HttpConnection final : public QObject
@@ -25,6 +29,7 @@ public:
     void sendHead(quint64 sequence, int status, HttpHeaders headers);
     void writeChunk(quint64 sequence, const QByteArray &chunk);
     void finishChunks(quint64 sequence);
+    void sendDevice(quint64 sequence, int status, HttpHeaders headers, std::unique_ptr<QIODevice> body, qint64 size);
     bool isCurrent(quint64 sequence) const { return m_busy && sequence == m_sequence; }
     void closeNow();
 
@@ -36,6 +41,10 @@ private:
     void answerError(int status, const QString &message);
     void completeExchange();
     void closeGracefully();
+    void onHead(const HttpRequest &head);
+    bool takeBody(QByteArrayView piece);
+    void completeStream(HttpRequest request);
+    void pumpBody();
 
     QIODevice *m_device;
     QHostAddress m_peer;
@@ -50,6 +59,19 @@ private:
     bool m_headRequest = false;
     bool m_closing = false;
     bool m_processScheduled = false;
+
+    // A streamed request body (HttpServer::streamRoute): its sink, or the answer that refused it.
+    bool m_streamed = false;
+    std::unique_ptr<HttpBodySink> m_sink;
+    bool m_sinkStopped = false;
+    std::optional<HttpResponse> m_refusal;
+    HttpRequest m_streamHead;
+    qint64 m_dropped = 0;
+    bool m_dropLimitHit = false;
+
+    // An answer body read from a device as the peer takes it (sendDevice).
+    std::unique_ptr<QIODevice> m_body;
+    qint64 m_bodyLeft = 0;
 };
 
 } // namespace isolation

@@ -89,6 +89,7 @@ HttpRequest HttpRequestParser::takeRequest()
 {
     HttpRequest r = std::move(m_request);
     m_request = {};
+    m_bodySink = nullptr;
     m_raw.clear();
     m_inValue = false;
     m_headersDone = false;
@@ -123,6 +124,7 @@ int HttpRequestParser::onMessageBegin(http_parser *p)
 {
     auto *s = self(p);
     s->m_request = {};
+    s->m_bodySink = nullptr;
     s->m_inValue = false;
     s->m_headersDone = false;
     return 0;
@@ -226,16 +228,21 @@ int HttpRequestParser::onHeadersComplete(http_parser *p)
     r.path = url.path(QUrl::FullyDecoded);
     r.query = QUrlQuery(url.query(QUrl::FullyEncoded));
 
-    if (p->content_length != ULLONG_MAX && p->content_length > quint64(s->m_limits.maxBodyBytes))
-        return s->fail(413, QStringLiteral("request body too large"));
     if (s->onHeaders)
         s->onHeaders(r);
+    if (!s->m_bodySink && p->content_length != ULLONG_MAX && p->content_length > quint64(s->m_limits.maxBodyBytes))
+        return s->fail(413, QStringLiteral("request body too large"));
     return 0;
 }
 
 int HttpRequestParser::onBody(http_parser *p, const char *at, size_t len)
 {
     auto *s = self(p);
+    if (s->m_bodySink) {
+        if (!s->m_bodySink(QByteArrayView(at, qsizetype(len))))
+            return s->fail(413, QStringLiteral("request body refused"));
+        return 0;
+    }
     if (s->m_request.body.size() + qint64(len) > s->m_limits.maxBodyBytes)
         return s->fail(413, QStringLiteral("request body too large"));
     s->m_request.body.append(at, qsizetype(len));

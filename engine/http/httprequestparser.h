@@ -46,8 +46,14 @@ public:
     int errorStatus() const { return m_errorStatus; }
     QString errorMessage() const { return m_errorMessage; }
 
-    // Called once the headers of a request are in, before its body (for "Expect: 100-continue").
+    // Called once the headers of a request are in, before its body (for "Expect: 100-continue"
+    // and to choose a body sink).
     std::function<void(const HttpRequest &)> onHeaders;
+
+    // For the current request only, set from onHeaders: its body goes to `sink` piece by piece
+    // instead of into HttpRequest::body, and maxBodyBytes does not apply. The sink returning false
+    // fails the request with 413.
+    void setBodySink(std::function<bool(QByteArrayView)> sink) { m_bodySink = std::move(sink); }
 
 private:
     static int onMessageBegin(http_parser *p);
@@ -67,6 +73,7 @@ private:
     http_parser_settings m_settings {};
     State m_state = State::NeedMore;
     HttpRequest m_request;
+    std::function<bool(QByteArrayView)> m_bodySink;
     QByteArray m_raw; // the head of the current request as received, to spot obs-fold
     bool m_inValue = false;
     bool m_headersDone = false;

@@ -39,6 +39,12 @@ void HttpReply::finish() const
         m_connection->finishChunks(m_sequence);
 }
 
+void HttpReply::sendDevice(int status, HttpHeaders headers, std::unique_ptr<QIODevice> body, qint64 size) const
+{
+    if (m_connection)
+        m_connection->sendDevice(m_sequence, status, std::move(headers), std::move(body), size);
+}
+
 bool HttpReply::connected() const
 {
     return m_connection && m_connection->isCurrent(m_sequence);
@@ -59,7 +65,12 @@ HttpServer::~HttpServer()
 
 void HttpServer::route(const QByteArray &method, const QString &pattern, Handler handler)
 {
-    m_routes.append({method, pattern.split(QLatin1Char('/'), Qt::SkipEmptyParts), std::move(handler)});
+    m_routes.append({method, pattern.split(QLatin1Char('/'), Qt::SkipEmptyParts), std::move(handler), {}});
+}
+
+void HttpServer::streamRoute(const QByteArray &method, const QString &pattern, StreamHandler handler)
+{
+    m_routes.append({method, pattern.split(QLatin1Char('/'), Qt::SkipEmptyParts), {}, std::move(handler)});
 }
 
 Result<quint16> HttpServer::listenTcp(const QHostAddress &address, quint16 port)
@@ -129,36 +140,49 @@ bool HttpServer::upgrade(const HttpRequest &request, QIODevice *device, const QB
     return m_upgrade && m_upgrade(request, device, head, rest);
 }
 
+bool HttpServer::matches(const Route &route, const QStringList &parts, QHash<QString, QString> *params)
+{
+    qsizetype i = 0;
+    for (; i < route.segments.size(); ++i) {
+        const QString &seg = route.segments.at(i);
+        if (seg.startsWith(QLatin1String("{*")) && seg.endsWith(QLatin1Char('}'))) {
+            params->insert(seg.mid(2, seg.size() - 3), parts.mid(i).join(QLatin1Char('/')));
+            return true;
+        }
+        if (i >= parts.size())
+            return false;
+        if (seg.startsWith(QLatin1Char('{')) && seg.endsWith(QLatin1Char('}')))
+            params->insert(seg.mid(1, seg.size() - 2), parts.at(i));
+        else if (seg != parts.at(i))
+            return false;
+    }
+    return i == parts.size();
+}
+
+std::optional<Result<std::unique_ptr<HttpBodySink>, HttpResponse>> HttpServer::openStream(HttpRequest &head)
+{
+    const QStringList parts = head.path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    for (const Route &route : std::as_const(m_routes)) {
+        QHash<QString, QString> params;
+        if (!route.stream || route.method != head.method || !matches(route, parts, &params))
+            continue;
+        head.params = std::move(params);
+        return route.stream(head);
+    }
+    return std::nullopt;
+}
+
 void HttpServer::dispatch(HttpRequest &request, HttpReply reply)
 {
     const QStringList parts = request.path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
     bool pathMatched = false;
     for (const Route &route : std::as_const(m_routes)) {
         QHash<QString, QString> params;
-        bool match = true;
-        qsizetype i = 0;
-        for (; i < route.segments.size(); ++i) {
-            const QString &seg = route.segments.at(i);
-            if (seg.startsWith(QLatin1String("{*")) && seg.endsWith(QLatin1Char('}'))) {
-                params.insert(seg.mid(2, seg.size() - 3), parts.mid(i).join(QLatin1Char('/')));
-                i = parts.size();
-                break;
-            }
-            if (i >= parts.size()) {
-                match = false;
-                break;
-            }
-            if (seg.startsWith(QLatin1Char('{')) && seg.endsWith(QLatin1Char('}')))
-                params.insert(seg.mid(1, seg.size() - 2), parts.at(i));
-            else if (seg != parts.at(i)) {
-                match = false;
-                break;
-            }
-        }
-        if (!match || i != parts.size())
+        if (!matches(route, parts, &params))
             continue;
         pathMatched = true;
-        if (route.method != request.method && route.method != "*")
+        // Stream routes were taken when the head came in; one seen here has another method.
+        if (!route.handler || (route.method != request.method && route.method != "*"))
             continue;
         request.params = std::move(params);
         route.handler(request, reply);

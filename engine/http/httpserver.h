@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "httpbodysink.h"
 #include "httpmessage.h"
 #include "httprequestparser.h"
 
@@ -12,6 +13,8 @@
 #include <QPointer>
 
 #include <functional>
+#include <memory>
+#include <optional>
 
 class QIODevice;
 class QLocalServer;
@@ -32,6 +35,10 @@ public:
     void sendHead(int status, HttpHeaders headers) const;
     void write(const QByteArray &chunk) const;
     void finish() const;
+    // Answers with `size` bytes read from `body` (open for reading) under Content-Length, a piece
+    // at a time as the peer takes them, so a large file never sits in memory. Takes `body`. A body
+    // that ends early closes the connection (the peer sees a short answer, never a wrong one).
+    void sendDevice(int status, HttpHeaders headers, std::unique_ptr<QIODevice> body, qint64 size) const;
     bool connected() const;
 
 private:
@@ -46,6 +53,10 @@ class HttpServer : public QObject
     Q_OBJECT
 public:
     using Handler = std::function<void(const HttpRequest &, HttpReply)>;
+    // Runs once the head of a request to a streaming route is in, before any byte of its body
+    // (request.body is empty, request.params filled). Returns the sink for the body, or the answer
+    // to give instead, which is sent once the body has been read and dropped.
+    using StreamHandler = std::function<Result<std::unique_ptr<HttpBodySink>, HttpResponse>(const HttpRequest &)>;
     // Takes over a connection whose request asked to upgrade (e.g. WebSocket). `head` holds the
     // bytes of the request as received, `rest` what followed it. Return false to refuse (the
     // server then answers 400 and closes).
@@ -62,6 +73,9 @@ public:
     // last, "{*name}" (the rest of the path). The first matching route wins; a path that matches
     // with another method answers 405.
     void route(const QByteArray &method, const QString &pattern, Handler handler);
+    // A route whose request bodies are streamed to an HttpBodySink instead of buffered (no body
+    // limit; large uploads). Matched like route(), by exact method.
+    void streamRoute(const QByteArray &method, const QString &pattern, StreamHandler handler);
     void setFallback(Handler handler) { m_fallback = std::move(handler); }
     void setUpgradeHandler(UpgradeHandler handler) { m_upgrade = std::move(handler); }
 
@@ -79,6 +93,8 @@ public:
 private:
     friend class HttpConnection;
     void dispatch(HttpRequest &request, HttpReply reply);
+    // The stream route for this request head (params filled in), or nullopt when it has none.
+    std::optional<Result<std::unique_ptr<HttpBodySink>, HttpResponse>> openStream(HttpRequest &head);
     bool upgrade(const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest);
     void forget(HttpConnection *connection);
 
@@ -87,7 +103,9 @@ private:
         QByteArray method;
         QStringList segments;
         Handler handler;
+        StreamHandler stream;
     };
+    static bool matches(const Route &route, const QStringList &parts, QHash<QString, QString> *params);
     QList<Route> m_routes;
     Handler m_fallback;
     UpgradeHandler m_upgrade;

@@ -161,6 +161,53 @@ int call(const AdminClient &client, const QStringList &args)
     return 0;
 }
 
+int createWorkspace(const AdminClient &client, const QStringList &args, bool json)
+{
+    QStringList rest = args.mid(1);
+    rest.removeAll(QStringLiteral("--json"));
+    if (rest.size() != 2 || rest.at(0) != QLatin1String("create"))
+        return fail(QStringLiteral("usage: workspace create NAME [--json]"), 2);
+    auto r = client.call(
+        "POST", QStringLiteral("/v1/admin/workspaces"), QJsonObject {{QStringLiteral("name"), rest.at(1)}});
+    if (!r)
+        return fail(r.error().message);
+    if (json)
+        printJson(r.value());
+    else
+        print(r.value().value(QStringLiteral("id")).toString());
+    return 0;
+}
+
+int workspaces(const AdminClient &client, bool json)
+{
+    auto r = client.call("GET", QStringLiteral("/v1/admin/workspaces"));
+    if (!r)
+        return fail(r.error().message);
+    if (json) {
+        printJson(r.value());
+        return 0;
+    }
+    const QJsonArray list = r.value().value(QStringLiteral("workspaces")).toArray();
+    if (list.isEmpty()) {
+        print(QStringLiteral("no workspaces (create one with `workspace create NAME`)"));
+        return 0;
+    }
+    print(QStringLiteral("%1  %2  %3  %4")
+              .arg(QStringLiteral("ID"), -23)
+              .arg(QStringLiteral("NAME"), -20)
+              .arg(QStringLiteral("SEGMENTS"), 8)
+              .arg(QStringLiteral("BYTES")));
+    for (const QJsonValue &v : list) {
+        const QJsonObject w = v.toObject();
+        print(QStringLiteral("%1  %2  %3  %4")
+                  .arg(w.value(QStringLiteral("id")).toString(), -23)
+                  .arg(w.value(QStringLiteral("name")).toString(), -20)
+                  .arg(w.value(QStringLiteral("segments")).toInt(), 8)
+                  .arg(qint64(w.value(QStringLiteral("bytes")).toDouble())));
+    }
+    return 0;
+}
+
 } // namespace
 
 const char *adminVerbsHelp()
@@ -172,7 +219,11 @@ const char *adminVerbsHelp()
            "  revoke SERVER          Revoke a server's credential; it drops to \"not paired\".\n"
            "  log [--json]           The hub's recent actions.\n"
            "  call SERVER METHOD [--params JSON] [--timeout S]\n"
-           "                         Call METHOD (ping, server.status, ...) on a server through its tunnel.\n";
+           "                         Call METHOD (ping, server.status, ...) on a server through its tunnel.\n"
+
+           "  workspace create NAME [--json]\n"
+           "                         Create a workspace of the hub's member; prints its id.\n"
+           "  workspaces [--json]    List workspaces: segments and bytes stored (all encrypted).\n";
 }
 
 int runAdminVerb(const AdminClient &client, const QString &verb, const QStringList &args)
@@ -192,6 +243,10 @@ int runAdminVerb(const AdminClient &client, const QString &verb, const QStringLi
         return log(client, json);
     if (verb == QLatin1String("call"))
         return call(client, args);
+    if (verb == QLatin1String("workspace"))
+        return createWorkspace(client, args, json);
+    if (verb == QLatin1String("workspaces"))
+        return workspaces(client, json);
     return -1;
 }
 

@@ -5,6 +5,7 @@
 #include "pairingservice.h"
 #include "serverservice.h"
 #include "tunnelauthenticator.h"
+#include "workspaceservice.h"
 
 #include "crypto/consttime.h"
 #include "crypto/ed25519.h"
@@ -61,6 +62,8 @@ Status HubServer::start()
         return s;
     m_log = std::make_unique<ActionLog>(m_options.dataDir + QStringLiteral("/actions.log"));
     registerModules();
+    if (auto s = m_workspaces->load(); !s)
+        return s;
 
     auto app = m_app.listenTcp(m_options.listenAddress, m_options.listenPort);
     if (!app)
@@ -173,6 +176,11 @@ void HubServer::registerModules()
     connect(&m_tunnels, &TunnelRegistry::tunnelDown, this, [this](const QString &id) {
         m_log->record(QStringLiteral("tunnel.down"), {{QStringLiteral("server"), id}});
     });
+    WorkspaceService::Options workspaces;
+    workspaces.tokenLifetimeSeconds = m_options.workspaceTokenLifetimeSeconds;
+    m_workspaces = std::make_unique<WorkspaceService>(
+        *m_state, *m_log, *m_servers, m_options.dataDir + QStringLiteral("/workspaces"), workspaces);
+    m_workspaces->registerRoutes(m_app, admin);
     m_app.route("GET", QStringLiteral("/v1/admin/log"), [this](const HttpRequest &request, HttpReply reply) {
         if (!isAdmin(request)) {
             reply.send(

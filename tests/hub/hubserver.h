@@ -21,6 +21,7 @@ class HubState;
 class PairingService;
 class ServerService;
 class TunnelAuthenticator;
+class WorkspaceService;
 
 class HubServer final : public QObject
 {
@@ -36,6 +37,7 @@ public:
         int codeLifetimeSeconds = 600; // pairing codes live this long
         int pollIntervalSeconds = 5; // the device-code poll interval handed out
         int heartbeatIntervalSeconds = 15; // the heartbeat interval servers are told to keep
+        int workspaceTokenLifetimeSeconds = 900; // per-workspace bearers live this long
     };
 
     explicit HubServer(Options options, QObject *parent = nullptr);
@@ -80,6 +82,7 @@ private:
     SystemClock m_clock;
     std::unique_ptr<TunnelAuthenticator> m_tunnelAuth;
     bool m_verifierOverridden = false;
+    std::unique_ptr<WorkspaceService> m_workspaces;
 };
 
 } // namespace isolation::hub

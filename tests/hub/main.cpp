@@ -33,7 +33,8 @@ const char *kHelp
       "          127.0.0.1:8470), the preview origin (views) on --preview (default 127.0.0.1:8471).\n"
       "          Port 0 picks a free port. Writes DIR/admin.json (mode 0600) with the admin token.\n"
       "          Testing options: --code-lifetime S (pairing codes, default 600),\n"
-      "          --poll-interval S (device-code polling, default 5), --heartbeat-interval S (default 15).\n"
+      "          --poll-interval S (device-code polling, default 5), --heartbeat-interval S (default 15),\n"
+      "          --workspace-token-lifetime S (workspace bearers, default 900).\n"
       "\n"
       "Admin commands (talk to the running hub with the token in DIR/admin.json):\n"
       "%s"
@@ -89,6 +90,8 @@ int serve(const QString &dataDir, const QStringList &args)
         QStringLiteral("seconds"), QStringLiteral("5")});
     parser.addOption({QStringLiteral("heartbeat-interval"), QStringLiteral("Heartbeat interval."),
         QStringLiteral("seconds"), QStringLiteral("15")});
+    parser.addOption({QStringLiteral("workspace-token-lifetime"), QStringLiteral("Workspace token lifetime."),
+        QStringLiteral("seconds"), QStringLiteral("900")});
     if (!parser.parse(args))
         return fail(parser.errorText(), 2);
     const QString dir = parser.isSet(QStringLiteral("data")) ? parser.value(QStringLiteral("data")) : dataDir;
@@ -112,9 +115,11 @@ int serve(const QString &dataDir, const QStringList &args)
     };
     if (!seconds("code-lifetime", &options.codeLifetimeSeconds)
         || !seconds("poll-interval", &options.pollIntervalSeconds)
-        || !seconds("heartbeat-interval", &options.heartbeatIntervalSeconds))
-        return fail(
-            QStringLiteral("--code-lifetime, --poll-interval and --heartbeat-interval want 1..86400 seconds"), 2);
+        || !seconds("heartbeat-interval", &options.heartbeatIntervalSeconds)
+        || !seconds("workspace-token-lifetime", &options.workspaceTokenLifetimeSeconds))
+        return fail(QStringLiteral("--code-lifetime, --poll-interval, --heartbeat-interval and "
+                                   "--workspace-token-lifetime want 1..86400 seconds"),
+            2);
 
     if (!QDir().mkpath(options.dataDir))
         return fail(QStringLiteral("cannot create %1").arg(options.dataDir));

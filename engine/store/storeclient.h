@@ -1,0 +1,108 @@
+// StoreClient: the engine's HTTP client for the hub's workspace store (docs/protocol.md,
+// "Workspace store"). Gets and renews per-workspace bearers with the server credential, streams
+// segments from files and into devices, and reports manifest writes whose outcome is unknown.
+// Asynchronous on the event loop of its thread; never logs a token.
+#pragma once
+
+#include "core/clock.h"
+#include "crypto/securebytes.h"
+#include "storeerror.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QUrl>
+
+#include <functional>
+#include <memory>
+
+class QIODevice;
+class QNetworkAccessManager;
+class QNetworkReply;
+class QNetworkRequest;
+
+namespace isolation {
+
+class StoreClient final : public QObject
+{
+    Q_OBJECT
+public:
+    // `clock` decides when a bearer is renewed; null means the system clock.
+    StoreClient(QNetworkAccessManager *network, const QUrl &hubUrl, const SecureBytes &serverCredential,
+        const Clock *clock = nullptr, QObject *parent = nullptr);
+    ~StoreClient() override;
+
+    // Applies to every request (no progress for this long fails it). Default 60 s.
+    void setTimeout(int ms) { m_timeoutMs = ms; }
+    // Forgets the bearers held (the next request gets new ones).
+    void dropTokens();
+
+    struct Workspace
+    {
+        QString id;
+        QString name;
+    };
+    void listWorkspaces(std::function<void(StoreResult<QList<Workspace>>)> done);
+
+    struct ManifestReply
+    {
+        bool exists = false; // false: the workspace has no manifest yet (404 no_manifest)
+        bool notModified = false; // 304: the manifest is still `ifNoneMatch`
+        QByteArray etag;
+        QByteArray body; // the encrypted manifest (exists and modified)
+    };
+    // GET the manifest; with `ifNoneMatch` (an ETag) the hub answers 304 when it did not move.
+    void getManifest(const QString &workspaceId, const QByteArray &ifNoneMatch,
+        std::function<void(StoreResult<ManifestReply>)> done);
+
+    struct PutReply
+    {
+        enum class Outcome {
+            Stored, // the hub stored it: `etag` is its ETag
+            PreconditionFailed, // 412: the manifest is not `ifMatch` (or exists, for a create); nothing written
+            Unknown, // the connection failed after the whole body was sent: read the manifest back to know
+        } outcome
+            = Outcome::Unknown;
+        QByteArray etag;
+    };
+    // PUT the manifest with If-Match: `ifMatch`, or If-None-Match: * when `ifMatch` is empty. A
+    // failure before the whole body was sent is an error (nothing can have been stored).
+    void putManifest(const QString &workspaceId, const QByteArray &sealed, const QByteArray &ifMatch,
+        std::function<void(StoreResult<PutReply>)> done);
+
+    // PUT a segment, streamed from a file; `name` is the SHA-256 of the file's bytes.
+    void putSegment(const QString &workspaceId, const QString &name, const QString &filePath,
+        std::function<void(StoreResult<void>)> done);
+    // GET a segment, streamed into `out` (written only with the bytes of a 200 answer); the number
+    // of bytes written on success. `out` must outlive the call.
+    void getSegment(
+        const QString &workspaceId, const QString &name, QIODevice *out, std::function<void(StoreResult<qint64>)> done);
+    // DELETE a segment; one that is already gone counts as deleted.
+    void deleteSegment(const QString &workspaceId, const QString &name, std::function<void(StoreResult<void>)> done);
+
+private:
+    struct Exchange;
+    struct Answer;
+    void withToken(const QString &workspaceId, std::function<void(StoreResult<QByteArray>)> done);
+    void send(std::shared_ptr<Exchange> exchange, bool retried);
+    QNetworkRequest request(const QString &path) const;
+    static StoreError errorFrom(const Answer &answer);
+
+    struct Token
+    {
+        SecureBytes value;
+        qint64 renewAtMs = 0;
+    };
+
+    QNetworkAccessManager *m_network;
+    QUrl m_base;
+    SecureBytes m_credential;
+    std::unique_ptr<Clock> m_ownClock;
+    const Clock *m_clock;
+    int m_timeoutMs = 60000;
+    QHash<QString, Token> m_tokens;
+    QHash<QString, QList<std::function<void(StoreResult<QByteArray>)>>> m_waiting; // token requests in flight
+};
+
+} // namespace isolation
