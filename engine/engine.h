@@ -25,6 +25,7 @@ class Heartbeat;
 class HubClient;
 class LocalApiServer;
 class PairingController;
+class RuntimeManager;
 struct HttpRequest;
 class HttpReply;
 
@@ -61,6 +62,10 @@ public:
     // Forgets this server's credentials, telling the hub first when it can be reached.
     void unpair();
 
+    // The sandbox runtime (null when the engine is stopped or the runtime is switched off).
+    RuntimeManager *runtime() const { return m_runtime.get(); }
+    QJsonObject runtimeStatus() const;
+
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }
 
@@ -77,6 +82,7 @@ private:
     QJsonObject heartbeatReport() const;
     void registerRoutes();
     void routePair(const HttpRequest &request, HttpReply reply);
+    void startRuntime();
 
     Paths m_paths;
     EngineOptions m_options;
@@ -87,6 +93,7 @@ private:
     std::unique_ptr<PairingController> m_pairing;
     std::unique_ptr<HubClient> m_hub;
     std::unique_ptr<Heartbeat> m_heartbeat;
+    std::unique_ptr<RuntimeManager> m_runtime;
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
     QString m_storeError;
