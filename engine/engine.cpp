@@ -109,7 +109,8 @@ void Engine::startRuntime()
     const QString entry = QStringLiteral("runtime-api-key");
     std::unique_ptr<CredentialStore> keyStore;
     if (m_options.credentialStore == CredentialStoreKind::File)
-        keyStore = std::make_unique<FileCredentialStore>(m_paths.dataDir() + QStringLiteral("/credentials.json"), entry);
+        keyStore
+            = std::make_unique<FileCredentialStore>(m_paths.dataDir() + QStringLiteral("/credentials.json"), entry);
     else
         keyStore = std::make_unique<KeychainCredentialStore>(
             m_paths.overridden() ? m_paths.home() : m_paths.dataDir(), entry);
@@ -129,8 +130,9 @@ QJsonObject Engine::runtimeStatus() const
     if (!m_runtime)
         return QJsonObject {{QStringLiteral("state"), runtimeStateName(RuntimeState::Absent)},
             {QStringLiteral("reason"),
-                m_settings.runtimeEnabled() ? tr("The engine is not running")
-                                            : tr("The runtime is switched off (ISOLATION_RUNTIME=off or runtime/enabled=false)")}};
+                m_settings.runtimeEnabled()
+                    ? tr("The engine is not running")
+                    : tr("The runtime is switched off (ISOLATION_RUNTIME=off or runtime/enabled=false)")}};
     return m_runtime->status();
 }
 
@@ -294,7 +296,8 @@ QJsonObject Engine::heartbeatReport() const
         {QStringLiteral("hostName"), QHostInfo::localHostName()},
         {QStringLiteral("capacity"), QJsonObject {{QStringLiteral("cpus"), QThread::idealThreadCount()}}},
         {QStringLiteral("sessions"), QJsonObject {{QStringLiteral("running"), 0}, {QStringLiteral("suspended"), 0}}},
-        {QStringLiteral("runtime"), QJsonObject {{QStringLiteral("state"), runtimeStatus().value(QStringLiteral("state"))}}},
+        {QStringLiteral("runtime"),
+            QJsonObject {{QStringLiteral("state"), runtimeStatus().value(QStringLiteral("state"))}}},
         {QStringLiteral("cache"), QJsonObject {{QStringLiteral("workspaces"), 0}, {QStringLiteral("bytes"), 0}}},
     };
 }

@@ -60,7 +60,8 @@ void Engine::registerRoutes()
         [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, runtimeStatus())); });
     http.route("POST", QStringLiteral("/v1/runtime/restart"), [this](const HttpRequest &, HttpReply reply) {
         if (!m_runtime) {
-            reply.send(HttpResponse::error(409, QStringLiteral("runtime_off"), runtimeStatus().value(QStringLiteral("reason")).toString()));
+            reply.send(HttpResponse::error(
+                409, QStringLiteral("runtime_off"), runtimeStatus().value(QStringLiteral("reason")).toString()));
             return;
         }
         // Answer once the runtime is back (or could not be), so `runtime restart` returning means it is done.

@@ -20,10 +20,10 @@ void printStatus(const QJsonObject &r)
     const QString digest = r.value(QStringLiteral("digest")).toString();
     out::line(QStringLiteral("Digest:     %1").arg(digest.isEmpty() ? QStringLiteral("not recorded yet") : digest));
     const QString container = r.value(QStringLiteral("container")).toString();
-    out::line(QStringLiteral("Container:  %1").arg(container.isEmpty()
-                                                       ? QStringLiteral("none")
-                                                       : QStringLiteral("%1 (%2)").arg(container,
-                                                           r.value(QStringLiteral("containerState")).toString())));
+    out::line(QStringLiteral("Container:  %1")
+                  .arg(container.isEmpty() ? QStringLiteral("none")
+                                           : QStringLiteral("%1 (%2)").arg(
+                                               container, r.value(QStringLiteral("containerState")).toString())));
     out::line(QStringLiteral("Health:     %1").arg(r.value(QStringLiteral("health")).toString()));
     if (r.contains(QStringLiteral("uptimeSeconds"))) {
         const qint64 s = r.value(QStringLiteral("uptimeSeconds")).toInteger();
@@ -37,10 +37,10 @@ void printStatus(const QJsonObject &r)
 int runRuntime(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "The sandbox runtime (the pinned OpenSandbox lifecycle container).\n"
-        "  status [--json]   image, digest, container state, health, uptime\n"
-        "  restart           restart the lifecycle container and wait until it is healthy"));
+    parser.setApplicationDescription(
+        QStringLiteral("The sandbox runtime (the pinned OpenSandbox lifecycle container).\n"
+                       "  status [--json]   image, digest, container state, health, uptime\n"
+                       "  restart           restart the lifecycle container and wait until it is healthy"));
     parser.addHelpOption();
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("status or restart"));

@@ -50,7 +50,7 @@ KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, QObject
 KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, const QString &entry, QObject *parent)
     : CredentialStore(parent)
     , m_key(QStringLiteral("engine:") + stateDirectory + (entry.isEmpty() ? QString() : QLatin1Char('#') + entry))
-{}
+{ }
 
 QString KeychainCredentialStore::serviceName()
 {
@@ -133,7 +133,7 @@ FileCredentialStore::FileCredentialStore(const QString &path, const QString &ent
     }
     const QFileInfo info(path);
     m_path = info.path() + QLatin1Char('/') + info.completeBaseName() + QLatin1Char('.') + entry
-             + (info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix());
+        + (info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix());
 }
 
 QString FileCredentialStore::describe() const

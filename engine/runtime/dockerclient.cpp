@@ -125,7 +125,9 @@ Result<QJsonObject, DockerError> DockerClient::negotiate()
         return r.error();
     if (r.value().status != 200)
         return DockerError {DockerError::Code::Failed, r.value().status,
-            QStringLiteral("Docker's /version answered HTTP %1: %2").arg(r.value().status).arg(dockerMessage(r.value()))};
+            QStringLiteral("Docker's /version answered HTTP %1: %2")
+                .arg(r.value().status)
+                .arg(dockerMessage(r.value()))};
     const QJsonObject version = QJsonDocument::fromJson(r.value().body).object();
     const auto server = QVersionNumber::fromString(version.value(QStringLiteral("ApiVersion")).toString());
     const auto ours = QVersionNumber::fromString(QLatin1String(MaxApiVersion));
@@ -205,7 +207,8 @@ Result<QString, DockerError> DockerClient::createContainer(const QString &name, 
     if (!r) {
         DockerError e = r.error();
         if (e.code == DockerError::Code::NotFound)
-            e.message = QStringLiteral("image %1 is not on this machine").arg(spec.value(QStringLiteral("Image")).toString());
+            e.message
+                = QStringLiteral("image %1 is not on this machine").arg(spec.value(QStringLiteral("Image")).toString());
         return e;
     }
     return r.value().toObject().value(QStringLiteral("Id")).toString();

@@ -50,8 +50,8 @@ public:
     Result<QJsonObject, DockerError> negotiate();
 
     // A versioned call (/vX.Y + path). Non-2xx answers become errors carrying Docker's message.
-    Result<QJsonValue, DockerError> call(const QByteArray &method, const QString &path, const QUrlQuery &query = {},
-        const QJsonValue &body = {}) const;
+    Result<QJsonValue, DockerError> call(
+        const QByteArray &method, const QString &path, const QUrlQuery &query = {}, const QJsonValue &body = {}) const;
     Result<HttpResponse, DockerError> raw(const QByteArray &method, const QString &path, const QUrlQuery &query = {},
         const QByteArray &body = {}, const QByteArray &contentType = {}) const;
 

@@ -30,7 +30,8 @@ QNetworkRequest ExecdClient::request(const QString &path) const
 }
 
 template<typename T>
-void ExecdClient::finish(QNetworkReply *reply, Callback<T> done, std::function<Result<T, ExecdError>(const QByteArray &)> read)
+void ExecdClient::finish(
+    QNetworkReply *reply, Callback<T> done, std::function<Result<T, ExecdError>(const QByteArray &)> read)
 {
     QPointer<ExecdClient> self(this);
     connect(reply, &QNetworkReply::finished, this, [reply, self, done = std::move(done), read = std::move(read)] {
@@ -39,7 +40,8 @@ void ExecdClient::finish(QNetworkReply *reply, Callback<T> done, std::function<R
             return;
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 0) {
-            done(ExecdError {ExecdError::Code::Unreachable, 0, QStringLiteral("cannot reach execd: %1").arg(reply->errorString())});
+            done(ExecdError {
+                ExecdError::Code::Unreachable, 0, QStringLiteral("cannot reach execd: %1").arg(reply->errorString())});
             return;
         }
         const QByteArray body = reply->readAll();
@@ -134,7 +136,10 @@ void ExecdClient::download(const QString &path, Callback<QByteArray> done)
 QUrl ExecdClient::proxyUrl(quint16 port, const QString &path) const
 {
     QUrl url = m_base;
-    url.setPath(m_base.path() + QStringLiteral("/proxy/%1%2").arg(port).arg(path.startsWith(QLatin1Char('/')) ? path : QLatin1Char('/') + path));
+    url.setPath(m_base.path()
+        + QStringLiteral("/proxy/%1%2")
+              .arg(port)
+              .arg(path.startsWith(QLatin1Char('/')) ? path : QLatin1Char('/') + path));
     return url;
 }
 

@@ -23,7 +23,8 @@ Status ImageDigests::load()
         return Error::failed(QStringLiteral("cannot read %1: %2").arg(m_file, file.errorString()));
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
     if (!doc.isObject())
-        return Error::failed(QStringLiteral("%1 is not a JSON object; remove it to record the images again").arg(m_file));
+        return Error::failed(
+            QStringLiteral("%1 is not a JSON object; remove it to record the images again").arg(m_file));
     m_other = doc.object();
     const QJsonObject digests = m_other.take(QStringLiteral("imageDigests")).toObject();
     for (auto it = digests.begin(); it != digests.end(); ++it)
@@ -60,8 +61,8 @@ Result<QString> ImageDigests::verify(
         return false;
     };
     if (!pinned.isEmpty() && !matches(pinned))
-        return Error::invalidInput(QStringLiteral("refusing image %1: its digest %2 is not the pinned %3")
-                                       .arg(image, id, pinned));
+        return Error::invalidInput(
+            QStringLiteral("refusing image %1: its digest %2 is not the pinned %3").arg(image, id, pinned));
     const QString known = m_digests.value(image);
     if (!known.isEmpty()) {
         if (!matches(known))

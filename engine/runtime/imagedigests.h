@@ -22,8 +22,8 @@ public:
     // Checks an image's identity: `id` is Docker's image id, `repoDigests` its repository digests.
     // A digest the pin names must be one of them; otherwise the first digest seen is recorded
     // (and saved) and later ones must equal it. Fails with a refusal that says what differs.
-    Result<QString> verify(const QString &image, const QString &id, const QStringList &repoDigests,
-        const QString &pinned = {});
+    Result<QString> verify(
+        const QString &image, const QString &id, const QStringList &repoDigests, const QString &pinned = {});
 
 private:
     Status save() const;

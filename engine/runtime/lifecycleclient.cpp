@@ -39,7 +39,8 @@ Result<QJsonObject, LifecycleError> LifecycleClient::createRequest(const Sandbox
         auto checked = m_mounts ? m_mounts->check(m.hostPath)
                                 : Result<QString>(Error::invalidInput(QStringLiteral("no mount policy")));
         if (!checked)
-            return LifecycleError {LifecycleError::Code::Refused, 0, QStringLiteral("mount_refused"), checked.error().message};
+            return LifecycleError {
+                LifecycleError::Code::Refused, 0, QStringLiteral("mount_refused"), checked.error().message};
         volumes.append(QJsonObject {{QStringLiteral("name"), m.name},
             {QStringLiteral("host"), QJsonObject {{QStringLiteral("path"), checked.value()}}},
             {QStringLiteral("mountPath"), m.mountPath}, {QStringLiteral("readOnly"), m.readOnly}});
@@ -124,7 +125,8 @@ void LifecycleClient::call(
         }
         const QByteArray data = reply->readAll();
         QJsonParseError pe {};
-        const QJsonDocument doc = data.trimmed().isEmpty() ? QJsonDocument(QJsonObject()) : QJsonDocument::fromJson(data, &pe);
+        const QJsonDocument doc
+            = data.trimmed().isEmpty() ? QJsonDocument(QJsonObject()) : QJsonDocument::fromJson(data, &pe);
         if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
             done(LifecycleError {LifecycleError::Code::Garbage, status, {},
                 QStringLiteral("the runtime answered HTTP %1 with a body that is not JSON").arg(status)});

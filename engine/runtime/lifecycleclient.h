@@ -50,8 +50,8 @@ struct SandboxSpec
     QStringList entrypoint;
     QHash<QString, QString> env;
     QHash<QString, QString> metadata;
-    QHash<QString, QString> resourceLimits {{QStringLiteral("cpu"), QStringLiteral("1000m")},
-        {QStringLiteral("memory"), QStringLiteral("1Gi")}};
+    QHash<QString, QString> resourceLimits {
+        {QStringLiteral("cpu"), QStringLiteral("1000m")}, {QStringLiteral("memory"), QStringLiteral("1Gi")}};
     std::optional<int> timeoutSeconds; // none: no expiry, the engine deletes the sandbox
     QList<HostMount> mounts;
 };

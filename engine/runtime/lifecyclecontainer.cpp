@@ -74,7 +74,8 @@ Result<QString, LifecycleContainer::Outcome> LifecycleContainer::verifiedImage(
         qCInfo(lcRuntime) << "image" << image << "is not here; pulling it";
         if (auto pulled = m_docker.pullImage(image); !pulled)
             return fail(RuntimeState::Failed,
-                QStringLiteral("image %1 is not on this machine and cannot be pulled (%2)").arg(image, pulled.error().message));
+                QStringLiteral("image %1 is not on this machine and cannot be pulled (%2)")
+                    .arg(image, pulled.error().message));
         inspected = m_docker.inspectImage(image);
     }
     if (!inspected)
@@ -97,7 +98,9 @@ QJsonObject LifecycleContainer::containerSpec(const QString &imageId, const QStr
     const QString portKey = QStringLiteral("%1/tcp").arg(LifecycleConfig::ContainerPort);
     const QString socket = m_docker.socketPath();
     QJsonArray groups;
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::stat(QFile::encodeName(socket).constData(), &st) == 0)
         groups.append(QString::number(st.st_gid)); // may use the Docker socket without being root
     QJsonObject host {
@@ -133,7 +136,8 @@ QJsonObject LifecycleContainer::containerSpec(const QString &imageId, const QStr
     };
 }
 
-LifecycleContainer::Outcome LifecycleContainer::describe(const QString &id, RuntimeState state, const QString &reason) const
+LifecycleContainer::Outcome LifecycleContainer::describe(
+    const QString &id, RuntimeState state, const QString &reason) const
 {
     Outcome o = fail(state, reason);
     auto c = m_docker.inspectContainer(id);
@@ -145,7 +149,8 @@ LifecycleContainer::Outcome LifecycleContainer::describe(const QString &id, Runt
     o.containerName = info.value(QStringLiteral("Name")).toString().mid(1);
     o.containerState = st.value(QStringLiteral("Status")).toString();
     // Docker writes nanoseconds ("2026-01-02T03:04:05.123456789Z"); seconds are enough here.
-    o.startedAt = QDateTime::fromString(st.value(QStringLiteral("StartedAt")).toString().left(19) + QLatin1Char('Z'), Qt::ISODate);
+    o.startedAt = QDateTime::fromString(
+        st.value(QStringLiteral("StartedAt")).toString().left(19) + QLatin1Char('Z'), Qt::ISODate);
     const QJsonArray bindings = info.value(QStringLiteral("NetworkSettings"))
                                     .toObject()
                                     .value(QStringLiteral("Ports"))
@@ -259,32 +264,44 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
 
     const bool upgrading = !old.isEmpty();
     if (upgrading) {
-        qCInfo(lcRuntime) << "upgrading the runtime to" << m_spec.lifecycleImage << "(pin" << m_spec.pin.opensandbox << ")";
+        qCInfo(lcRuntime) << "upgrading the runtime to" << m_spec.lifecycleImage << "(pin" << m_spec.pin.opensandbox
+                          << ")";
         if (m_spec.progress)
             m_spec.progress(RuntimeState::Upgrading,
                 QStringLiteral("Upgrading the runtime to %1; the current one runs until the new one is healthy")
                     .arg(m_spec.lifecycleImage));
     }
-    const QString name = QStringLiteral("isolation-runtime-%1-%2")
-                             .arg(m_spec.engineId.left(12), shortHash(lifecycleId.value().toUtf8() + configHash.toUtf8()));
+    const QString name
+        = QStringLiteral("isolation-runtime-%1-%2")
+              .arg(m_spec.engineId.left(12), shortHash(lifecycleId.value().toUtf8() + configHash.toUtf8()));
     // While upgrading the old container still holds the configured port: the new one gets its own.
-    auto created = m_docker.createContainer(name, containerSpec(lifecycleId.value(), configHash, upgrading ? 0 : m_spec.port));
+    auto created
+        = m_docker.createContainer(name, containerSpec(lifecycleId.value(), configHash, upgrading ? 0 : m_spec.port));
     if (!created && created.error().status == 409) {
         (void)m_docker.removeContainer(name); // a half-made container of an earlier attempt
-        created = m_docker.createContainer(name, containerSpec(lifecycleId.value(), configHash, upgrading ? 0 : m_spec.port));
+        created = m_docker.createContainer(
+            name, containerSpec(lifecycleId.value(), configHash, upgrading ? 0 : m_spec.port));
     }
     if (!created)
         return fromDocker(created.error());
+    Outcome o;
+    bool started = true;
     if (auto s = m_docker.startContainer(created.value()); !s) {
-        (void)m_docker.removeContainer(created.value());
-        return fromDocker(s.error());
+        o = fromDocker(s.error());
+        started = false;
+    } else {
+        o = waitHealthy(created.value(), upgrading ? RuntimeState::Upgrading : RuntimeState::Starting);
     }
-    Outcome o = waitHealthy(created.value(), upgrading ? RuntimeState::Upgrading : RuntimeState::Starting);
     if (o.state != RuntimeState::Healthy) {
+        // A container that never started is of no use; one that stopped is kept for `docker logs`,
+        // except in an upgrade, where the old runtime stays and the new one goes.
+        if (upgrading || !started)
+            (void)m_docker.removeContainer(created.value());
         if (upgrading) {
-            (void)m_docker.removeContainer(created.value()); // keep the old runtime
-            o.reason = QStringLiteral("the upgrade to %1 failed (%2); the previous runtime keeps running")
-                           .arg(m_spec.lifecycleImage, o.reason);
+            const QString why = o.reason;
+            o = fail(RuntimeState::Failed,
+                QStringLiteral("the upgrade to %1 failed (%2); the previous runtime keeps running")
+                    .arg(m_spec.lifecycleImage, why));
         }
         return o;
     }
@@ -301,16 +318,19 @@ LifecycleContainer::Outcome LifecycleContainer::check(const QString &containerId
     if (o.containerId.isEmpty() || o.state == RuntimeState::Failed) {
         qCWarning(lcRuntime) << "the lifecycle container is gone; creating it again";
         if (m_spec.progress)
-            m_spec.progress(RuntimeState::Restarting, QStringLiteral("The runtime's container is gone; creating it again"));
+            m_spec.progress(
+                RuntimeState::Restarting, QStringLiteral("The runtime's container is gone; creating it again"));
         Outcome again = bringUp();
         again.restarts = 1;
         return again;
     }
     if (o.containerState != QLatin1String("running")) {
-        qCWarning(lcRuntime) << "the lifecycle container" << o.containerName << "is" << o.containerState << "; restarting it";
+        qCWarning(lcRuntime) << "the lifecycle container" << o.containerName << "is" << o.containerState
+                             << "; restarting it";
         if (m_spec.progress)
             m_spec.progress(RuntimeState::Restarting,
-                QStringLiteral("The runtime's container %1 stopped (%2); restarting it").arg(o.containerName, o.containerState));
+                QStringLiteral("The runtime's container %1 stopped (%2); restarting it")
+                    .arg(o.containerName, o.containerState));
         if (auto s = m_docker.startContainer(containerId); !s)
             return fromDocker(s.error());
         Outcome again = waitHealthy(containerId, RuntimeState::Restarting);
@@ -319,7 +339,8 @@ LifecycleContainer::Outcome LifecycleContainer::check(const QString &containerId
     }
     if (!probeHealth(o.port, 3000)) {
         o.state = RuntimeState::Unhealthy;
-        o.reason = QStringLiteral("the lifecycle container runs but does not answer /health on 127.0.0.1:%1").arg(o.port);
+        o.reason
+            = QStringLiteral("the lifecycle container runs but does not answer /health on 127.0.0.1:%1").arg(o.port);
         return o;
     }
     o.reason = QStringLiteral("the runtime answers on 127.0.0.1:%1").arg(o.port);

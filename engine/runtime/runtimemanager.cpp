@@ -6,6 +6,7 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
 #include <QLoggingCategory>
 #include <QPointer>
 
@@ -36,11 +37,23 @@ QString runtimeStateName(RuntimeState state)
     return QStringLiteral("failed");
 }
 
+namespace {
+
+// The session directory exists (0700) before the mount policy canonicalises it.
+QString ensuredDirectory(const QString &path)
+{
+    if (QDir().mkpath(path))
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return path;
+}
+
+} // namespace
+
 RuntimeManager::RuntimeManager(RuntimeConfig config, std::unique_ptr<CredentialStore> apiKeyStore, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
     , m_keyStore(std::move(apiKeyStore))
-    , m_mounts((QDir().mkpath(m_config.sessionDir), m_config.sessionDir))
+    , m_mounts(ensuredDirectory(m_config.sessionDir))
     , m_engineId(QString::fromLatin1(
           QCryptographicHash::hash(QDir(m_config.dataDir).absolutePath().toUtf8(), QCryptographicHash::Sha256)
               .toHex()
@@ -99,9 +112,9 @@ void RuntimeManager::stop()
 {
     m_running = false;
     m_monitor.stop();
-    // Join the worker: its libcurl and OpenSSL thread state must be gone before we are.
+    // Wait for Docker calls in flight; the pool (a member) joins its thread when we are destroyed,
+    // so no libcurl or OpenSSL thread state outlives the manager.
     m_pool.waitForDone();
-    m_busy = false;
 }
 
 void RuntimeManager::loadApiKey()
@@ -116,7 +129,8 @@ void RuntimeManager::loadApiKey()
             return;
         if (!loaded) {
             self->setState(RuntimeState::Failed,
-                tr("Cannot read the runtime's API key from %1: %2").arg(self->m_keyStore->describe(), loaded.error().message));
+                tr("Cannot read the runtime's API key from %1: %2")
+                    .arg(self->m_keyStore->describe(), loaded.error().message));
             return;
         }
         auto begin = [self] {
@@ -140,7 +154,8 @@ void RuntimeManager::loadApiKey()
                 return;
             if (!saved) {
                 self->setState(RuntimeState::Failed,
-                    tr("Cannot store the runtime's API key in %1: %2").arg(self->m_keyStore->describe(), saved.error().message));
+                    tr("Cannot store the runtime's API key in %1: %2")
+                        .arg(self->m_keyStore->describe(), saved.error().message));
                 return;
             }
             begin();
@@ -167,7 +182,7 @@ LifecycleContainer::Spec RuntimeManager::spec() const
         QMetaObject::invokeMethod(
             self.data(),
             [self, state, reason] {
-                if (self && self->m_busy)
+                if (self && self->m_pending > 0)
                     self->setState(state, reason);
             },
             Qt::QueuedConnection);
@@ -177,7 +192,7 @@ LifecycleContainer::Spec RuntimeManager::spec() const
 
 void RuntimeManager::run(Job job, std::function<void(const LifecycleContainer::Outcome &)> done)
 {
-    m_busy = true;
+    ++m_pending;
     auto docker = DockerClient::fromEnvironment(m_config.environment);
     LifecycleContainer::Spec s = spec();
     QPointer<RuntimeManager> self(this);
@@ -196,7 +211,7 @@ void RuntimeManager::run(Job job, std::function<void(const LifecycleContainer::O
             [self, outcome, done = std::move(done)] {
                 if (!self)
                     return;
-                self->m_busy = false;
+                --self->m_pending;
                 self->apply(outcome);
                 if (done)
                     done(outcome);
@@ -238,7 +253,7 @@ void RuntimeManager::apply(const LifecycleContainer::Outcome &outcome)
 
 void RuntimeManager::monitor()
 {
-    if (!m_running || m_busy || m_keyLoading)
+    if (!m_running || m_pending > 0 || m_keyLoading)
         return;
     // A refused or missing image needs a person: look again now and then, not at every tick.
     if (m_state == RuntimeState::Failed && ++m_idleTicks % 6 != 0)
@@ -266,8 +281,9 @@ void RuntimeManager::restart(std::function<void(Status)> done)
         return;
     }
     if (m_apiKey.isEmpty()) {
+        // Not up yet (Docker missing, an image refused, still starting): say where it stands.
         if (done)
-            done(Error::unavailable(tr("The runtime is still starting")));
+            done(Error::unavailable(m_reason));
         return;
     }
     setState(RuntimeState::Restarting, tr("Restarting the runtime"));
@@ -286,7 +302,7 @@ void RuntimeManager::restart(std::function<void(Status)> done)
 void RuntimeManager::remove(std::function<void(Status)> done)
 {
     m_monitor.stop();
-    m_busy = true;
+    ++m_pending;
     auto docker = DockerClient::fromEnvironment(m_config.environment);
     LifecycleContainer::Spec s = spec();
     QPointer<RuntimeManager> self(this);
@@ -301,7 +317,7 @@ void RuntimeManager::remove(std::function<void(Status)> done)
             [self, status, done = std::move(done)] {
                 if (!self)
                     return;
-                self->m_busy = false;
+                --self->m_pending;
                 self->m_last = {};
                 self->setState(RuntimeState::Absent, tr("The runtime was removed"));
                 if (done)

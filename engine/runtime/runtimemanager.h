@@ -89,7 +89,7 @@ private:
     QThreadPool m_pool;
     QTimer m_monitor;
     bool m_running = false;
-    bool m_busy = false;
+    int m_pending = 0; // Docker operations queued or running
     bool m_keyLoading = false;
     int m_idleTicks = 0;
     RuntimeState m_state = RuntimeState::Absent;

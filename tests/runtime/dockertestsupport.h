@@ -50,10 +50,12 @@ inline QJsonObject dockerInspect(const QString &what)
 inline QList<QPair<QString, QString>> publishedPorts(const QJsonObject &inspected)
 {
     QList<QPair<QString, QString>> out;
-    const QJsonObject ports = inspected.value(QStringLiteral("NetworkSettings")).toObject().value(QStringLiteral("Ports")).toObject();
+    const QJsonObject ports
+        = inspected.value(QStringLiteral("NetworkSettings")).toObject().value(QStringLiteral("Ports")).toObject();
     for (auto it = ports.begin(); it != ports.end(); ++it) {
         for (const QJsonValue &b : it.value().toArray())
-            out.append({b.toObject().value(QStringLiteral("HostIp")).toString(), b.toObject().value(QStringLiteral("HostPort")).toString()});
+            out.append({b.toObject().value(QStringLiteral("HostIp")).toString(),
+                b.toObject().value(QStringLiteral("HostPort")).toString()});
     }
     return out;
 }

@@ -9,9 +9,9 @@
 #include <QTest>
 #include <QVersionNumber>
 
+#include <grp.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,7 +53,8 @@ void tst_DockerClient::negotiatesTheApiVersion()
     const auto ours = QVersionNumber::fromString(QLatin1String(DockerClient::MaxApiVersion));
     QCOMPARE(QVersionNumber::fromString(d.apiVersion()), server < ours ? server : ours);
     // The CLI, asked independently, reports the same server API version.
-    const test::Run cli = test::docker({QStringLiteral("version"), QStringLiteral("--format"), QStringLiteral("{{.Server.APIVersion}}")});
+    const test::Run cli = test::docker(
+        {QStringLiteral("version"), QStringLiteral("--format"), QStringLiteral("{{.Server.APIVersion}}")});
     QCOMPARE(cli.exitCode, 0);
     QCOMPARE(QString::fromUtf8(cli.out.trimmed()), server.toString());
     // Versioned calls work at the negotiated version.
@@ -65,7 +66,8 @@ void tst_DockerClient::dockerHost_data()
     QTest::addColumn<QString>("host");
     QTest::addColumn<QString>("socket"); // empty: refused
     QTest::newRow("unset") << QString() << QStringLiteral("/var/run/docker.sock");
-    QTest::newRow("unix") << QStringLiteral("unix:///run/user/1000/docker.sock") << QStringLiteral("/run/user/1000/docker.sock");
+    QTest::newRow("unix") << QStringLiteral("unix:///run/user/1000/docker.sock")
+                          << QStringLiteral("/run/user/1000/docker.sock");
     QTest::newRow("tcp") << QStringLiteral("tcp://127.0.0.1:2375") << QString();
     QTest::newRow("ssh") << QStringLiteral("ssh://me@host") << QString();
 }
@@ -171,11 +173,13 @@ void tst_DockerClient::portTaken()
         {QStringLiteral("Image"), QStringLiteral("isolation-standin/sandbox:" ISOLATION_STANDIN_TAG)},
         {QStringLiteral("Cmd"), QJsonArray {QStringLiteral("sleep"), QStringLiteral("30")}},
         {QStringLiteral("ExposedPorts"), QJsonObject {{QStringLiteral("80/tcp"), QJsonObject {}}}},
-        {QStringLiteral("Labels"), QJsonObject {{QStringLiteral("io.isolation.test"), QStringLiteral("tst_dockerclient")}}},
+        {QStringLiteral("Labels"),
+            QJsonObject {{QStringLiteral("io.isolation.test"), QStringLiteral("tst_dockerclient")}}},
         {QStringLiteral("HostConfig"),
             QJsonObject {{QStringLiteral("PortBindings"),
                 QJsonObject {{QStringLiteral("80/tcp"),
-                    QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("127.0.0.1")}, {QStringLiteral("HostPort"), port}}}}}}}},
+                    QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("127.0.0.1")},
+                        {QStringLiteral("HostPort"), port}}}}}}}},
     };
     auto id = m_docker.createContainer({}, spec);
     QVERIFY2(id.ok(), id.ok() ? "" : qPrintable(id.error().message));

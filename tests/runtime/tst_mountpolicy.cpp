@@ -41,7 +41,8 @@ void tst_MountPolicy::initTestCase()
     QVERIFY(QFile::link(m_sessions + QStringLiteral("/s1/sub"), m_sessions + QStringLiteral("/s1/inner")));
     QVERIFY(QFile::link(m_outside, m_sessions + QStringLiteral("/s1/escape")));
     QVERIFY(QFile::link(QStringLiteral("/etc"), m_sessions + QStringLiteral("/s1/etc")));
-    QVERIFY(::symlink("../../../outside", QFile::encodeName(m_sessions + QStringLiteral("/s1/relative")).constData()) == 0);
+    QVERIFY(
+        ::symlink("../../../outside", QFile::encodeName(m_sessions + QStringLiteral("/s1/relative")).constData()) == 0);
     // A socket inside the session directory (as a Docker socket would be), and a link to it.
     m_socket = std::make_unique<QLocalServer>();
     m_socket->setSocketOptions(QLocalServer::UserAccessOption);
@@ -58,18 +59,23 @@ void tst_MountPolicy::check_data()
     QTest::newRow("a session directory") << QStringLiteral("s1") << QStringLiteral("s1") << QString();
     QTest::newRow("a file in it") << QStringLiteral("s1/file.txt") << QStringLiteral("s1/file.txt") << QString();
     QTest::newRow("a symlink staying inside") << QStringLiteral("s1/inner") << QStringLiteral("s1/sub") << QString();
-    QTest::newRow("dot-dot staying inside") << QStringLiteral("s1/sub/../file.txt") << QStringLiteral("s1/file.txt") << QString();
-    QTest::newRow("the whole session directory") << QStringLiteral(".") << QString() << QStringLiteral("whole session directory");
+    QTest::newRow("dot-dot staying inside")
+        << QStringLiteral("s1/sub/../file.txt") << QStringLiteral("s1/file.txt") << QString();
+    QTest::newRow("the whole session directory")
+        << QStringLiteral(".") << QString() << QStringLiteral("whole session directory");
     QTest::newRow("a symlink escaping") << QStringLiteral("s1/escape") << QString() << QStringLiteral("resolves to");
-    QTest::newRow("a relative symlink escaping") << QStringLiteral("s1/relative") << QString() << QStringLiteral("resolves to");
+    QTest::newRow("a relative symlink escaping")
+        << QStringLiteral("s1/relative") << QString() << QStringLiteral("resolves to");
     QTest::newRow("a symlink to /etc") << QStringLiteral("s1/etc") << QString() << QStringLiteral("/etc");
-    QTest::newRow("dot-dot escaping") << QStringLiteral("s1/../../../outside") << QString() << QStringLiteral("only paths inside");
+    QTest::newRow("dot-dot escaping") << QStringLiteral("s1/../../../outside") << QString()
+                                      << QStringLiteral("only paths inside");
     QTest::newRow("a socket inside") << QStringLiteral("s1/docker.sock") << QString() << QStringLiteral("socket");
     QTest::newRow("a symlink to a socket") << QStringLiteral("s1/sock-link") << QString() << QStringLiteral("socket");
     QTest::newRow("the root") << QStringLiteral("/") << QString() << QStringLiteral("only paths inside");
     QTest::newRow("/etc") << QStringLiteral("/etc") << QString() << QStringLiteral("only paths inside");
     QTest::newRow("the Docker socket") << QStringLiteral("/var/run/docker.sock") << QString() << QString();
-    QTest::newRow("a path that does not exist") << QStringLiteral("s1/nothing") << QString() << QStringLiteral("does not exist");
+    QTest::newRow("a path that does not exist")
+        << QStringLiteral("s1/nothing") << QString() << QStringLiteral("does not exist");
     QTest::newRow("a relative path") << QStringLiteral("!relative/path") << QString() << QStringLiteral("absolute");
     QTest::newRow("empty") << QStringLiteral("!") << QString() << QStringLiteral("absolute");
 }

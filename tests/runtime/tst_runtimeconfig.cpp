@@ -49,7 +49,8 @@ void tst_RuntimeConfig::pinRejects_data()
     QTest::newRow("not json") << QByteArray("{nope");
     QTest::newRow("no lifecycle image") << QByteArray(R"({"execdImage":"e:1"})");
     QTest::newRow("no execd image") << QByteArray(R"({"lifecycleImage":"l:1"})");
-    QTest::newRow("digest not sha256") << QByteArray(R"({"lifecycleImage":"l:1","execdImage":"e:1","digests":{"l:1":"md5:00"}})");
+    QTest::newRow("digest not sha256") << QByteArray(
+        R"({"lifecycleImage":"l:1","execdImage":"e:1","digests":{"l:1":"md5:00"}})");
 }
 
 void tst_RuntimeConfig::pinRejects()
@@ -82,7 +83,8 @@ void tst_RuntimeConfig::digestRecordedOnFirstUse()
     QVERIFY(again.verify(QStringLiteral("img:1"), QStringLiteral("sha256:aaa"), {}).ok());
     auto other = again.verify(QStringLiteral("img:1"), QStringLiteral("sha256:bbb"), {});
     QVERIFY(!other.ok());
-    QVERIFY2(other.error().message.contains(QStringLiteral("differs from sha256:aaa")), qPrintable(other.error().message));
+    QVERIFY2(
+        other.error().message.contains(QStringLiteral("differs from sha256:aaa")), qPrintable(other.error().message));
     QCOMPARE(again.recorded(QStringLiteral("img:1")), QStringLiteral("sha256:aaa")); // the refusal changed nothing
 
     QFile f(file);
@@ -104,7 +106,8 @@ void tst_RuntimeConfig::digestPinned()
     QVERIFY(wrong.error().message.contains(QStringLiteral("not the pinned")));
     QVERIFY(digests.recorded(QStringLiteral("img:2")).isEmpty());
     // A repository digest matches too.
-    auto viaRepo = digests.verify(QStringLiteral("img:2"), QStringLiteral("sha256:ddd"), {QStringLiteral("img@sha256:ccc")}, pinned);
+    auto viaRepo = digests.verify(
+        QStringLiteral("img:2"), QStringLiteral("sha256:ddd"), {QStringLiteral("img@sha256:ccc")}, pinned);
     QVERIFY(viaRepo.ok());
     QCOMPARE(digests.recorded(QStringLiteral("img:2")), pinned);
 }
@@ -145,7 +148,9 @@ void tst_RuntimeConfig::tomlFileIsPrivate()
     c.execdImage = QStringLiteral("e:1");
     const QString path = dir.filePath(QStringLiteral("config.toml"));
     QVERIFY(c.write(path).ok());
-    struct stat st {};
+    struct stat st
+    {
+    };
     QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
     QCOMPARE(st.st_mode & 0777, 0600u);
 }
@@ -157,12 +162,14 @@ void tst_RuntimeConfig::credentialEntries()
     FileCredentialStore identity(path);
     FileCredentialStore runtimeKey(path, QStringLiteral("runtime-api-key"));
     QCOMPARE(identity.describe(), QStringLiteral("file ") + path);
-    QCOMPARE(runtimeKey.describe(), QStringLiteral("file ") + dir.filePath(QStringLiteral("credentials.runtime-api-key.json")));
+    QCOMPARE(runtimeKey.describe(),
+        QStringLiteral("file ") + dir.filePath(QStringLiteral("credentials.runtime-api-key.json")));
     bool saved = false;
     runtimeKey.save(SecureBytes(QByteArrayView("abc")), [&saved](Result<void, CredentialError> r) { saved = r.ok(); });
     QTRY_VERIFY(saved);
     bool loadedNothing = false;
-    identity.load([&loadedNothing](Result<std::optional<SecureBytes>, CredentialError> r) { loadedNothing = r.ok() && !r.value(); });
+    identity.load([&loadedNothing](
+                      Result<std::optional<SecureBytes>, CredentialError> r) { loadedNothing = r.ok() && !r.value(); });
     QTRY_VERIFY(loadedNothing); // the default entry is untouched by the second one
     KeychainCredentialStore a(dir.path()), b(dir.path(), QStringLiteral("runtime-api-key"));
     QCOMPARE(a.entryKey(), QStringLiteral("engine:") + dir.path());

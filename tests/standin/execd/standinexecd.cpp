@@ -23,7 +23,8 @@ namespace {
 
 HttpResponse apiError(int status, const char *code, const QString &message)
 {
-    return HttpResponse::json(status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
+    return HttpResponse::json(
+        status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
 }
 
 QByteArray sseEvent(const QJsonObject &e)
@@ -71,9 +72,8 @@ StandinExecd::StandinExecd(QObject *parent)
         download(r, reply);
     });
     m_http.setFallback([this](const HttpRequest &r, HttpReply reply) { proxy(r, reply); });
-    m_http.setUpgradeHandler([this](const HttpRequest &r, QIODevice *device, const QByteArray &, const QByteArray &rest) {
-        return proxyUpgrade(r, device, rest);
-    });
+    m_http.setUpgradeHandler([this](const HttpRequest &r, QIODevice *device, const QByteArray &,
+                                 const QByteArray &rest) { return proxyUpgrade(r, device, rest); });
     HttpRequestParser::Limits limits = m_http.limits();
     limits.maxBodyBytes = 256 * 1024 * 1024;
     m_http.setLimits(limits);
@@ -89,7 +89,8 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
     QJsonObject body;
     QString why;
     if (!request.jsonBody(&body, &why) || !body.value(QStringLiteral("command")).isString())
-        return reply.send(apiError(400, "INVALID_REQUEST_BODY", why.isEmpty() ? QStringLiteral("command is required") : why));
+        return reply.send(
+            apiError(400, "INVALID_REQUEST_BODY", why.isEmpty() ? QStringLiteral("command is required") : why));
     auto *process = new QProcess(this);
     process->setProgram(QStringLiteral("/bin/sh"));
     process->setArguments({QStringLiteral("-c"), body.value(QStringLiteral("command")).toString()});
@@ -108,10 +109,12 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
     auto flush = [process, reply] {
         const QByteArray out = process->readAllStandardOutput();
         if (!out.isEmpty())
-            reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("stdout")}, {QStringLiteral("text"), QString::fromUtf8(out)}}));
+            reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("stdout")},
+                {QStringLiteral("text"), QString::fromUtf8(out)}}));
         const QByteArray err = process->readAllStandardError();
         if (!err.isEmpty())
-            reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("stderr")}, {QStringLiteral("text"), QString::fromUtf8(err)}}));
+            reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("stderr")},
+                {QStringLiteral("text"), QString::fromUtf8(err)}}));
     };
     connect(process, &QProcess::readyReadStandardOutput, this, flush);
     connect(process, &QProcess::readyReadStandardError, this, flush);
@@ -119,8 +122,10 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
         flush(); // whatever is still buffered goes out before the end events
         if (exitCode != 0 || crashed || !error.isEmpty())
             reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("error")},
-                {QStringLiteral("error"), QJsonObject {{QStringLiteral("ename"), QStringLiteral("CommandExecError")},
-                                              {QStringLiteral("evalue"), error.isEmpty() ? QString::number(crashed ? 128 : exitCode) : error}}}}));
+                {QStringLiteral("error"),
+                    QJsonObject {{QStringLiteral("ename"), QStringLiteral("CommandExecError")},
+                        {QStringLiteral("evalue"),
+                            error.isEmpty() ? QString::number(crashed ? 128 : exitCode) : error}}}}));
         reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("execution_complete")},
             {QStringLiteral("execution_time"), QDateTime::currentMSecsSinceEpoch() - started}}));
         reply.finish();
@@ -154,7 +159,8 @@ void StandinExecd::upload(const HttpRequest &request, HttpReply reply)
         QDir().mkpath(QFileInfo(path).path());
         QFile file(path);
         if (!file.open(QIODevice::WriteOnly) || file.write(part.content) != part.content.size())
-            return reply.send(apiError(500, "RUNTIME_ERROR", QStringLiteral("cannot write %1: %2").arg(path, file.errorString())));
+            return reply.send(
+                apiError(500, "RUNTIME_ERROR", QStringLiteral("cannot write %1: %2").arg(path, file.errorString())));
         file.close();
         if (metadata.contains(QStringLiteral("mode"))) {
             // FileMetadata.mode is octal written as decimal digits (755).

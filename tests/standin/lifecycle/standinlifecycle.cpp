@@ -21,7 +21,8 @@ constexpr int kExecdPort = 44772;
 
 HttpResponse apiError(int status, const char *code, const QString &message)
 {
-    return HttpResponse::json(status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
+    return HttpResponse::json(
+        status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
 }
 
 QStringList strings(const std::shared_ptr<cpptoml::table> &table, const char *key)
@@ -43,8 +44,8 @@ qint64 nanoCpus(const QString &v)
 
 qint64 bytes(const QString &v)
 {
-    static const QList<QPair<QString, qint64>> units {{QStringLiteral("Ki"), 1LL << 10}, {QStringLiteral("Mi"), 1LL << 20},
-        {QStringLiteral("Gi"), 1LL << 30}, {QStringLiteral("Ti"), 1LL << 40}};
+    static const QList<QPair<QString, qint64>> units {{QStringLiteral("Ki"), 1LL << 10},
+        {QStringLiteral("Mi"), 1LL << 20}, {QStringLiteral("Gi"), 1LL << 30}, {QStringLiteral("Ti"), 1LL << 40}};
     for (const auto &[suffix, factor] : units)
         if (v.endsWith(suffix))
             return qint64(v.chopped(2).toDouble() * double(factor));
@@ -71,7 +72,8 @@ Result<StandinConfig> StandinConfig::fromToml(const QString &path)
     c.host = QString::fromStdString(server->get_as<std::string>("host").value_or("0.0.0.0"));
     c.port = quint16(server->get_as<int64_t>("port").value_or(8080));
     c.apiKey = QByteArray::fromStdString(server->get_as<std::string>("api_key").value_or(""));
-    c.execdImage = runtime ? QString::fromStdString(runtime->get_as<std::string>("execd_image").value_or("")) : QString();
+    c.execdImage
+        = runtime ? QString::fromStdString(runtime->get_as<std::string>("execd_image").value_or("")) : QString();
     c.allowedHostPaths = strings(storage, "allowed_host_paths");
     c.dropCapabilities = strings(docker, "drop_capabilities");
     c.noNewPrivileges = docker ? docker->get_as<bool>("no_new_privileges").value_or(true) : true;
@@ -114,11 +116,13 @@ Result<QString> StandinLifecycle::execdVolume()
     const QString name = QStringLiteral("isolation-standin-execd-") + id.mid(7, 12);
     if (m_docker.call("GET", QStringLiteral("/volumes/%1").arg(name)))
         return name;
-    auto filler = m_docker.createContainer({}, QJsonObject {
-        {QStringLiteral("Image"), id},
-        {QStringLiteral("Cmd"), QJsonArray {QString(kExecdDir + QStringLiteral("/bin/isolation-standin-execd"))}},
-        {QStringLiteral("HostConfig"), QJsonObject {{QStringLiteral("Binds"), QJsonArray {QString(name + QLatin1Char(':') + kExecdDir)}}}},
-    });
+    auto filler = m_docker.createContainer({},
+        QJsonObject {
+            {QStringLiteral("Image"), id},
+            {QStringLiteral("Cmd"), QJsonArray {QString(kExecdDir + QStringLiteral("/bin/isolation-standin-execd"))}},
+            {QStringLiteral("HostConfig"),
+                QJsonObject {{QStringLiteral("Binds"), QJsonArray {QString(name + QLatin1Char(':') + kExecdDir)}}}},
+        });
     if (!filler)
         return Error::failed(QStringLiteral("cannot fill the execd volume: %1").arg(filler.error().message));
     (void)m_docker.removeContainer(filler.value());
@@ -150,8 +154,9 @@ void StandinLifecycle::routes()
     m_http.route("GET", QStringLiteral("/v1/sandboxes/{id}/endpoints/{port}"), guarded(&StandinLifecycle::endpoint));
     m_http.setFallback([this](const HttpRequest &request, HttpReply reply) {
         if (authorized(request, reply))
-            reply.send(apiError(404, "NOT_FOUND", QStringLiteral("the stand-in does not implement %1 %2")
-                                                      .arg(QString::fromLatin1(request.method), request.path)));
+            reply.send(apiError(404, "NOT_FOUND",
+                QStringLiteral("the stand-in does not implement %1 %2")
+                    .arg(QString::fromLatin1(request.method), request.path)));
     });
 }
 
@@ -181,7 +186,8 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
     QJsonArray binds {QString(m_volume + QLatin1Char(':') + kExecdDir + QStringLiteral(":ro"))};
     for (const QJsonValue &v : body.value(QStringLiteral("volumes")).toArray()) {
         const QJsonObject volume = v.toObject();
-        const QString host = QDir::cleanPath(volume.value(QStringLiteral("host")).toObject().value(QStringLiteral("path")).toString());
+        const QString host
+            = QDir::cleanPath(volume.value(QStringLiteral("host")).toObject().value(QStringLiteral("path")).toString());
         bool allowed = false;
         for (const QString &prefix : std::as_const(m_config.allowedHostPaths))
             allowed = allowed || host == prefix || host.startsWith(prefix + QLatin1Char('/'));
@@ -198,17 +204,21 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
 
     const QString id = QString::fromLatin1(randomBytes(8).toHex());
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    QJsonObject labels {{QString(kPrefix + QStringLiteral("sandbox")), id}, {QString(kPrefix + QStringLiteral("image")), image},
+    QJsonObject labels {{QString(kPrefix + QStringLiteral("sandbox")), id},
+        {QString(kPrefix + QStringLiteral("image")), image},
         {QString(kPrefix + QStringLiteral("created")), now.toString(Qt::ISODate)},
-        {QString(kPrefix + QStringLiteral("entrypoint")), QString::fromUtf8(QJsonDocument(entrypoint).toJson(QJsonDocument::Compact))},
+        {QString(kPrefix + QStringLiteral("entrypoint")),
+            QString::fromUtf8(QJsonDocument(entrypoint).toJson(QJsonDocument::Compact))},
         {QString(kPrefix + QStringLiteral("metadata")),
-            QString::fromUtf8(QJsonDocument(body.value(QStringLiteral("metadata")).toObject()).toJson(QJsonDocument::Compact))}};
+            QString::fromUtf8(
+                QJsonDocument(body.value(QStringLiteral("metadata")).toObject()).toJson(QJsonDocument::Compact))}};
     const QJsonObject limits = body.value(QStringLiteral("resourceLimits")).toObject();
     QJsonObject host {
         {QStringLiteral("Binds"), binds},
         {QStringLiteral("PortBindings"),
             QJsonObject {{QStringLiteral("%1/tcp").arg(kExecdPort),
-                QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("127.0.0.1")}, {QStringLiteral("HostPort"), QString()}}}}}},
+                QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("127.0.0.1")},
+                    {QStringLiteral("HostPort"), QString()}}}}}},
         {QStringLiteral("CapDrop"), QJsonArray::fromStringList(m_config.dropCapabilities)},
     };
     if (m_config.noNewPrivileges)
@@ -219,8 +229,9 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
         host.insert(QStringLiteral("NanoCpus"), nanoCpus(limits.value(QStringLiteral("cpu")).toString()));
     if (limits.contains(QStringLiteral("memory")))
         host.insert(QStringLiteral("Memory"), bytes(limits.value(QStringLiteral("memory")).toString()));
-    const QJsonArray loader {QString(kExecdDir + QStringLiteral("/lib/ld-linux-x86-64.so.2")), QStringLiteral("--library-path"),
-        QString(kExecdDir + QStringLiteral("/lib")), QString(kExecdDir + QStringLiteral("/bin/isolation-standin-execd")), QStringLiteral("--")};
+    const QJsonArray loader {QString(kExecdDir + QStringLiteral("/lib/ld-linux-x86-64.so.2")),
+        QStringLiteral("--library-path"), QString(kExecdDir + QStringLiteral("/lib")),
+        QString(kExecdDir + QStringLiteral("/bin/isolation-standin-execd")), QStringLiteral("--")};
     const QJsonObject spec {
         {QStringLiteral("Image"), image},
         {QStringLiteral("Entrypoint"), loader},
@@ -233,14 +244,16 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
     auto created = m_docker.createContainer(QStringLiteral("isolation-standin-sandbox-") + id, spec);
     if (!created)
         return reply.send(apiError(created.error().code == DockerError::Code::NotFound ? 400 : 500,
-            created.error().code == DockerError::Code::NotFound ? "INVALID_REQUEST" : "INTERNAL_ERROR", created.error().message));
+            created.error().code == DockerError::Code::NotFound ? "INVALID_REQUEST" : "INTERNAL_ERROR",
+            created.error().message));
     if (auto s = m_docker.startContainer(created.value()); !s) {
         (void)m_docker.removeContainer(created.value());
         return reply.send(apiError(500, "INTERNAL_ERROR", s.error().message));
     }
     QJsonObject answer {{QStringLiteral("id"), id},
-        {QStringLiteral("status"), QJsonObject {{QStringLiteral("state"), QStringLiteral("Pending")},
-                                       {QStringLiteral("reason"), QStringLiteral("container_started")}}},
+        {QStringLiteral("status"),
+            QJsonObject {{QStringLiteral("state"), QStringLiteral("Pending")},
+                {QStringLiteral("reason"), QStringLiteral("container_started")}}},
         {QStringLiteral("metadata"), body.value(QStringLiteral("metadata")).toObject()},
         {QStringLiteral("createdAt"), now.toString(Qt::ISODate)}, {QStringLiteral("entrypoint"), entrypoint}};
     reply.send(HttpResponse::json(202, answer));
@@ -251,7 +264,7 @@ Result<QJsonObject> StandinLifecycle::sandbox(const QString &id) const
     auto c = m_docker.inspectContainer(QStringLiteral("isolation-standin-sandbox-") + id);
     if (!c)
         return c.error().code == DockerError::Code::NotFound ? Error::notFound(QStringLiteral("no sandbox %1").arg(id))
-                                                              : Error::failed(c.error().message);
+                                                             : Error::failed(c.error().message);
     return c.value();
 }
 
@@ -261,7 +274,8 @@ void StandinLifecycle::get(const HttpRequest &request, HttpReply reply)
     if (!c)
         return reply.send(c.error().code == Error::Code::NotFound ? apiError(404, "NOT_FOUND", c.error().message)
                                                                   : apiError(500, "INTERNAL_ERROR", c.error().message));
-    const QJsonObject labels = c.value().value(QStringLiteral("Config")).toObject().value(QStringLiteral("Labels")).toObject();
+    const QJsonObject labels
+        = c.value().value(QStringLiteral("Config")).toObject().value(QStringLiteral("Labels")).toObject();
     const QJsonObject st = c.value().value(QStringLiteral("State")).toObject();
     const QString docker = st.value(QStringLiteral("Status")).toString();
     QString state = QStringLiteral("Failed");
@@ -273,14 +287,22 @@ void StandinLifecycle::get(const HttpRequest &request, HttpReply reply)
         state = QStringLiteral("Pending");
     else if (docker == QLatin1String("exited") && st.value(QStringLiteral("ExitCode")).toInt() == 0)
         state = QStringLiteral("Terminated");
-    reply.send(HttpResponse::json(200, QJsonObject {
-        {QStringLiteral("id"), labels.value(kPrefix + QStringLiteral("sandbox")).toString()},
-        {QStringLiteral("image"), QJsonObject {{QStringLiteral("uri"), labels.value(kPrefix + QStringLiteral("image")).toString()}}},
-        {QStringLiteral("status"), QJsonObject {{QStringLiteral("state"), state}, {QStringLiteral("reason"), QString(QStringLiteral("container_") + docker)}}},
-        {QStringLiteral("metadata"), QJsonDocument::fromJson(labels.value(kPrefix + QStringLiteral("metadata")).toString().toUtf8()).object()},
-        {QStringLiteral("entrypoint"), QJsonDocument::fromJson(labels.value(kPrefix + QStringLiteral("entrypoint")).toString().toUtf8()).array()},
-        {QStringLiteral("createdAt"), labels.value(kPrefix + QStringLiteral("created")).toString()},
-    }));
+    reply.send(HttpResponse::json(200,
+        QJsonObject {
+            {QStringLiteral("id"), labels.value(kPrefix + QStringLiteral("sandbox")).toString()},
+            {QStringLiteral("image"),
+                QJsonObject {{QStringLiteral("uri"), labels.value(kPrefix + QStringLiteral("image")).toString()}}},
+            {QStringLiteral("status"),
+                QJsonObject {{QStringLiteral("state"), state},
+                    {QStringLiteral("reason"), QString(QStringLiteral("container_") + docker)}}},
+            {QStringLiteral("metadata"),
+                QJsonDocument::fromJson(labels.value(kPrefix + QStringLiteral("metadata")).toString().toUtf8())
+                    .object()},
+            {QStringLiteral("entrypoint"),
+                QJsonDocument::fromJson(labels.value(kPrefix + QStringLiteral("entrypoint")).toString().toUtf8())
+                    .array()},
+            {QStringLiteral("createdAt"), labels.value(kPrefix + QStringLiteral("created")).toString()},
+        }));
 }
 
 void StandinLifecycle::remove(const HttpRequest &request, HttpReply reply)
@@ -298,7 +320,9 @@ void StandinLifecycle::transition(const HttpRequest &request, HttpReply reply, c
     auto c = sandbox(request.params.value(QStringLiteral("id")));
     if (!c)
         return reply.send(apiError(404, "NOT_FOUND", c.error().message));
-    auto r = m_docker.call("POST", QStringLiteral("/containers/%1/%2").arg(c.value().value(QStringLiteral("Id")).toString(), QLatin1String(action)));
+    auto r = m_docker.call("POST",
+        QStringLiteral("/containers/%1/%2")
+            .arg(c.value().value(QStringLiteral("Id")).toString(), QLatin1String(action)));
     if (!r)
         return reply.send(apiError(409, "CONFLICT", r.error().message));
     reply.send(HttpResponse {202, {}, {}});
@@ -314,8 +338,13 @@ void StandinLifecycle::endpoint(const HttpRequest &request, HttpReply reply)
     if (!ok || port < 1 || port > 65535)
         return reply.send(apiError(400, "INVALID_REQUEST", QStringLiteral("port must be 1..65535")));
     QString hostPort;
-    const QJsonArray bindings = c.value().value(QStringLiteral("NetworkSettings")).toObject().value(QStringLiteral("Ports"))
-                                    .toObject().value(QStringLiteral("%1/tcp").arg(kExecdPort)).toArray();
+    const QJsonArray bindings = c.value()
+                                    .value(QStringLiteral("NetworkSettings"))
+                                    .toObject()
+                                    .value(QStringLiteral("Ports"))
+                                    .toObject()
+                                    .value(QStringLiteral("%1/tcp").arg(kExecdPort))
+                                    .toArray();
     for (const QJsonValue &b : bindings)
         hostPort = b.toObject().value(QStringLiteral("HostPort")).toString();
     if (hostPort.isEmpty())
