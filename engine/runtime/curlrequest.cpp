@@ -21,14 +21,14 @@ struct SlistDeleter
 
 size_t collectBody(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
-    static_cast<QByteArray *>(userdata)->append(ptr, qsizetype(size * nmemb));
+    static_cast<QByteArray *>(userdata)->append(ptr, static_cast<qsizetype>(size) * static_cast<qsizetype>(nmemb));
     return size * nmemb;
 }
 
 size_t collectHeader(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     auto *headers = static_cast<HttpHeaders *>(userdata);
-    const QByteArray line = QByteArray(ptr, qsizetype(size * nmemb)).trimmed();
+    const QByteArray line = QByteArray(ptr, static_cast<qsizetype>(size) * static_cast<qsizetype>(nmemb)).trimmed();
     if (line.startsWith("HTTP/")) {
         headers->clear(); // a new response head (after 100 Continue)
     } else if (const qsizetype colon = line.indexOf(':'); colon > 0) {

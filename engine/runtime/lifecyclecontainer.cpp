@@ -82,7 +82,7 @@ Result<QString, LifecycleContainer::Outcome> LifecycleContainer::verifiedImage(
         return fromDocker(inspected.error());
     const QString id = inspected.value().value(QStringLiteral("Id")).toString();
     QStringList repoDigests;
-    for (const QJsonValue &v : inspected.value().value(QStringLiteral("RepoDigests")).toArray())
+    for (const QJsonValue v : inspected.value().value(QStringLiteral("RepoDigests")).toArray())
         repoDigests << v.toString();
     ImageDigests digests(m_spec.digestsFile);
     if (auto s = digests.load(); !s)
@@ -157,7 +157,7 @@ LifecycleContainer::Outcome LifecycleContainer::describe(
                                     .toObject()
                                     .value(QStringLiteral("%1/tcp").arg(LifecycleConfig::ContainerPort))
                                     .toArray();
-    for (const QJsonValue &b : bindings) {
+    for (const QJsonValue b : bindings) {
         if (b.toObject().value(QStringLiteral("HostIp")).toString() == QLatin1String("127.0.0.1"))
             o.port = quint16(b.toObject().value(QStringLiteral("HostPort")).toString().toUInt());
     }
@@ -240,7 +240,7 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
         return fromDocker(existing.error());
     QString adopt;
     QStringList old;
-    for (const QJsonValue &v : existing.value()) {
+    for (const QJsonValue v : existing.value()) {
         const QJsonObject c = v.toObject();
         const QJsonObject labels = c.value(QStringLiteral("Labels")).toObject();
         const QString id = c.value(QStringLiteral("Id")).toString();
@@ -365,7 +365,7 @@ Result<void, DockerError> LifecycleContainer::removeAll()
         {label("role") + QLatin1Char('=') + kRole, label("engine") + QLatin1Char('=') + m_spec.engineId});
     if (!existing)
         return existing.error();
-    for (const QJsonValue &v : existing.value()) {
+    for (const QJsonValue v : existing.value()) {
         if (auto s = m_docker.removeContainer(v.toObject().value(QStringLiteral("Id")).toString()); !s)
             return s;
     }

@@ -49,6 +49,16 @@ std::optional<R> await(F start, int timeoutMs = 60000)
     return out;
 }
 
+// Every message the engine logs during the test, to look for secrets in.
+QStringList g_messages;
+QtMessageHandler g_previous = nullptr;
+void keepMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    g_messages.append(message);
+    if (g_previous)
+        g_previous(type, context, message);
+}
+
 int fileMode(const QString &path)
 {
     struct stat st
@@ -75,6 +85,7 @@ private Q_SLOTS:
     void digestMismatchRefused();
     void upgradeRemovesTheOldOnlyOnceTheNewIsHealthy();
     void cliStatusAndRestart();
+    void apiKeyInNoLog();
 
 private:
     std::unique_ptr<RuntimeManager> makeManager(const QString &dataDir, const QString &lifecycleImage);
@@ -139,6 +150,7 @@ int tst_Runtime::recordedRequests(const QString &method, const QString &path) co
 
 void tst_Runtime::initTestCase()
 {
+    g_previous = qInstallMessageHandler(keepMessage);
     QVERIFY2(docker({QStringLiteral("info")}).exitCode == 0, "no Docker daemon answers (./dev test starts dockerd)");
     for (const QString &image : {kLifecycle, kExecd, kSandbox})
         QVERIFY2(docker({QStringLiteral("image"), QStringLiteral("inspect"), image}).exitCode == 0,
@@ -591,6 +603,19 @@ void tst_Runtime::cliStatusAndRestart()
     engine.stop();
     qunsetenv("ISOLATION_RUNTIME_LIFECYCLE_IMAGE");
     qunsetenv("ISOLATION_RUNTIME_EXECD_IMAGE");
+}
+
+void tst_Runtime::apiKeyInNoLog()
+{
+    const QByteArray key = m_runtime->apiKey();
+    QVERIFY(!key.isEmpty());
+    QVERIFY(!g_messages.isEmpty());
+    for (const QString &m : std::as_const(g_messages))
+        QVERIFY2(!m.contains(QString::fromUtf8(key)), qPrintable(m));
+    // Nor in what the runtime's container printed (the stand-in logs every request it accepted).
+    const Run logs = docker({QStringLiteral("logs"), lifecycleContainer()});
+    QVERIFY(logs.out.contains("ISOLATION-STANDIN-REQUEST"));
+    QVERIFY(!logs.out.contains(key) && !logs.err.contains(key));
 }
 
 QTEST_GUILESS_MAIN(tst_Runtime)
