@@ -37,6 +37,11 @@ size_t collectHeader(char *ptr, size_t size, size_t nmemb, void *userdata)
     return size * nmemb;
 }
 
+int checkCancel(void *clientp, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
+{
+    return static_cast<const std::atomic_bool *>(clientp)->load() ? 1 : 0;
+}
+
 } // namespace
 
 Result<HttpResponse, CurlFailure> CurlRequest::perform() const
@@ -68,6 +73,13 @@ Result<HttpResponse, CurlFailure> CurlRequest::perform() const
     }
     if (method == "HEAD")
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (cancel) {
+        if (*cancel)
+            return CurlFailure {CURLE_ABORTED_BY_CALLBACK, 0, QStringLiteral("cancelled")};
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &checkCancel);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel.get());
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
     QByteArray responseBody;
     HttpHeaders responseHeaders;
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);

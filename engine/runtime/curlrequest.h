@@ -8,6 +8,9 @@
 #include <QByteArray>
 #include <QString>
 
+#include <atomic>
+#include <memory>
+
 namespace isolation {
 
 // Why libcurl could not complete an exchange (there was no HTTP answer).
@@ -27,6 +30,8 @@ struct CurlRequest
     QByteArray body;
     bool sendBody = false; // send `body` even when empty (POST with no content)
     int timeoutMs = 30000;
+    // Set from another thread, it aborts the exchange (within a second or so).
+    std::shared_ptr<const std::atomic_bool> cancel;
 
     Result<HttpResponse, CurlFailure> perform() const;
 };

@@ -50,6 +50,8 @@ Result<DockerClient, DockerError> DockerClient::fromEnvironment(const QProcessEn
 
 DockerError DockerClient::transportError(int curlCode, int osErrno, const QString &what) const
 {
+    if (curlCode == CURLE_ABORTED_BY_CALLBACK)
+        return {DockerError::Code::Failed, 0, QStringLiteral("cancelled: the engine is stopping")};
     if (!QFileInfo::exists(m_socket))
         return {DockerError::Code::NoDaemon, 0,
             QStringLiteral("Docker is not running (no socket at %1). Install it (sudo apt-get install docker.io) "
@@ -82,6 +84,7 @@ Result<HttpResponse, DockerError> DockerClient::raw(const QByteArray &method, co
     request.body = body;
     request.sendBody = method == "POST" || method == "PUT";
     request.timeoutMs = m_timeoutMs;
+    request.cancel = m_cancel;
     if (!contentType.isEmpty())
         request.headers.append({"Content-Type", contentType});
     auto r = request.perform();

@@ -13,6 +13,9 @@
 #include <QString>
 #include <QUrlQuery>
 
+#include <atomic>
+#include <memory>
+
 namespace isolation {
 
 struct DockerError
@@ -44,6 +47,8 @@ public:
         const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
 
     QString socketPath() const { return m_socket; }
+    // Every later call gives up (Failed, "cancelled") once `cancel` is set.
+    void setCancel(std::shared_ptr<const std::atomic_bool> cancel) { m_cancel = std::move(cancel); }
     QString apiVersion() const { return m_apiVersion; }
 
     // GET /version, and from then on the highest API version both sides speak.
@@ -74,6 +79,7 @@ private:
     QString m_socket;
     int m_timeoutMs;
     QString m_apiVersion;
+    std::shared_ptr<const std::atomic_bool> m_cancel;
 };
 
 } // namespace isolation

@@ -32,7 +32,9 @@ QString shortHash(const QByteArray &data)
 LifecycleContainer::LifecycleContainer(DockerClient docker, Spec spec)
     : m_docker(std::move(docker))
     , m_spec(std::move(spec))
-{ }
+{
+    m_docker.setCancel(m_spec.cancel);
+}
 
 QString LifecycleContainer::label(const char *key)
 {
@@ -182,6 +184,11 @@ LifecycleContainer::Outcome LifecycleContainer::waitHealthy(const QString &id, R
         if (probeHealth(o.port, 2000)) {
             o.state = RuntimeState::Healthy;
             o.reason = QStringLiteral("the runtime answers on 127.0.0.1:%1").arg(o.port);
+            return o;
+        }
+        if (m_spec.cancel && *m_spec.cancel) {
+            o.state = RuntimeState::Failed;
+            o.reason = QStringLiteral("cancelled: the engine is stopping");
             return o;
         }
         if (timer.elapsed() > m_spec.startTimeoutMs) {

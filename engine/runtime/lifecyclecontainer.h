@@ -11,7 +11,9 @@
 #include <QDateTime>
 #include <QString>
 
+#include <atomic>
 #include <functional>
+#include <memory>
 
 namespace isolation {
 
@@ -30,6 +32,8 @@ public:
         int startTimeoutMs = 60000;
         // Called from the worker thread when a long step begins (Upgrading, Restarting...).
         std::function<void(RuntimeState, const QString &)> progress;
+        // Set when the engine stops: Docker calls and waits give up promptly.
+        std::shared_ptr<const std::atomic_bool> cancel;
     };
 
     struct Outcome

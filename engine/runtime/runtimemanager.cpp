@@ -88,6 +88,7 @@ void RuntimeManager::start()
     if (m_running)
         return;
     m_running = true;
+    m_cancel = std::make_shared<std::atomic_bool>(false);
     setState(RuntimeState::Starting, tr("Starting the runtime"));
     begin();
 }
@@ -112,6 +113,7 @@ void RuntimeManager::stop()
 {
     m_running = false;
     m_monitor.stop();
+    *m_cancel = true; // a Docker call or a wait for /health in flight gives up now
     // Wait for Docker calls in flight; the pool (a member) joins its thread when we are destroyed,
     // so no libcurl or OpenSSL thread state outlives the manager.
     m_pool.waitForDone();
@@ -176,6 +178,7 @@ LifecycleContainer::Spec RuntimeManager::spec() const
     s.config.allowedHostPaths = {m_mounts.sessionDirectory()};
     s.port = m_config.port;
     s.startTimeoutMs = m_config.startTimeoutMs;
+    s.cancel = m_cancel;
     QPointer<RuntimeManager> self(const_cast<RuntimeManager *>(this));
     s.progress = [self](RuntimeState state, const QString &reason) {
         // On the worker thread: the manager outlives its jobs (stop() joins them).
@@ -305,6 +308,7 @@ void RuntimeManager::remove(std::function<void(Status)> done)
     ++m_pending;
     auto docker = DockerClient::fromEnvironment(m_config.environment);
     LifecycleContainer::Spec s = spec();
+    s.cancel.reset(); // removal is asked for explicitly: it runs to the end, even after stop()
     QPointer<RuntimeManager> self(this);
     m_pool.start([self, docker, s = std::move(s), done = std::move(done)]() mutable {
         Status status;

@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -87,6 +88,7 @@ private:
     QString m_engineId;
     QByteArray m_apiKey;
     QThreadPool m_pool;
+    std::shared_ptr<std::atomic_bool> m_cancel = std::make_shared<std::atomic_bool>(false);
     QTimer m_monitor;
     bool m_running = false;
     int m_pending = 0; // Docker operations queued or running

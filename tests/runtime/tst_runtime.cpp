@@ -85,6 +85,7 @@ private Q_SLOTS:
     void digestMismatchRefused();
     void upgradeRemovesTheOldOnlyOnceTheNewIsHealthy();
     void cliStatusAndRestart();
+    void stopDoesNotWaitForHealth();
     void apiKeyInNoLog();
 
 private:
@@ -603,6 +604,32 @@ void tst_Runtime::cliStatusAndRestart()
     engine.stop();
     qunsetenv("ISOLATION_RUNTIME_LIFECYCLE_IMAGE");
     qunsetenv("ISOLATION_RUNTIME_EXECD_IMAGE");
+}
+
+void tst_Runtime::stopDoesNotWaitForHealth()
+{
+    // A lifecycle image that runs but never answers /health: stop() (the GUI thread, in the tray)
+    // must not wait out the start timeout.
+    const QString mute = QStringLiteral("isolation-standin/mute:") + kTag;
+    m_tags << mute;
+    const Run made = docker({QStringLiteral("create"), kSandbox, QStringLiteral("true")});
+    QCOMPARE(made.exitCode, 0);
+    const QString id = QString::fromUtf8(made.out.trimmed());
+    QCOMPARE(docker({QStringLiteral("commit"), QStringLiteral("--change"),
+                        QStringLiteral("ENTRYPOINT [\"sleep\", \"3600\"]"), id, mute})
+                 .exitCode,
+        0);
+    docker({QStringLiteral("rm"), id});
+    auto m = makeManager(QDir(m_tmp.path()).canonicalPath() + QStringLiteral("/mute"), mute);
+    m->start();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !containersWithLabel(QStringLiteral("io.isolation.engine=") + m->engineId()).isEmpty(), 30000);
+    QTest::qWait(500);
+    QCOMPARE(m->state(), RuntimeState::Starting);
+    QElapsedTimer t;
+    t.start();
+    m->stop();
+    QVERIFY2(t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
 }
 
 void tst_Runtime::apiKeyInNoLog()
