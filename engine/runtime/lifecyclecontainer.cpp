@@ -34,6 +34,10 @@ LifecycleContainer::LifecycleContainer(DockerClient docker, Spec spec)
     , m_spec(std::move(spec))
 {
     m_docker.setCancel(m_spec.cancel);
+    // What status shows as the digest: the one recorded when the image was first obtained.
+    ImageDigests digests(m_spec.digestsFile);
+    if (digests.load())
+        m_digest = digests.recorded(m_spec.lifecycleImage);
 }
 
 QString LifecycleContainer::label(const char *key)
@@ -212,6 +216,9 @@ LifecycleContainer::Outcome LifecycleContainer::prepare()
     auto execdId = verifiedImage(m_spec.config.execdImage, m_spec.pin.digests.value(m_spec.config.execdImage));
     if (!execdId)
         return execdId.error();
+    ImageDigests digests(m_spec.digestsFile);
+    if (digests.load())
+        m_digest = digests.recorded(m_spec.lifecycleImage);
     return fail(RuntimeState::Starting, QStringLiteral("Docker and the runtime images are ready"));
 }
 
@@ -227,11 +234,9 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
     auto execdId = verifiedImage(m_spec.config.execdImage, m_spec.pin.digests.value(m_spec.config.execdImage));
     if (!execdId)
         return execdId.error();
-    {
-        ImageDigests d(m_spec.digestsFile);
-        (void)d.load();
-        m_digest = d.recorded(m_spec.lifecycleImage);
-    }
+    ImageDigests digests(m_spec.digestsFile);
+    if (digests.load())
+        m_digest = digests.recorded(m_spec.lifecycleImage);
 
     if (!QDir().mkpath(m_spec.configDir))
         return fail(RuntimeState::Failed, QStringLiteral("cannot create %1").arg(m_spec.configDir));

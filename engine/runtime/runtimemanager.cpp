@@ -232,6 +232,8 @@ void RuntimeManager::apply(const LifecycleContainer::Outcome &outcome)
     else {
         m_last.state = outcome.state;
         m_last.reason = outcome.reason;
+        if (!outcome.digest.isEmpty())
+            m_last.digest = outcome.digest;
     }
     QString reason;
     switch (outcome.state) {
