@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -204,8 +205,9 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
 
     const QString id = QString::fromLatin1(randomBytes(8).toHex());
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    QJsonObject labels {{QString(kPrefix + QStringLiteral("sandbox")), id},
-        {QString(kPrefix + QStringLiteral("image")), image},
+    // `by`: this server's container (its host name is the container's short id), for clean-ups.
+    QJsonObject labels {{QString(kPrefix + QStringLiteral("by")), QHostInfo::localHostName()},
+        {QString(kPrefix + QStringLiteral("sandbox")), id}, {QString(kPrefix + QStringLiteral("image")), image},
         {QString(kPrefix + QStringLiteral("created")), now.toString(Qt::ISODate)},
         {QString(kPrefix + QStringLiteral("entrypoint")),
             QString::fromUtf8(QJsonDocument(entrypoint).toJson(QJsonDocument::Compact))},
