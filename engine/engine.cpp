@@ -7,6 +7,7 @@
 #include "hubapi/hubclient.h"
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
+#include "runtime/runtimemanager.h"
 
 #include <QCoreApplication>
 #include <QHostInfo>
@@ -97,7 +98,43 @@ Status Engine::start()
                    << m_pairing->store()->describe();
     setState(EngineState::NotPaired, tr("Starting: reading this computer's credentials"));
     m_pairing->load();
+    startRuntime();
     return {};
+}
+
+void Engine::startRuntime()
+{
+    if (!m_settings.runtimeEnabled())
+        return;
+    // The lifecycle server's API key lives next to the server identity, under its own entry.
+    const QString entry = QStringLiteral("runtime-api-key");
+    std::unique_ptr<CredentialStore> keyStore;
+    if (m_options.credentialStore == CredentialStoreKind::File)
+        keyStore
+            = std::make_unique<FileCredentialStore>(m_paths.dataDir() + QStringLiteral("/credentials.json"), entry);
+    else
+        keyStore = std::make_unique<KeychainCredentialStore>(
+            m_paths.overridden() ? m_paths.home() : m_paths.dataDir(), entry);
+    RuntimeConfig config;
+    config.dataDir = m_paths.dataDir();
+    config.sessionDir = m_paths.dataDir() + QStringLiteral("/sessions");
+    config.lifecycleImage = m_settings.runtimeLifecycleImage();
+    config.execdImage = m_settings.runtimeExecdImage();
+    config.port = m_settings.runtimePort();
+    config.healthIntervalMs = m_settings.runtimeHealthIntervalMs();
+    m_runtime = std::make_unique<RuntimeManager>(std::move(config), std::move(keyStore));
+    m_runtime->start();
+}
+
+QJsonObject Engine::runtimeStatus() const
+{
+    if (!m_runtime)
+        return QJsonObject {{QStringLiteral("state"), runtimeStateName(RuntimeState::Absent)},
+            {QStringLiteral("reason"),
+                m_settings.runtimeEnabled()
+                    ? tr("The engine is not running")
+                    : tr("The runtime is switched off (ISOLATION_RUNTIME=off or runtime/enabled=false)")}};
+    return m_runtime->status();
 }
 
 void Engine::stop()
@@ -111,6 +148,9 @@ void Engine::stop()
     m_heartbeat.reset();
     m_hub.reset();
     m_pairing.reset();
+    if (m_runtime)
+        m_runtime->stop(); // the container keeps running; the next start adopts it
+    m_runtime.reset();
     if (m_localApi) {
         m_localApi->close();
         m_localApi.reset();
@@ -326,7 +366,8 @@ QJsonObject Engine::heartbeatReport() const
         {QStringLiteral("hostName"), QHostInfo::localHostName()},
         {QStringLiteral("capacity"), QJsonObject {{QStringLiteral("cpus"), QThread::idealThreadCount()}}},
         {QStringLiteral("sessions"), QJsonObject {{QStringLiteral("running"), 0}, {QStringLiteral("suspended"), 0}}},
-        {QStringLiteral("runtime"), QJsonObject {{QStringLiteral("state"), QStringLiteral("absent")}}},
+        {QStringLiteral("runtime"),
+            QJsonObject {{QStringLiteral("state"), runtimeStatus().value(QStringLiteral("state"))}}},
         {QStringLiteral("cache"), QJsonObject {{QStringLiteral("workspaces"), 0}, {QStringLiteral("bytes"), 0}}},
     };
 }
@@ -357,6 +398,7 @@ QJsonObject Engine::status() const
                 {QStringLiteral("reason"), m_tunnel->reason()},
                 {QStringLiteral("connections"), m_tunnel->connectionCount()}});
     }
+    o.insert(QStringLiteral("runtime"), runtimeStatus());
     if (m_heartbeat) {
         o.insert(QStringLiteral("heartbeat"),
             QJsonObject {{QStringLiteral("intervalSeconds"), m_heartbeat->intervalSeconds()},

@@ -27,6 +27,7 @@ class HubClient;
 class LocalApiServer;
 class PairingController;
 struct ServerIdentity;
+class RuntimeManager;
 struct HttpRequest;
 class HttpReply;
 
@@ -73,6 +74,10 @@ public:
     // Forgets this server's credentials, telling the hub first when it can be reached.
     void unpair();
 
+    // The sandbox runtime (null when the engine is stopped or the runtime is switched off).
+    RuntimeManager *runtime() const { return m_runtime.get(); }
+    QJsonObject runtimeStatus() const;
+
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }
 
@@ -91,6 +96,7 @@ private:
     void routePair(const HttpRequest &request, HttpReply reply);
     void closeTunnel();
     TunnelClient::Options tunnelOptions(const ServerIdentity &identity) const;
+    void startRuntime();
 
     Paths m_paths;
     EngineOptions m_options;
@@ -103,6 +109,7 @@ private:
     std::unique_ptr<Heartbeat> m_heartbeat;
     SystemClock m_clock;
     std::unique_ptr<TunnelClient> m_tunnel;
+    std::unique_ptr<RuntimeManager> m_runtime;
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
     QString m_storeError;

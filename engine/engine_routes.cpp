@@ -5,6 +5,9 @@
 #include "http/httpserver.h"
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
+#include "runtime/runtimemanager.h"
+
+#include <QPointer>
 
 namespace isolation {
 
@@ -54,6 +57,24 @@ void Engine::registerRoutes()
                       200, QJsonObject {{QStringLiteral("paired"), false}, {QStringLiteral("reason"), reason}}));
               });
         unpair();
+    });
+    http.route("GET", QStringLiteral("/v1/runtime"),
+        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, runtimeStatus())); });
+    http.route("POST", QStringLiteral("/v1/runtime/restart"), [this](const HttpRequest &, HttpReply reply) {
+        if (!m_runtime) {
+            reply.send(HttpResponse::error(
+                409, QStringLiteral("runtime_off"), runtimeStatus().value(QStringLiteral("reason")).toString()));
+            return;
+        }
+        // Answer once the runtime is back (or could not be), so `runtime restart` returning means it is done.
+        QPointer<Engine> self(this);
+        m_runtime->restart([self, reply](Status s) {
+            if (!s) {
+                reply.send(HttpResponse::error(502, QStringLiteral("runtime_failed"), s.error().message));
+                return;
+            }
+            reply.send(HttpResponse::json(200, self ? self->runtimeStatus() : QJsonObject {}));
+        });
     });
 }
 

@@ -19,5 +19,6 @@ struct Command
 // Verbs, grouped by the file that implements them.
 QList<Command> engineCommands(); // up, status
 QList<Command> pairingCommands(); // pair, unpair
+QList<Command> runtimeCommands(); // runtime status|restart
 
 } // namespace isolation

@@ -27,6 +27,43 @@ void Settings::setHubUrl(const QUrl &url)
     m_settings->setValue(QStringLiteral("hub/url"), url.toString());
 }
 
+namespace {
+QString envOr(const char *name, const QSettings &file, const QString &key)
+{
+    const QString env = qEnvironmentVariable(name);
+    return env.isEmpty() ? file.value(key).toString() : env;
+}
+} // namespace
+
+bool Settings::runtimeEnabled() const
+{
+    if (qEnvironmentVariable("ISOLATION_RUNTIME") == QLatin1String("off"))
+        return false;
+    return m_settings->value(QStringLiteral("runtime/enabled"), true).toBool();
+}
+
+QString Settings::runtimeLifecycleImage() const
+{
+    return envOr("ISOLATION_RUNTIME_LIFECYCLE_IMAGE", *m_settings, QStringLiteral("runtime/lifecycleImage"));
+}
+
+QString Settings::runtimeExecdImage() const
+{
+    return envOr("ISOLATION_RUNTIME_EXECD_IMAGE", *m_settings, QStringLiteral("runtime/execdImage"));
+}
+
+quint16 Settings::runtimePort() const
+{
+    const uint port = m_settings->value(QStringLiteral("runtime/port"), 0).toUInt();
+    return port <= 65535 ? quint16(port) : 0;
+}
+
+int Settings::runtimeHealthIntervalMs() const
+{
+    const int ms = m_settings->value(QStringLiteral("runtime/healthIntervalMs"), 5000).toInt();
+    return ms >= 100 ? ms : 5000;
+}
+
 QVariant Settings::value(const QString &key, const QVariant &fallback) const
 {
     return m_settings->value(key, fallback);

@@ -23,6 +23,16 @@ public:
 
     static QUrl defaultHubUrl();
 
+    // The sandbox runtime (docs/runtime.md). Images: ISOLATION_RUNTIME_LIFECYCLE_IMAGE /
+    // ISOLATION_RUNTIME_EXECD_IMAGE, else the file (runtime/lifecycleImage, runtime/execdImage),
+    // else empty: the pinned images. ISOLATION_RUNTIME=off (or runtime/enabled=false) keeps the
+    // engine from touching Docker at all.
+    bool runtimeEnabled() const;
+    QString runtimeLifecycleImage() const;
+    QString runtimeExecdImage() const;
+    quint16 runtimePort() const; // runtime/port; 0: the system chooses
+    int runtimeHealthIntervalMs() const; // runtime/healthIntervalMs, default 5000
+
     QVariant value(const QString &key, const QVariant &fallback = {}) const;
     void setValue(const QString &key, const QVariant &value);
     void sync();

@@ -48,6 +48,11 @@ KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, QObject
     , m_key(QStringLiteral("engine:") + stateDirectory)
 { }
 
+KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, const QString &entry, QObject *parent)
+    : CredentialStore(parent)
+    , m_key(QStringLiteral("engine:") + stateDirectory + (entry.isEmpty() ? QString() : QLatin1Char('#') + entry))
+{ }
+
 QString KeychainCredentialStore::serviceName()
 {
     return QStringLiteral("Isolation Connected Server");
@@ -119,6 +124,18 @@ FileCredentialStore::FileCredentialStore(QString path, QObject *parent)
     : CredentialStore(parent)
     , m_path(std::move(path))
 { }
+
+FileCredentialStore::FileCredentialStore(const QString &path, const QString &entry, QObject *parent)
+    : CredentialStore(parent)
+{
+    if (entry.isEmpty()) {
+        m_path = path;
+        return;
+    }
+    const QFileInfo info(path);
+    m_path = info.path() + QLatin1Char('/') + info.completeBaseName() + QLatin1Char('.') + entry
+        + (info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix());
+}
 
 QString FileCredentialStore::describe() const
 {

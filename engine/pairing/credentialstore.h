@@ -41,12 +41,14 @@ public:
     virtual QString describe() const = 0; // for status and errors: "the desktop keychain", "file /x/y"
 };
 
-// The keychain entry for one engine's state directory.
+// The keychain entry for one engine's state directory. `entry` names a second secret next to the
+// server identity (e.g. "runtime-api-key"); empty is the identity's own entry.
 class KeychainCredentialStore final : public CredentialStore
 {
     Q_OBJECT
 public:
     KeychainCredentialStore(QString stateDirectory, QObject *parent = nullptr);
+    KeychainCredentialStore(QString stateDirectory, const QString &entry, QObject *parent = nullptr);
     void load(LoadDone done) override;
     void save(const SecureBytes &blob, Done done) override;
     void remove(Done done) override;
@@ -59,12 +61,14 @@ private:
     QString m_key;
 };
 
-// One file, mode 0600, replaced atomically.
+// One file, mode 0600, replaced atomically. A non-empty `entry` puts that secret in its own file
+// beside `path` ("credentials.json" + "runtime-api-key" -> "credentials.runtime-api-key.json").
 class FileCredentialStore final : public CredentialStore
 {
     Q_OBJECT
 public:
     FileCredentialStore(QString path, QObject *parent = nullptr);
+    FileCredentialStore(const QString &path, const QString &entry, QObject *parent = nullptr);
     void load(LoadDone done) override;
     void save(const SecureBytes &blob, Done done) override;
     void remove(Done done) override;

@@ -1,0 +1,105 @@
+#include "curlrequest.h"
+
+#include <QFile>
+
+#include <curl/curl.h>
+
+#include <memory>
+
+namespace isolation {
+
+namespace {
+
+struct CurlDeleter
+{
+    void operator()(CURL *c) const { curl_easy_cleanup(c); }
+};
+struct SlistDeleter
+{
+    void operator()(curl_slist *l) const { curl_slist_free_all(l); }
+};
+
+size_t collectBody(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    static_cast<QByteArray *>(userdata)->append(ptr, static_cast<qsizetype>(size) * static_cast<qsizetype>(nmemb));
+    return size * nmemb;
+}
+
+size_t collectHeader(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    auto *headers = static_cast<HttpHeaders *>(userdata);
+    const QByteArray line = QByteArray(ptr, static_cast<qsizetype>(size) * static_cast<qsizetype>(nmemb)).trimmed();
+    if (line.startsWith("HTTP/")) {
+        headers->clear(); // a new response head (after 100 Continue)
+    } else if (const qsizetype colon = line.indexOf(':'); colon > 0) {
+        headers->append({line.first(colon).trimmed(), line.mid(colon + 1).trimmed()});
+    }
+    return size * nmemb;
+}
+
+int checkCancel(void *clientp, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
+{
+    return static_cast<const std::atomic_bool *>(clientp)->load() ? 1 : 0;
+}
+
+} // namespace
+
+Result<HttpResponse, CurlFailure> CurlRequest::perform() const
+{
+    std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+    if (!curl)
+        return CurlFailure {CURLE_FAILED_INIT, 0, QStringLiteral("cannot initialise libcurl")};
+    CURL *c = curl.get();
+
+    std::unique_ptr<curl_slist, SlistDeleter> list;
+    auto add = [&list](const QByteArray &h) { list.reset(curl_slist_append(list.release(), h.constData())); };
+    add("Expect:");
+    for (const auto &[name, value] : headers)
+        add(name + ": " + value);
+
+    const QByteArray socket = QFile::encodeName(unixSocket);
+    if (!unixSocket.isEmpty())
+        curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket.constData());
+    curl_easy_setopt(c, CURLOPT_URL, url.constData());
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.constData());
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, long(timeoutMs));
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(qMin(timeoutMs, 10000)));
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, list.get());
+    curl_easy_setopt(c, CURLOPT_PROXY, ""); // never through a proxy from the environment
+    if (sendBody || !body.isEmpty()) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.constData());
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
+    }
+    if (method == "HEAD")
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (cancel) {
+        if (*cancel)
+            return CurlFailure {CURLE_ABORTED_BY_CALLBACK, 0, QStringLiteral("cancelled")};
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &checkCancel);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel.get());
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
+    QByteArray responseBody;
+    HttpHeaders responseHeaders;
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &collectHeader);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &responseHeaders);
+
+    const CURLcode rc = curl_easy_perform(c);
+    if (rc != CURLE_OK) {
+        long osErrno = 0;
+        curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &osErrno);
+        return CurlFailure {int(rc), int(osErrno), QString::fromUtf8(curl_easy_strerror(rc))};
+    }
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    HttpResponse response;
+    response.status = int(status);
+    response.headers = std::move(responseHeaders);
+    response.body = std::move(responseBody);
+    return response;
+}
+
+} // namespace isolation

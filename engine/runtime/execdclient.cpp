@@ -1,0 +1,146 @@
+#include "execdclient.h"
+
+#include <QHttpMultiPart>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QPointer>
+#include <QUrlQuery>
+
+namespace isolation {
+
+ExecdClient::ExecdClient(QNetworkAccessManager *network, QUrl base, QByteArray accessToken, QObject *parent)
+    : QObject(parent)
+    , m_network(network)
+    , m_base(std::move(base))
+    , m_token(std::move(accessToken))
+{ }
+
+QNetworkRequest ExecdClient::request(const QString &path) const
+{
+    QUrl url = m_base;
+    url.setPath(m_base.path() + path);
+    QNetworkRequest r(url);
+    r.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    r.setTransferTimeout(m_timeoutMs);
+    if (!m_token.isEmpty())
+        r.setRawHeader("X-EXECD-ACCESS-TOKEN", m_token);
+    return r;
+}
+
+template<typename T>
+void ExecdClient::finish(
+    QNetworkReply *reply, Callback<T> done, std::function<Result<T, ExecdError>(const QByteArray &)> read)
+{
+    QPointer<ExecdClient> self(this);
+    connect(reply, &QNetworkReply::finished, this, [reply, self, done = std::move(done), read = std::move(read)] {
+        reply->deleteLater();
+        if (!self)
+            return;
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status == 0) {
+            done(ExecdError {
+                ExecdError::Code::Unreachable, 0, QStringLiteral("cannot reach execd: %1").arg(reply->errorString())});
+            return;
+        }
+        const QByteArray body = reply->readAll();
+        if (status < 200 || status > 299) {
+            const QJsonObject e = QJsonDocument::fromJson(body).object();
+            done(ExecdError {ExecdError::Code::Rejected, status,
+                e.value(QStringLiteral("message")).toString(QStringLiteral("execd answered HTTP %1").arg(status))});
+            return;
+        }
+        done(read(body));
+    });
+}
+
+void ExecdClient::ping(Callback<bool> done)
+{
+    finish<bool>(m_network->get(request(QStringLiteral("/ping"))), std::move(done),
+        [](const QByteArray &) -> Result<bool, ExecdError> { return true; });
+}
+
+void ExecdClient::runCommand(const QString &command, const QString &cwd, Callback<CommandOutput> done)
+{
+    QJsonObject body {{QStringLiteral("command"), command}, {QStringLiteral("background"), false}};
+    if (!cwd.isEmpty())
+        body.insert(QStringLiteral("cwd"), cwd);
+    QNetworkRequest r = request(QStringLiteral("/command"));
+    r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    r.setRawHeader("Accept", "text/event-stream");
+    QNetworkReply *reply = m_network->post(r, QJsonDocument(body).toJson(QJsonDocument::Compact));
+    finish<CommandOutput>(reply, std::move(done), [](const QByteArray &stream) -> Result<CommandOutput, ExecdError> {
+        // Server-sent events: each event's data is one ServerStreamEvent (JSON). Qt has no SSE
+        // reader; events are lines "data: {json}" separated by blank lines (a bare JSON line is taken too).
+        CommandOutput out;
+        for (QByteArray line : stream.split('\n')) {
+            line = line.trimmed();
+            if (line.startsWith("data:"))
+                line = line.mid(5).trimmed();
+            if (line.isEmpty() || line.startsWith(':') || !line.startsWith('{'))
+                continue;
+            const QJsonObject e = QJsonDocument::fromJson(line).object();
+            const QString type = e.value(QStringLiteral("type")).toString();
+            const QByteArray text = e.value(QStringLiteral("text")).toString().toUtf8();
+            if (type == QLatin1String("init"))
+                out.id = QString::fromUtf8(text);
+            else if (type == QLatin1String("stdout"))
+                out.stdOut += text;
+            else if (type == QLatin1String("stderr"))
+                out.stdErr += text;
+            else if (type == QLatin1String("error")) {
+                const QJsonObject error = e.value(QStringLiteral("error")).toObject();
+                out.error = error.value(QStringLiteral("evalue")).toString();
+                bool numeric = false;
+                const int code = out.error.toInt(&numeric);
+                out.exitCode = numeric ? code : 1;
+            }
+        }
+        return out;
+    });
+}
+
+void ExecdClient::upload(const QString &path, const QByteArray &content, int mode, Callback<bool> done)
+{
+    auto *multi = new QHttpMultiPart(QHttpMultiPart::FormDataType);
+    QHttpPart metadata;
+    metadata.setHeader(QNetworkRequest::ContentDispositionHeader, QStringLiteral("form-data; name=\"metadata\""));
+    metadata.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    metadata.setBody(QJsonDocument(QJsonObject {{QStringLiteral("path"), path}, {QStringLiteral("mode"), mode}})
+                         .toJson(QJsonDocument::Compact));
+    QHttpPart file;
+    file.setHeader(QNetworkRequest::ContentDispositionHeader,
+        QStringLiteral("form-data; name=\"file\"; filename=\"%1\"").arg(path.section(QLatin1Char('/'), -1)));
+    file.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+    file.setBody(content);
+    multi->append(metadata);
+    multi->append(file);
+    QNetworkReply *reply = m_network->post(request(QStringLiteral("/files/upload")), multi);
+    multi->setParent(reply);
+    finish<bool>(reply, std::move(done), [](const QByteArray &) -> Result<bool, ExecdError> { return true; });
+}
+
+void ExecdClient::download(const QString &path, Callback<QByteArray> done)
+{
+    QNetworkRequest r = request(QStringLiteral("/files/download"));
+    QUrl url = r.url();
+    QUrlQuery q;
+    q.addQueryItem(QStringLiteral("path"), path);
+    url.setQuery(q);
+    r.setUrl(url);
+    finish<QByteArray>(m_network->get(r), std::move(done),
+        [](const QByteArray &body) -> Result<QByteArray, ExecdError> { return body; });
+}
+
+QUrl ExecdClient::proxyUrl(quint16 port, const QString &path) const
+{
+    QUrl url = m_base;
+    url.setPath(m_base.path()
+        + QStringLiteral("/proxy/%1%2")
+              .arg(port)
+              .arg(path.startsWith(QLatin1Char('/')) ? path : QLatin1Char('/') + path));
+    return url;
+}
+
+} // namespace isolation

@@ -1,0 +1,245 @@
+#include "standinexecd.h"
+
+#include "../requestlog.h"
+#include "standinmultipart.h"
+#include "standinsplice.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QTcpSocket>
+
+#include <sys/stat.h>
+
+namespace isolation::standin {
+
+namespace {
+
+HttpResponse apiError(int status, const char *code, const QString &message)
+{
+    return HttpResponse::json(
+        status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
+}
+
+QByteArray sseEvent(const QJsonObject &e)
+{
+    QJsonObject withTime = e;
+    withTime.insert(QStringLiteral("timestamp"), QDateTime::currentMSecsSinceEpoch());
+    return "data: " + QJsonDocument(withTime).toJson(QJsonDocument::Compact) + "\n\n";
+}
+
+// "/proxy/{port}/rest" -> port and "/rest"; port 0 when the path is not a proxy path.
+quint16 proxyTarget(const QString &path, QString *rest)
+{
+    if (!path.startsWith(QLatin1String("/proxy/")))
+        return 0;
+    const QString tail = path.mid(7);
+    const qsizetype slash = tail.indexOf(QLatin1Char('/'));
+    bool ok = false;
+    const uint port = (slash < 0 ? tail : tail.left(slash)).toUInt(&ok);
+    if (!ok || port == 0 || port > 65535)
+        return 0;
+    *rest = slash < 0 ? QStringLiteral("/") : tail.mid(slash);
+    return quint16(port);
+}
+
+} // namespace
+
+StandinExecd::StandinExecd(QObject *parent)
+    : QObject(parent)
+    , m_network(new QNetworkAccessManager(this))
+{
+    m_http.route("GET", QStringLiteral("/ping"), [](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        reply.send(HttpResponse {200, {}, {}});
+    });
+    m_http.route("POST", QStringLiteral("/command"), [this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        command(r, reply);
+    });
+    m_http.route("POST", QStringLiteral("/files/upload"), [this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        upload(r, reply);
+    });
+    m_http.route("GET", QStringLiteral("/files/download"), [this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        download(r, reply);
+    });
+    m_http.setFallback([this](const HttpRequest &r, HttpReply reply) { proxy(r, reply); });
+    m_http.setUpgradeHandler([this](const HttpRequest &r, QIODevice *device, const QByteArray &,
+                                 const QByteArray &rest) { return proxyUpgrade(r, device, rest); });
+    HttpRequestParser::Limits limits = m_http.limits();
+    limits.maxBodyBytes = 256 * 1024 * 1024;
+    m_http.setLimits(limits);
+}
+
+Result<quint16> StandinExecd::listen(quint16 port)
+{
+    return m_http.listenTcp(QHostAddress::Any, port);
+}
+
+void StandinExecd::command(const HttpRequest &request, HttpReply reply)
+{
+    QJsonObject body;
+    QString why;
+    if (!request.jsonBody(&body, &why) || !body.value(QStringLiteral("command")).isString())
+        return reply.send(
+            apiError(400, "INVALID_REQUEST_BODY", why.isEmpty() ? QStringLiteral("command is required") : why));
+    auto *process = new QProcess(this);
+    process->setProgram(QStringLiteral("/bin/sh"));
+    process->setArguments({QStringLiteral("-c"), body.value(QStringLiteral("command")).toString()});
+    const QString cwd = body.value(QStringLiteral("cwd")).toString();
+    if (!cwd.isEmpty())
+        process->setWorkingDirectory(cwd);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QJsonObject envs = body.value(QStringLiteral("envs")).toObject();
+    for (auto it = envs.begin(); it != envs.end(); ++it)
+        env.insert(it.key(), it.value().toString());
+    process->setProcessEnvironment(env);
+    const QString id = QStringLiteral("cmd-%1").arg(++m_commands);
+    const qint64 started = QDateTime::currentMSecsSinceEpoch();
+    reply.sendHead(200, {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}});
+    reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("init")}, {QStringLiteral("text"), id}}));
+    auto flush = [process, reply] {
+        const QByteArray out = process->readAllStandardOutput();
+        if (!out.isEmpty())
+            reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("stdout")},
+                {QStringLiteral("text"), QString::fromUtf8(out)}}));
+        const QByteArray err = process->readAllStandardError();
+        if (!err.isEmpty())
+            reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("stderr")},
+                {QStringLiteral("text"), QString::fromUtf8(err)}}));
+    };
+    connect(process, &QProcess::readyReadStandardOutput, this, flush);
+    connect(process, &QProcess::readyReadStandardError, this, flush);
+    auto done = [process, reply, started, flush](int exitCode, bool crashed, const QString &error) {
+        flush(); // whatever is still buffered goes out before the end events
+        if (exitCode != 0 || crashed || !error.isEmpty())
+            reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("error")},
+                {QStringLiteral("error"),
+                    QJsonObject {{QStringLiteral("ename"), QStringLiteral("CommandExecError")},
+                        {QStringLiteral("evalue"),
+                            error.isEmpty() ? QString::number(crashed ? 128 : exitCode) : error}}}}));
+        reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("execution_complete")},
+            {QStringLiteral("execution_time"), QDateTime::currentMSecsSinceEpoch() - started}}));
+        reply.finish();
+        process->deleteLater();
+    };
+    connect(process, &QProcess::finished, this,
+        [done](int code, QProcess::ExitStatus status) { done(code, status == QProcess::CrashExit, {}); });
+    connect(process, &QProcess::errorOccurred, this, [process, done](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            done(127, false, process->errorString());
+    });
+    process->start();
+}
+
+void StandinExecd::upload(const HttpRequest &request, HttpReply reply)
+{
+    auto parts = parseFormData(request.header("content-type"), request.body);
+    if (!parts)
+        return reply.send(apiError(400, "INVALID_REQUEST_BODY", parts.error().message));
+    QJsonObject metadata;
+    for (const FormPart &part : parts.value()) {
+        if (part.name == QLatin1String("metadata")) {
+            metadata = QJsonDocument::fromJson(part.content).object();
+            continue;
+        }
+        if (part.name != QLatin1String("file"))
+            continue;
+        const QString path = metadata.value(QStringLiteral("path")).toString();
+        if (!QDir::isAbsolutePath(path))
+            return reply.send(apiError(400, "INVALID_REQUEST_BODY", QStringLiteral("metadata.path must be absolute")));
+        QDir().mkpath(QFileInfo(path).path());
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(part.content) != part.content.size())
+            return reply.send(
+                apiError(500, "RUNTIME_ERROR", QStringLiteral("cannot write %1: %2").arg(path, file.errorString())));
+        file.close();
+        if (metadata.contains(QStringLiteral("mode"))) {
+            // FileMetadata.mode is octal written as decimal digits (755).
+            const uint mode = QString::number(metadata.value(QStringLiteral("mode")).toInt()).toUInt(nullptr, 8);
+            ::chmod(QFile::encodeName(path).constData(), mode_t(mode & 07777));
+        }
+        metadata = {};
+    }
+    reply.send(HttpResponse {200, {}, {}});
+}
+
+void StandinExecd::download(const HttpRequest &request, HttpReply reply)
+{
+    QFile file(request.query.queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded));
+    if (!file.open(QIODevice::ReadOnly))
+        return reply.send(apiError(404, "FILE_NOT_FOUND", QStringLiteral("file not found")));
+    HttpResponse r {200, {{"Content-Type", "application/octet-stream"}}, file.readAll()};
+    r.setHeader("Content-Disposition", "attachment; filename=\"" + QFileInfo(file).fileName().toUtf8() + '"');
+    reply.send(r);
+}
+
+void StandinExecd::proxy(const HttpRequest &request, HttpReply reply)
+{
+    QString rest;
+    const quint16 port = proxyTarget(request.path, &rest);
+    if (port == 0)
+        return reply.send(apiError(404, "NOT_FOUND", QStringLiteral("no route %1").arg(request.path)));
+    QUrl url(QStringLiteral("http://127.0.0.1"));
+    url.setPort(port);
+    url.setPath(rest);
+    url.setQuery(request.query);
+    QNetworkRequest forward(url);
+    for (const auto &[name, value] : request.headers) {
+        const QByteArray lower = name.toLower();
+        if (lower != "host" && lower != "connection" && lower != "content-length" && lower != "transfer-encoding")
+            forward.setRawHeader(name, value);
+    }
+    QNetworkReply *answer = m_network->sendCustomRequest(forward, request.method, request.body);
+    connect(answer, &QNetworkReply::finished, this, [answer, reply] {
+        answer->deleteLater();
+        const int status = answer->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status == 0)
+            return reply.send(apiError(502, "BAD_GATEWAY", answer->errorString()));
+        HttpResponse r {status, {}, answer->readAll()};
+        for (const auto &[name, value] : answer->rawHeaderPairs()) {
+            const QByteArray lower = name.toLower();
+            if (lower != "connection" && lower != "content-length" && lower != "transfer-encoding")
+                r.headers.append({name, value});
+        }
+        reply.send(r);
+    });
+}
+
+bool StandinExecd::proxyUpgrade(const HttpRequest &request, QIODevice *device, const QByteArray &rest)
+{
+    QString path;
+    const quint16 port = proxyTarget(request.path, &path);
+    if (port == 0)
+        return false;
+    // The request head again, for the port inside the sandbox: same method and headers, path without /proxy/PORT.
+    QByteArray head = request.method + ' ' + path.toUtf8();
+    if (!request.query.isEmpty())
+        head += '?' + request.query.toString(QUrl::FullyEncoded).toUtf8();
+    head += " HTTP/1.1\r\n";
+    for (const auto &[name, value] : request.headers)
+        head += name.toLower() == "host" ? QByteArray("Host: 127.0.0.1:" + QByteArray::number(port) + "\r\n")
+                                         : QByteArray(name + ": " + value + "\r\n");
+    head += "\r\n";
+    auto *upstream = new QTcpSocket;
+    device->setParent(nullptr);
+    auto *splice = new StandinSplice(device, upstream, this);
+    connect(upstream, &QTcpSocket::connected, splice, [upstream, head, rest] { upstream->write(head + rest); });
+    connect(upstream, &QTcpSocket::errorOccurred, splice, [device](QAbstractSocket::SocketError) {
+        device->write("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        if (auto *s = qobject_cast<QAbstractSocket *>(device))
+            s->disconnectFromHost();
+    });
+    upstream->connectToHost(QHostAddress::LocalHost, port);
+    return true;
+}
+
+} // namespace isolation::standin

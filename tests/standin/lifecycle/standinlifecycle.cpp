@@ -1,0 +1,360 @@
+#include "standinlifecycle.h"
+
+#include "../requestlog.h"
+#include "crypto/consttime.h"
+#include "crypto/random.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QHostInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <cpptoml.h>
+
+namespace isolation::standin {
+
+namespace {
+
+const QString kPrefix = QStringLiteral("io.isolation.standin.");
+const QString kExecdDir = QStringLiteral("/opt/isolation-standin");
+constexpr int kExecdPort = 44772;
+
+HttpResponse apiError(int status, const char *code, const QString &message)
+{
+    return HttpResponse::json(
+        status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
+}
+
+QStringList strings(const std::shared_ptr<cpptoml::table> &table, const char *key)
+{
+    QStringList out;
+    if (auto a = table ? table->get_array_of<std::string>(key) : cpptoml::option<std::vector<std::string>>())
+        for (const auto &s : *a)
+            out << QString::fromStdString(s);
+    return out;
+}
+
+// Kubernetes-style quantities, as ResourceLimits carries them: "500m" CPUs, "512Mi" bytes.
+qint64 nanoCpus(const QString &v)
+{
+    if (v.endsWith(QLatin1Char('m')))
+        return qint64(v.chopped(1).toDouble() * 1e6);
+    return qint64(v.toDouble() * 1e9);
+}
+
+qint64 bytes(const QString &v)
+{
+    static const QList<QPair<QString, qint64>> units {{QStringLiteral("Ki"), 1LL << 10},
+        {QStringLiteral("Mi"), 1LL << 20}, {QStringLiteral("Gi"), 1LL << 30}, {QStringLiteral("Ti"), 1LL << 40}};
+    for (const auto &[suffix, factor] : units)
+        if (v.endsWith(suffix))
+            return qint64(v.chopped(2).toDouble() * double(factor));
+    return v.toLongLong();
+}
+
+} // namespace
+
+Result<StandinConfig> StandinConfig::fromToml(const QString &path)
+{
+    std::shared_ptr<cpptoml::table> root;
+    try {
+        root = cpptoml::parse_file(QFile::encodeName(path).toStdString());
+    } catch (const cpptoml::parse_exception &e) {
+        return Error::invalidInput(QStringLiteral("%1: %2").arg(path, QString::fromUtf8(e.what())));
+    }
+    StandinConfig c;
+    auto server = root->get_table("server");
+    auto runtime = root->get_table("runtime");
+    auto storage = root->get_table("storage");
+    auto docker = root->get_table("docker");
+    if (!server)
+        return Error::invalidInput(QStringLiteral("%1 has no [server]").arg(path));
+    c.host = QString::fromStdString(server->get_as<std::string>("host").value_or("0.0.0.0"));
+    c.port = quint16(server->get_as<int64_t>("port").value_or(8080));
+    c.apiKey = QByteArray::fromStdString(server->get_as<std::string>("api_key").value_or(""));
+    c.execdImage
+        = runtime ? QString::fromStdString(runtime->get_as<std::string>("execd_image").value_or("")) : QString();
+    c.allowedHostPaths = strings(storage, "allowed_host_paths");
+    c.dropCapabilities = strings(docker, "drop_capabilities");
+    c.noNewPrivileges = docker ? docker->get_as<bool>("no_new_privileges").value_or(true) : true;
+    c.pidsLimit = docker ? docker->get_as<int64_t>("pids_limit").value_or(0) : 0;
+    if (c.execdImage.isEmpty())
+        return Error::invalidInput(QStringLiteral("%1 names no [runtime] execd_image").arg(path));
+    return c;
+}
+
+StandinLifecycle::StandinLifecycle(StandinConfig config, DockerClient docker, QObject *parent)
+    : QObject(parent)
+    , m_config(std::move(config))
+    , m_docker(std::move(docker))
+{
+    routes();
+}
+
+Status StandinLifecycle::start()
+{
+    if (auto v = m_docker.negotiate(); !v)
+        return Error::unavailable(v.error().message);
+    auto volume = execdVolume();
+    if (!volume)
+        return volume.error();
+    m_volume = volume.value();
+    auto port = m_http.listenTcp(QHostAddress(m_config.host), m_config.port);
+    if (!port)
+        return port.error();
+    return {};
+}
+
+// execd reaches every sandbox through a named volume filled from the execd image (Docker copies
+// the image's /opt/isolation-standin into an empty volume mounted there) and mounted read-only.
+Result<QString> StandinLifecycle::execdVolume()
+{
+    auto image = m_docker.inspectImage(m_config.execdImage);
+    if (!image)
+        return Error::unavailable(image.error().message);
+    const QString id = image.value().value(QStringLiteral("Id")).toString();
+    const QString name = QStringLiteral("isolation-standin-execd-") + id.mid(7, 12);
+    if (m_docker.call("GET", QStringLiteral("/volumes/%1").arg(name)))
+        return name;
+    auto filler = m_docker.createContainer({},
+        QJsonObject {
+            {QStringLiteral("Image"), id},
+            {QStringLiteral("Cmd"), QJsonArray {QString(kExecdDir + QStringLiteral("/bin/isolation-standin-execd"))}},
+            {QStringLiteral("HostConfig"),
+                QJsonObject {{QStringLiteral("Binds"), QJsonArray {QString(name + QLatin1Char(':') + kExecdDir)}}}},
+        });
+    if (!filler)
+        return Error::failed(QStringLiteral("cannot fill the execd volume: %1").arg(filler.error().message));
+    (void)m_docker.removeContainer(filler.value());
+    return name;
+}
+
+void StandinLifecycle::routes()
+{
+    m_http.route("GET", QStringLiteral("/health"), [](const HttpRequest &, HttpReply reply) {
+        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("status"), QStringLiteral("healthy")}}));
+    });
+    auto guarded = [this](void (StandinLifecycle::*handler)(const HttpRequest &, HttpReply)) {
+        return [this, handler](const HttpRequest &request, HttpReply reply) {
+            if (authorized(request, reply))
+                (this->*handler)(request, reply);
+        };
+    };
+    m_http.route("POST", QStringLiteral("/v1/sandboxes"), guarded(&StandinLifecycle::create));
+    m_http.route("GET", QStringLiteral("/v1/sandboxes/{id}"), guarded(&StandinLifecycle::get));
+    m_http.route("DELETE", QStringLiteral("/v1/sandboxes/{id}"), guarded(&StandinLifecycle::remove));
+    m_http.route("POST", QStringLiteral("/v1/sandboxes/{id}/pause"), [this](const HttpRequest &r, HttpReply reply) {
+        if (authorized(r, reply))
+            transition(r, reply, "pause");
+    });
+    m_http.route("POST", QStringLiteral("/v1/sandboxes/{id}/resume"), [this](const HttpRequest &r, HttpReply reply) {
+        if (authorized(r, reply))
+            transition(r, reply, "unpause");
+    });
+    m_http.route("GET", QStringLiteral("/v1/sandboxes/{id}/endpoints/{port}"), guarded(&StandinLifecycle::endpoint));
+    m_http.setFallback([this](const HttpRequest &request, HttpReply reply) {
+        if (authorized(request, reply))
+            reply.send(apiError(404, "NOT_FOUND",
+                QStringLiteral("the stand-in does not implement %1 %2")
+                    .arg(QString::fromLatin1(request.method), request.path)));
+    });
+}
+
+bool StandinLifecycle::authorized(const HttpRequest &request, HttpReply reply) const
+{
+    const QByteArray key = request.header("OPEN-SANDBOX-API-KEY");
+    if (m_config.apiKey.isEmpty() || (!key.isEmpty() && constantTimeEquals(key, m_config.apiKey))) {
+        recordRequest("lifecycle", request);
+        return true;
+    }
+    reply.send(apiError(401, "UNAUTHORIZED",
+        key.isEmpty() ? QStringLiteral("missing OPEN-SANDBOX-API-KEY header") : QStringLiteral("invalid API key")));
+    return false;
+}
+
+void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
+{
+    QJsonObject body;
+    QString why;
+    if (!request.jsonBody(&body, &why))
+        return reply.send(apiError(400, "INVALID_REQUEST", why));
+    const QString image = body.value(QStringLiteral("image")).toObject().value(QStringLiteral("uri")).toString();
+    const QJsonArray entrypoint = body.value(QStringLiteral("entrypoint")).toArray();
+    if (image.isEmpty() || entrypoint.isEmpty())
+        return reply.send(apiError(400, "INVALID_REQUEST", QStringLiteral("image.uri and entrypoint are required")));
+
+    QJsonArray binds {QString(m_volume + QLatin1Char(':') + kExecdDir + QStringLiteral(":ro"))};
+    for (const QJsonValue &v : body.value(QStringLiteral("volumes")).toArray()) {
+        const QJsonObject volume = v.toObject();
+        const QString host
+            = QDir::cleanPath(volume.value(QStringLiteral("host")).toObject().value(QStringLiteral("path")).toString());
+        bool allowed = false;
+        for (const QString &prefix : std::as_const(m_config.allowedHostPaths))
+            allowed = allowed || host == prefix || host.startsWith(prefix + QLatin1Char('/'));
+        if (!allowed)
+            return reply.send(apiError(400, "INVALID_REQUEST",
+                QStringLiteral("host path %1 is not under storage.allowed_host_paths").arg(host)));
+        binds.append(QStringLiteral("%1:%2%3").arg(host, volume.value(QStringLiteral("mountPath")).toString(),
+            volume.value(QStringLiteral("readOnly")).toBool() ? QStringLiteral(":ro") : QString()));
+    }
+    QJsonArray env {QStringLiteral("ASAN_OPTIONS=detect_leaks=0")};
+    const QJsonObject envs = body.value(QStringLiteral("env")).toObject();
+    for (auto it = envs.begin(); it != envs.end(); ++it)
+        env.append(QString(it.key() + QLatin1Char('=') + it.value().toString()));
+
+    const QString id = QString::fromLatin1(randomBytes(8).toHex());
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    // `by`: this server's container (its host name is the container's short id), for clean-ups.
+    QJsonObject labels {{QString(kPrefix + QStringLiteral("by")), QHostInfo::localHostName()},
+        {QString(kPrefix + QStringLiteral("sandbox")), id}, {QString(kPrefix + QStringLiteral("image")), image},
+        {QString(kPrefix + QStringLiteral("created")), now.toString(Qt::ISODate)},
+        {QString(kPrefix + QStringLiteral("entrypoint")),
+            QString::fromUtf8(QJsonDocument(entrypoint).toJson(QJsonDocument::Compact))},
+        {QString(kPrefix + QStringLiteral("metadata")),
+            QString::fromUtf8(
+                QJsonDocument(body.value(QStringLiteral("metadata")).toObject()).toJson(QJsonDocument::Compact))}};
+    const QJsonObject limits = body.value(QStringLiteral("resourceLimits")).toObject();
+    QJsonObject host {
+        {QStringLiteral("Binds"), binds},
+        {QStringLiteral("PortBindings"),
+            QJsonObject {{QStringLiteral("%1/tcp").arg(kExecdPort),
+                QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("127.0.0.1")},
+                    {QStringLiteral("HostPort"), QString()}}}}}},
+        {QStringLiteral("CapDrop"), QJsonArray::fromStringList(m_config.dropCapabilities)},
+    };
+    if (m_config.noNewPrivileges)
+        host.insert(QStringLiteral("SecurityOpt"), QJsonArray {QStringLiteral("no-new-privileges")});
+    if (m_config.pidsLimit > 0)
+        host.insert(QStringLiteral("PidsLimit"), m_config.pidsLimit);
+    if (limits.contains(QStringLiteral("cpu")))
+        host.insert(QStringLiteral("NanoCpus"), nanoCpus(limits.value(QStringLiteral("cpu")).toString()));
+    if (limits.contains(QStringLiteral("memory")))
+        host.insert(QStringLiteral("Memory"), bytes(limits.value(QStringLiteral("memory")).toString()));
+    const QJsonArray loader {QString(kExecdDir + QStringLiteral("/lib/ld-linux-x86-64.so.2")),
+        QStringLiteral("--library-path"), QString(kExecdDir + QStringLiteral("/lib")),
+        QString(kExecdDir + QStringLiteral("/bin/isolation-standin-execd")), QStringLiteral("--")};
+    const QJsonObject spec {
+        {QStringLiteral("Image"), image},
+        {QStringLiteral("Entrypoint"), loader},
+        {QStringLiteral("Cmd"), entrypoint},
+        {QStringLiteral("Env"), env},
+        {QStringLiteral("Labels"), labels},
+        {QStringLiteral("ExposedPorts"), QJsonObject {{QStringLiteral("%1/tcp").arg(kExecdPort), QJsonObject {}}}},
+        {QStringLiteral("HostConfig"), host},
+    };
+    auto created = m_docker.createContainer(QStringLiteral("isolation-standin-sandbox-") + id, spec);
+    if (!created)
+        return reply.send(apiError(created.error().code == DockerError::Code::NotFound ? 400 : 500,
+            created.error().code == DockerError::Code::NotFound ? "INVALID_REQUEST" : "INTERNAL_ERROR",
+            created.error().message));
+    if (auto s = m_docker.startContainer(created.value()); !s) {
+        (void)m_docker.removeContainer(created.value());
+        return reply.send(apiError(500, "INTERNAL_ERROR", s.error().message));
+    }
+    QJsonObject answer {{QStringLiteral("id"), id},
+        {QStringLiteral("status"),
+            QJsonObject {{QStringLiteral("state"), QStringLiteral("Pending")},
+                {QStringLiteral("reason"), QStringLiteral("container_started")}}},
+        {QStringLiteral("metadata"), body.value(QStringLiteral("metadata")).toObject()},
+        {QStringLiteral("createdAt"), now.toString(Qt::ISODate)}, {QStringLiteral("entrypoint"), entrypoint}};
+    reply.send(HttpResponse::json(202, answer));
+}
+
+Result<QJsonObject> StandinLifecycle::sandbox(const QString &id) const
+{
+    auto c = m_docker.inspectContainer(QStringLiteral("isolation-standin-sandbox-") + id);
+    if (!c)
+        return c.error().code == DockerError::Code::NotFound ? Error::notFound(QStringLiteral("no sandbox %1").arg(id))
+                                                             : Error::failed(c.error().message);
+    return c.value();
+}
+
+void StandinLifecycle::get(const HttpRequest &request, HttpReply reply)
+{
+    auto c = sandbox(request.params.value(QStringLiteral("id")));
+    if (!c)
+        return reply.send(c.error().code == Error::Code::NotFound ? apiError(404, "NOT_FOUND", c.error().message)
+                                                                  : apiError(500, "INTERNAL_ERROR", c.error().message));
+    const QJsonObject labels
+        = c.value().value(QStringLiteral("Config")).toObject().value(QStringLiteral("Labels")).toObject();
+    const QJsonObject st = c.value().value(QStringLiteral("State")).toObject();
+    const QString docker = st.value(QStringLiteral("Status")).toString();
+    QString state = QStringLiteral("Failed");
+    if (docker == QLatin1String("running"))
+        state = QStringLiteral("Running");
+    else if (docker == QLatin1String("paused"))
+        state = QStringLiteral("Paused");
+    else if (docker == QLatin1String("created") || docker == QLatin1String("restarting"))
+        state = QStringLiteral("Pending");
+    else if (docker == QLatin1String("exited") && st.value(QStringLiteral("ExitCode")).toInt() == 0)
+        state = QStringLiteral("Terminated");
+    reply.send(HttpResponse::json(200,
+        QJsonObject {
+            {QStringLiteral("id"), labels.value(kPrefix + QStringLiteral("sandbox")).toString()},
+            {QStringLiteral("image"),
+                QJsonObject {{QStringLiteral("uri"), labels.value(kPrefix + QStringLiteral("image")).toString()}}},
+            {QStringLiteral("status"),
+                QJsonObject {{QStringLiteral("state"), state},
+                    {QStringLiteral("reason"), QString(QStringLiteral("container_") + docker)}}},
+            {QStringLiteral("metadata"),
+                QJsonDocument::fromJson(labels.value(kPrefix + QStringLiteral("metadata")).toString().toUtf8())
+                    .object()},
+            {QStringLiteral("entrypoint"),
+                QJsonDocument::fromJson(labels.value(kPrefix + QStringLiteral("entrypoint")).toString().toUtf8())
+                    .array()},
+            {QStringLiteral("createdAt"), labels.value(kPrefix + QStringLiteral("created")).toString()},
+        }));
+}
+
+void StandinLifecycle::remove(const HttpRequest &request, HttpReply reply)
+{
+    auto c = sandbox(request.params.value(QStringLiteral("id")));
+    if (!c)
+        return reply.send(apiError(404, "NOT_FOUND", c.error().message));
+    if (auto s = m_docker.removeContainer(c.value().value(QStringLiteral("Id")).toString()); !s)
+        return reply.send(apiError(500, "INTERNAL_ERROR", s.error().message));
+    reply.send(HttpResponse {204, {}, {}});
+}
+
+void StandinLifecycle::transition(const HttpRequest &request, HttpReply reply, const char *action)
+{
+    auto c = sandbox(request.params.value(QStringLiteral("id")));
+    if (!c)
+        return reply.send(apiError(404, "NOT_FOUND", c.error().message));
+    auto r = m_docker.call("POST",
+        QStringLiteral("/containers/%1/%2")
+            .arg(c.value().value(QStringLiteral("Id")).toString(), QLatin1String(action)));
+    if (!r)
+        return reply.send(apiError(409, "CONFLICT", r.error().message));
+    reply.send(HttpResponse {202, {}, {}});
+}
+
+void StandinLifecycle::endpoint(const HttpRequest &request, HttpReply reply)
+{
+    auto c = sandbox(request.params.value(QStringLiteral("id")));
+    if (!c)
+        return reply.send(apiError(404, "NOT_FOUND", c.error().message));
+    bool ok = false;
+    const int port = request.params.value(QStringLiteral("port")).toInt(&ok);
+    if (!ok || port < 1 || port > 65535)
+        return reply.send(apiError(400, "INVALID_REQUEST", QStringLiteral("port must be 1..65535")));
+    QString hostPort;
+    const QJsonArray bindings = c.value()
+                                    .value(QStringLiteral("NetworkSettings"))
+                                    .toObject()
+                                    .value(QStringLiteral("Ports"))
+                                    .toObject()
+                                    .value(QStringLiteral("%1/tcp").arg(kExecdPort))
+                                    .toArray();
+    for (const QJsonValue &b : bindings)
+        hostPort = b.toObject().value(QStringLiteral("HostPort")).toString();
+    if (hostPort.isEmpty())
+        return reply.send(apiError(409, "CONFLICT", QStringLiteral("the sandbox is not running")));
+    // execd itself, or a port inside the sandbox through execd's /proxy/{port}.
+    const QString endpoint = port == kExecdPort ? QStringLiteral("127.0.0.1:%1").arg(hostPort)
+                                                : QStringLiteral("127.0.0.1:%1/proxy/%2").arg(hostPort).arg(port);
+    reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("endpoint"), endpoint}}));
+}
+
+} // namespace isolation::standin
