@@ -66,7 +66,14 @@ int main(int argc, char *argv[])
 
     // A session logout or `kill` stops the tray the same way Quit does.
     isolation::SignalWatcher signals;
-    QObject::connect(&signals, &isolation::SignalWatcher::terminationRequested, &app, &QApplication::quit);
+    isolation::TrayApplication *trayApp = nullptr;
+    QObject::connect(&signals, &isolation::SignalWatcher::terminationRequested, &app, [&trayApp] {
+        // Before the tray exists there is nothing to drain.
+        if (trayApp)
+            trayApp->quit();
+        else
+            QApplication::quit();
+    });
 
     isolation::logging::install(paths.value().logFile());
     isolation::Engine engine(paths.value());
@@ -74,6 +81,7 @@ int main(int argc, char *argv[])
         return fail(QObject::tr("Cannot start the engine: %1").arg(s.error().message));
 
     isolation::TrayApplication tray(engine);
+    trayApp = &tray;
     QObject::connect(&instance, &isolation::SingleInstance::raiseRequested, &tray, [&tray] {
         qCInfo(lcCore) << "another start of the tray asked to raise the window";
         tray.showWindow();

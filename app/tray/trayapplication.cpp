@@ -20,6 +20,8 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     , m_menu(std::make_unique<QMenu>())
 {
     m_menu->setObjectName(QStringLiteral("trayMenu"));
+    // Quitting is ours to do (after draining the tunnel), not a side effect of closing a window.
+    QApplication::setQuitOnLastWindowClosed(false);
     m_stateLine = m_menu->addAction(QString());
     m_stateLine->setObjectName(QStringLiteral("stateLine"));
     m_stateLine->setEnabled(false);
@@ -31,7 +33,7 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     m_settings = m_menu->addAction(tr("&Settings…"), this, &TrayApplication::showSettings);
     m_settings->setObjectName(QStringLiteral("settingsAction"));
     m_menu->addSeparator();
-    QAction *quit = m_menu->addAction(tr("&Quit"), qApp, &QApplication::quit);
+    QAction *quit = m_menu->addAction(tr("&Quit"), this, &TrayApplication::quit);
     quit->setObjectName(QStringLiteral("quitAction"));
 
     m_icon = new QSystemTrayIcon(this);
@@ -49,13 +51,23 @@ TrayApplication::~TrayApplication() = default;
 void TrayApplication::show()
 {
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        QApplication::setQuitOnLastWindowClosed(false);
         m_icon->show();
     } else {
-        // Without a tray host the window is the only face; closing it quits.
-        QApplication::setQuitOnLastWindowClosed(true);
+        // Without a tray host the window is the only face; closing it quits (after the drain).
+        connect(qApp, &QGuiApplication::lastWindowClosed, this, &TrayApplication::quit, Qt::UniqueConnection);
         showWindow();
     }
+}
+
+void TrayApplication::quit()
+{
+    if (m_engine.state() == EngineState::Stopped) {
+        QCoreApplication::quit();
+        return;
+    }
+    // Drain the tunnel first so the hub's open calls finish; quit once the engine has stopped.
+    connect(&m_engine, &Engine::stopped, qApp, &QCoreApplication::quit, Qt::QueuedConnection);
+    m_engine.shutdown();
 }
 
 void TrayApplication::showWindow()

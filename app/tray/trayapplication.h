@@ -26,6 +26,8 @@ public:
     // Shows the tray icon, or the window where no system tray exists.
     void show();
     void showWindow();
+    // Quit: drains the tunnel, stops the engine, then leaves the event loop.
+    void quit();
     void showPairing();
     void showSettings();
 
