@@ -54,8 +54,8 @@ void answerResult(TunnelStream *stream, const Result<QJsonObject> &result)
 
 void RpcDispatcher::add(const QString &method, Handler handler)
 {
-    m_handlers.insert(
-        method, [handler = std::move(handler)](const QJsonObject &params, const Reply &reply) { reply(handler(params)); });
+    m_handlers.insert(method,
+        [handler = std::move(handler)](const QJsonObject &params, const Reply &reply) { reply(handler(params)); });
 }
 
 void RpcDispatcher::addAsync(const QString &method, AsyncHandler handler)
@@ -105,14 +105,23 @@ void RpcDispatcher::serve(TunnelStream *stream) const
                 answerResult(guard, result);
         });
     };
-    auto collect = [guard, body, run] {
+    auto refused = std::make_shared<bool>(false);
+    auto collect = [guard, body, run, refused] {
         if (!guard)
             return;
+        if (*refused) {
+            guard->read(); // drop the rest, so the caller can finish sending and read the answer
+            return;
+        }
         body->append(guard->read());
         if (body->size() > MaxRequestBody) {
             qCInfo(lcRpc) << "RPC request body too large on stream" << guard->id();
-            answerError(guard, 413, QStringLiteral("bad_request"), QStringLiteral("the request body is too large"));
-            guard->reset();
+            // Answer at once, then keep draining: a reset would lose the answer (the caller would
+            // see the call cut off instead of a 413).
+            *refused = true;
+            body->clear();
+            body->squeeze();
+            answerError(guard, 413, QStringLiteral("bad_request"), QStringLiteral("the params exceed 1 MiB"));
             return;
         }
         run();

@@ -196,6 +196,22 @@ void tst_TunnelCalls::explicitFailures()
     QCOMPARE(fails->error().errorCode, QStringLiteral("unavailable"));
     QCOMPARE(fails->error().message, QStringLiteral("not now"));
 
+    // Params over 1 MiB are refused with an answer, not by cutting the call off.
+    client.rpc().add(
+        QStringLiteral("test.echo"), [](const QJsonObject &params) -> Result<QJsonObject> { return params; });
+    auto tooLarge = callAndWait(QStringLiteral("test.echo"),
+        QJsonObject {{QStringLiteral("echo"), QString(int(RpcDispatcher::MaxRequestBody), QLatin1Char('x'))}}, 10s);
+    QVERIFY(tooLarge && !tooLarge->ok());
+    QCOMPARE(tooLarge->error().code, hub::CallError::Code::Remote);
+    QCOMPARE(tooLarge->error().status, 413);
+    QCOMPARE(tooLarge->error().errorCode, QStringLiteral("bad_request"));
+    // Just under the limit is carried whole.
+    const QString nearly(int(RpcDispatcher::MaxRequestBody) - 64, QLatin1Char('y'));
+    auto large = callAndWait(QStringLiteral("test.echo"), QJsonObject {{QStringLiteral("e"), nearly}}, 10s);
+    QVERIFY(large && large->ok());
+    QCOMPARE(large->value().value(QStringLiteral("e")).toString(), nearly);
+    QTRY_COMPARE(client.openStreams(), 0);
+
     auto slow = callOnce(QStringLiteral("test.never"), 200ms);
     QVERIFY(slow && !slow->ok());
     QCOMPARE(slow->error().code, hub::CallError::Code::Timeout);
