@@ -2,9 +2,11 @@
 # Calls through hub -> tunnel -> engine, against the same echo over an `ssh -L` forward on loopback,
 # measured in the same run. Payloads of 1 KiB and 256 KiB (a call carries at most 1 MiB); latency (sequential) and throughput
 # (8 connections). Prints a table and writes BUILD/bench-tunnel.json. Run: ./dev bench tunnel
-#   bench/tunnel/run.sh BUILD_DIR
+#   bench/tunnel/run.sh BUILD_DIR [--smoke]
+# --smoke: a few requests only, to prove the harness works (CTest runs it; its numbers mean nothing).
 set -euo pipefail
 build=$(cd "$1" && pwd)
+smoke=$([ "${2:-}" = --smoke ] && echo 1 || echo 0)
 work=$(mktemp -d /tmp/isolation-bench-tunnel.XXXXXX)
 pids=()
 cleanup() {
@@ -86,6 +88,7 @@ results=$work/results.jsonl
 for payload in 1k 256k; do
   n_lat=$([ $payload = 1k ] && echo 3000 || echo 300)
   n_thr=$([ $payload = 1k ] && echo 12000 || echo 600)
+  if [ "$smoke" = 1 ]; then n_lat=20; n_thr=40; fi
   for mode in latency throughput; do
     conns=$([ $mode = latency ] && echo 1 || echo 8)
     n=$([ $mode = latency ] && echo $n_lat || echo $n_thr)
