@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Calls through hub -> tunnel -> engine, against the same echo over an `ssh -L` forward on loopback,
-# measured in the same run. Payloads of 1 KiB and 256 KiB (a call carries at most 1 MiB); latency (sequential) and throughput
+# measured in the same run. Payloads of 1 KiB and 1 MiB; latency (sequential) and throughput
 # (8 connections). Prints a table and writes BUILD/bench-tunnel.json. Run: ./dev bench tunnel
 #   bench/tunnel/run.sh BUILD_DIR [--smoke]
 # --smoke: a few requests only, to prove the harness works (CTest runs it; its numbers mean nothing).
@@ -78,16 +78,16 @@ peer="http://127.0.0.1:$fwd_port/echo"
 # --- payloads: the same JSON to both
 python3 - "$work" <<'PY'
 import json, sys
-for name, size in (("1k", 1024), ("256k", 256 * 1024)):
+for name, size in (("1k", 1024), ("1m", 1024 * 1024)):
     json.dump({"method": "ping", "params": {"echo": "x" * size}, "timeoutMs": 30000}, open(f"{sys.argv[1]}/{name}.json", "w"))
 PY
 
 run() { "$client" "$1" "$2" --requests "$3" --connections "$4" ${5:+--bearer "$5"}; }
 results=$work/results.jsonl
 : >"$results"
-for payload in 1k 256k; do
-  n_lat=$([ $payload = 1k ] && echo 3000 || echo 300)
-  n_thr=$([ $payload = 1k ] && echo 12000 || echo 600)
+for payload in 1k 1m; do
+  n_lat=$([ $payload = 1k ] && echo 3000 || echo 100)
+  n_thr=$([ $payload = 1k ] && echo 12000 || echo 200)
   if [ "$smoke" = 1 ]; then n_lat=20; n_thr=40; fi
   for mode in latency throughput; do
     conns=$([ $mode = latency ] && echo 1 || echo 8)

@@ -121,7 +121,7 @@ void RpcDispatcher::serve(TunnelStream *stream) const
             *refused = true;
             body->clear();
             body->squeeze();
-            answerError(guard, 413, QStringLiteral("bad_request"), QStringLiteral("the params exceed 1 MiB"));
+            answerError(guard, 413, QStringLiteral("bad_request"), QStringLiteral("the params exceed 4 MiB"));
             return;
         }
         run();

@@ -23,7 +23,7 @@ public:
     using AsyncHandler = std::function<void(const QJsonObject &params, Reply reply)>;
     using Handler = std::function<Result<QJsonObject>(const QJsonObject &params)>;
 
-    static constexpr qint64 MaxRequestBody = qint64(1024) * 1024;
+    static constexpr qint64 MaxRequestBody = qint64(4) * 1024 * 1024;
     static constexpr const char *PathPrefix = "/rpc/";
 
     void add(const QString &method, Handler handler);
