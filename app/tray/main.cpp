@@ -1,5 +1,6 @@
 // isolation-tray: the product's face. Runs the engine in-process, one per state directory.
 #include "singleinstance.h"
+#include "translations.h"
 #include "trayapplication.h"
 
 #include "core/logging.h"
@@ -42,6 +43,8 @@ int main(int argc, char *argv[])
     QApplication::setApplicationDisplayName(QStringLiteral("Isolation"));
     QApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("io.isolation.Tray"));
+    // The tray speaks the system's language where it has a catalogue (LANGUAGE, LC_ALL, LC_MESSAGES, LANG).
+    const QString language = isolation::Translations::install();
 
     auto fail = [](const QString &message) {
         std::fprintf(stderr, "isolation-tray: %s\n", qPrintable(message));
@@ -76,6 +79,7 @@ int main(int argc, char *argv[])
     });
 
     isolation::logging::install(paths.value().logFile());
+    qCInfo(lcCore).noquote() << "tray language:" << language;
     isolation::Engine engine(paths.value());
     if (auto s = engine.start(); !s)
         return fail(QObject::tr("Cannot start the engine: %1").arg(s.error().message));
