@@ -1,6 +1,7 @@
 #include "trayapplication.h"
 
 #include "mainwindow.h"
+#include "notifier.h"
 #include "pairingdialog.h"
 #include "settingsdialog.h"
 #include "trayicons.h"
@@ -42,6 +43,8 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
         if (reason == QSystemTrayIcon::Trigger || reason == QSystemTrayIcon::DoubleClick)
             showWindow();
     });
+    m_notifier = new Notifier(m_icon, this);
+    connect(m_notifier, &Notifier::actionInvoked, this, &TrayApplication::onNotificationAction);
     connect(&m_engine, &Engine::stateChanged, this, &TrayApplication::updateState);
     updateState();
 }
@@ -105,6 +108,30 @@ void TrayApplication::updateState()
     m_stateLine->setText(line);
     m_icon->setIcon(stateIcon(state));
     m_icon->setToolTip(tr("Isolation: %1").arg(line));
+
+    // Losing the pairing is news the member must see even with the window closed: the hub
+    // revoked this computer, or it was unpaired from the command line.
+    const bool paired
+        = state == EngineState::Online || state == EngineState::Reconnecting || state == EngineState::Error;
+    if (m_wasPaired && state == EngineState::NotPaired) {
+        Notification n;
+        n.kind = QStringLiteral("unpaired");
+        n.summary = tr("This computer is no longer paired");
+        n.body = line;
+        n.critical = true;
+        n.actions = {{QStringLiteral("default"), tr("Open Isolation")}, {QStringLiteral("pair"), tr("Pair again…")}};
+        m_notifier->notify(n);
+    }
+    if (state != EngineState::Stopped)
+        m_wasPaired = paired;
+}
+
+void TrayApplication::onNotificationAction(const QString &kind, const QString &action)
+{
+    if (kind == QLatin1String("unpaired") && action == QLatin1String("pair"))
+        showPairing();
+    else
+        showWindow();
 }
 
 } // namespace isolation

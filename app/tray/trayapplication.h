@@ -15,6 +15,7 @@ namespace isolation {
 
 class Engine;
 class MainWindow;
+class Notifier;
 
 class TrayApplication final : public QObject
 {
@@ -34,14 +35,18 @@ public:
     MainWindow *window() const { return m_window.get(); }
     QMenu *menu() const { return m_menu.get(); }
     QSystemTrayIcon *trayIcon() const { return m_icon; }
+    Notifier *notifier() const { return m_notifier; }
 
 private:
     void updateState();
+    void onNotificationAction(const QString &kind, const QString &action);
 
     Engine &m_engine;
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<QMenu> m_menu;
     QSystemTrayIcon *m_icon = nullptr;
+    Notifier *m_notifier = nullptr;
+    bool m_wasPaired = false;
     QAction *m_stateLine = nullptr;
     QAction *m_pair = nullptr;
     QAction *m_settings = nullptr;

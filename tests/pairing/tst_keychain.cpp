@@ -2,6 +2,7 @@
 // unlocked gnome-keyring-daemon started by this test, with a fresh HOME. And the clear error
 // an engine gives when no keychain is there.
 #include "browserapproval.h"
+#include "desktopsession.h"
 #include "hubprocess.h"
 
 #include "core/paths.h"
@@ -11,7 +12,6 @@
 #include <QDirIterator>
 #include <QJsonDocument>
 #include <QProcess>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -36,8 +36,7 @@ private:
     static R wait(Call call);
 
     QTemporaryDir m_root;
-    QProcess m_bus;
-    QProcess m_keyring;
+    DesktopSession m_desktop;
 };
 
 template<typename R, typename Call>
@@ -55,63 +54,15 @@ R tst_Keychain::wait(Call call)
 
 void tst_Keychain::initTestCase()
 {
-    for (const char *tool : {"dbus-daemon", "gnome-keyring-daemon"}) {
-        if (QStandardPaths::findExecutable(QLatin1String(tool)).isEmpty())
-            QFAIL(qPrintable(QStringLiteral("%1 is not installed (./dev installs it)").arg(QLatin1String(tool))));
-    }
-    const QString home = m_root.path() + QStringLiteral("/home");
-    const QString runtime = m_root.path() + QStringLiteral("/run");
-    QVERIFY(QDir().mkpath(home));
-    QVERIFY(QDir().mkpath(runtime));
-    QFile::setPermissions(runtime, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-
-    m_bus.start(QStringLiteral("dbus-daemon"),
-        {QStringLiteral("--session"), QStringLiteral("--nofork"), QStringLiteral("--print-address=1"),
-            QStringLiteral("--address=unix:path=%1/bus").arg(runtime)});
-    QVERIFY(m_bus.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(m_bus.canReadLine() || m_bus.waitForReadyRead(100), 10000);
-    const QByteArray address = m_bus.readLine().trimmed();
-    QVERIFY(address.startsWith("unix:"));
-
     // This process and everything it starts use the private bus and a fresh, empty keyring.
-    qputenv("DBUS_SESSION_BUS_ADDRESS", address);
-    qputenv("HOME", home.toUtf8());
-    qputenv("XDG_RUNTIME_DIR", runtime.toUtf8());
-    qputenv("XDG_DATA_HOME", (home + QStringLiteral("/.local/share")).toUtf8());
-    qputenv("XDG_CONFIG_HOME", (home + QStringLiteral("/.config")).toUtf8());
-
-    m_keyring.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
-    m_keyring.start(QStringLiteral("gnome-keyring-daemon"),
-        {QStringLiteral("--foreground"), QStringLiteral("--unlock"), QStringLiteral("--components=secrets")});
-    QVERIFY(m_keyring.waitForStarted());
-    m_keyring.write("test-password");
-    m_keyring.closeWriteChannel();
-    // The daemon owns org.freedesktop.secrets once it is ready.
-    QProcess probe;
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-            probe.start(QStringLiteral("dbus-send"),
-                {QStringLiteral("--session"), QStringLiteral("--print-reply"),
-                    QStringLiteral("--dest=org.freedesktop.DBus"), QStringLiteral("/org/freedesktop/DBus"),
-                    QStringLiteral("org.freedesktop.DBus.NameHasOwner"),
-                    QStringLiteral("string:org.freedesktop.secrets")});
-            probe.waitForFinished();
-            return probe.readAllStandardOutput().contains("boolean true");
-        }(),
-        15000);
+    QString error;
+    QVERIFY2(m_desktop.start(DesktopSession::Keyring, &error), qPrintable(error));
+    m_desktop.enterThisProcess();
 }
 
 void tst_Keychain::cleanupTestCase()
 {
-    for (QProcess *p : {&m_keyring, &m_bus}) {
-        if (p->state() == QProcess::NotRunning)
-            continue;
-        ::kill(pid_t(p->processId()), SIGTERM);
-        if (!p->waitForFinished(5000)) {
-            p->kill();
-            p->waitForFinished();
-        }
-    }
+    m_desktop.stop();
 }
 
 void tst_Keychain::roundTrip()

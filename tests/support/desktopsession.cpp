@@ -1,0 +1,235 @@
+#include "desktopsession.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QStandardPaths>
+#include <QThread>
+
+#include <csignal>
+#include <functional>
+
+namespace isolation::test {
+
+DesktopSession::DesktopSession() = default;
+
+DesktopSession::~DesktopSession()
+{
+    stop();
+}
+
+void DesktopSession::stop()
+{
+    while (!m_processes.empty()) {
+        std::unique_ptr<QProcess> p = std::move(m_processes.back());
+        m_processes.pop_back();
+        if (p->state() == QProcess::NotRunning)
+            continue;
+        ::kill(pid_t(p->processId()), SIGTERM);
+        if (!p->waitForFinished(5000)) {
+            p->kill();
+            p->waitForFinished();
+        }
+    }
+}
+
+QString DesktopSession::home() const
+{
+    return m_env.value(QStringLiteral("HOME"));
+}
+
+bool DesktopSession::waitFor(const std::function<bool()> &ready, int timeoutMs) const
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!deadline.hasExpired()) {
+        if (ready())
+            return true;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(50);
+    }
+    return ready();
+}
+
+QProcess *DesktopSession::launch(const QString &program, const QStringList &args, QString *error)
+{
+    if (QStandardPaths::findExecutable(program).isEmpty()) {
+        *error = QStringLiteral("%1 is not installed (./dev setup installs it)").arg(program);
+        return nullptr;
+    }
+    auto p = std::make_unique<QProcess>();
+    p->setProcessEnvironment(m_env);
+    p->setProcessChannelMode(QProcess::SeparateChannels);
+    p->start(program, args);
+    if (!p->waitForStarted()) {
+        *error = QStringLiteral("%1 did not start: %2").arg(program, p->errorString());
+        return nullptr;
+    }
+    m_processes.push_back(std::move(p));
+    return m_processes.back().get();
+}
+
+bool DesktopSession::start(int parts, QString *error)
+{
+    m_root = std::make_unique<QTemporaryDir>();
+    const QString home = m_root->path() + QStringLiteral("/home");
+    const QString runtime = m_root->path() + QStringLiteral("/run");
+    if (!QDir().mkpath(home) || !QDir().mkpath(runtime)) {
+        *error = QStringLiteral("cannot create the desktop's directories");
+        return false;
+    }
+    QFile::setPermissions(runtime, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    m_env = QProcessEnvironment::systemEnvironment();
+    m_env.insert(QStringLiteral("HOME"), home);
+    m_env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
+    m_env.insert(QStringLiteral("XDG_DATA_HOME"), home + QStringLiteral("/.local/share"));
+    m_env.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/.config"));
+    m_env.insert(QStringLiteral("XDG_CACHE_HOME"), home + QStringLiteral("/.cache"));
+    m_env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+    m_env.remove(QStringLiteral("DISPLAY"));
+    m_env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+
+    if ((parts & Bus) == Bus && !startBus(error))
+        return false;
+    if ((parts & Keyring) == Keyring && !startKeyring(error))
+        return false;
+    if ((parts & Display) == Display && !startDisplay(error))
+        return false;
+    if ((parts & TrayHost) == TrayHost) {
+        if (!launch(QStringLiteral("trayer"),
+                {QStringLiteral("--edge"), QStringLiteral("top"), QStringLiteral("--align"), QStringLiteral("right"),
+                    QStringLiteral("--widthtype"), QStringLiteral("request"), QStringLiteral("--height"),
+                    QStringLiteral("24"), QStringLiteral("--SetDockType"), QStringLiteral("true")},
+                error))
+            return false;
+        // trayer maps its window once it owns the tray selection.
+        if (!waitFor(
+                [this] {
+                    return !run(QStringLiteral("xdotool"),
+                        {QStringLiteral("search"), QStringLiteral("--classname"), QStringLiteral("trayer")})
+                                .trimmed()
+                                .isEmpty();
+                },
+                15000)) {
+            *error = QStringLiteral("trayer did not map its window");
+            return false;
+        }
+    }
+    if ((parts & Notifications) == Notifications) {
+        if (!launch(QStringLiteral("dunst"), {}, error))
+            return false;
+        if (!waitFor(
+                [this] {
+                    int rc = -1;
+                    run(QStringLiteral("dunstctl"), {QStringLiteral("is-paused")}, &rc);
+                    return rc == 0;
+                },
+                15000)) {
+            *error = QStringLiteral("dunst did not take the notification service");
+            return false;
+        }
+    }
+    return true;
+}
+
+bool DesktopSession::startBus(QString *error)
+{
+    const QString runtime = m_env.value(QStringLiteral("XDG_RUNTIME_DIR"));
+    QProcess *bus = launch(QStringLiteral("dbus-daemon"),
+        {QStringLiteral("--session"), QStringLiteral("--nofork"), QStringLiteral("--print-address=1"),
+            QStringLiteral("--address=unix:path=%1/bus").arg(runtime)},
+        error);
+    if (!bus)
+        return false;
+    if (!waitFor([bus] { return bus->canReadLine() || bus->waitForReadyRead(50); }, 10000)) {
+        *error = QStringLiteral("dbus-daemon printed no address");
+        return false;
+    }
+    const QByteArray address = bus->readLine().trimmed();
+    if (!address.startsWith("unix:")) {
+        *error = QStringLiteral("dbus-daemon printed an odd address: %1").arg(QString::fromUtf8(address));
+        return false;
+    }
+    m_env.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), QString::fromUtf8(address));
+    return true;
+}
+
+bool DesktopSession::startKeyring(QString *error)
+{
+    QProcess *keyring = launch(QStringLiteral("gnome-keyring-daemon"),
+        {QStringLiteral("--foreground"), QStringLiteral("--unlock"), QStringLiteral("--components=secrets")}, error);
+    if (!keyring)
+        return false;
+    keyring->write("test-password");
+    keyring->closeWriteChannel();
+    // The daemon owns org.freedesktop.secrets once it is ready.
+    const bool ready = waitFor(
+        [this] {
+            return run(QStringLiteral("dbus-send"),
+                {QStringLiteral("--session"), QStringLiteral("--print-reply"),
+                    QStringLiteral("--dest=org.freedesktop.DBus"), QStringLiteral("/org/freedesktop/DBus"),
+                    QStringLiteral("org.freedesktop.DBus.NameHasOwner"),
+                    QStringLiteral("string:org.freedesktop.secrets")})
+                .contains("boolean true");
+        },
+        15000);
+    if (!ready)
+        *error = QStringLiteral("gnome-keyring-daemon did not take org.freedesktop.secrets");
+    return ready;
+}
+
+bool DesktopSession::startDisplay(QString *error)
+{
+    // -displayfd: the server picks a free display and prints its number when it accepts clients.
+    QProcess *x = launch(QStringLiteral("Xvfb"),
+        {QStringLiteral("-displayfd"), QStringLiteral("1"), QStringLiteral("-screen"), QStringLiteral("0"),
+            QStringLiteral("1280x800x24"), QStringLiteral("-nolisten"), QStringLiteral("tcp")},
+        error);
+    if (!x)
+        return false;
+    if (!waitFor([x] { return x->canReadLine() || x->waitForReadyRead(50); }, 15000)) {
+        *error = QStringLiteral("Xvfb did not report a display: %1").arg(QString::fromUtf8(x->readAllStandardError()));
+        return false;
+    }
+    bool ok = false;
+    const int display = x->readLine().trimmed().toInt(&ok);
+    if (!ok) {
+        *error = QStringLiteral("Xvfb reported no display number");
+        return false;
+    }
+    m_env.insert(QStringLiteral("DISPLAY"), QStringLiteral(":%1").arg(display));
+    m_env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
+    return true;
+}
+
+void DesktopSession::enterThisProcess() const
+{
+    for (const QString &key : m_env.keys())
+        qputenv(key.toUtf8().constData(), m_env.value(key).toUtf8());
+}
+
+QByteArray DesktopSession::run(const QString &program, const QStringList &args, int *exitCode, int timeoutMs) const
+{
+    QProcess p;
+    p.setProcessEnvironment(m_env);
+    p.start(program, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        if (exitCode)
+            *exitCode = -1;
+        return {};
+    }
+    if (exitCode)
+        *exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return p.readAllStandardOutput();
+}
+
+bool DesktopSession::screenshot(const QString &path) const
+{
+    int rc = -1;
+    run(QStringLiteral("import"), {QStringLiteral("-window"), QStringLiteral("root"), path}, &rc, 30000);
+    return rc == 0 && QFile::exists(path);
+}
+
+} // namespace isolation::test
