@@ -415,6 +415,18 @@
         <source>Isolation: %1</source>
         <translation>Isolation: %1</translation>
     </message>
+    <message>
+        <source>This computer is no longer paired</source>
+        <translation>Dieser Computer ist nicht mehr gekoppelt</translation>
+    </message>
+    <message>
+        <source>Open Isolation</source>
+        <translation>Isolation öffnen</translation>
+    </message>
+    <message>
+        <source>Pair again…</source>
+        <translation>Erneut koppeln…</translation>
+    </message>
 </context>
 <context>
     <name>isolation::TunnelClient</name>

@@ -415,6 +415,18 @@
         <source>Isolation: %1</source>
         <translation>Isolation：%1</translation>
     </message>
+    <message>
+        <source>This computer is no longer paired</source>
+        <translation>此计算机已不再配对</translation>
+    </message>
+    <message>
+        <source>Open Isolation</source>
+        <translation>打开 Isolation</translation>
+    </message>
+    <message>
+        <source>Pair again…</source>
+        <translation>重新配对…</translation>
+    </message>
 </context>
 <context>
     <name>isolation::TunnelClient</name>
