@@ -123,7 +123,16 @@ void Engine::startRuntime()
     config.port = m_settings.runtimePort();
     config.healthIntervalMs = m_settings.runtimeHealthIntervalMs();
     m_runtime = std::make_unique<RuntimeManager>(std::move(config), std::move(keyStore));
+    connect(m_runtime.get(), &RuntimeManager::stateChanged, this, [this] {
+        const RuntimeState state = m_runtime->state();
+        if (state != m_runtimeState) {
+            m_runtimeState = state;
+            m_activity.record(QStringLiteral("runtime"), m_runtime->reason());
+        }
+        Q_EMIT runtimeChanged();
+    });
     m_runtime->start();
+    Q_EMIT runtimeChanged();
 }
 
 QJsonObject Engine::runtimeStatus() const
@@ -150,7 +159,11 @@ void Engine::stop()
     m_pairing.reset();
     if (m_runtime)
         m_runtime->stop(); // the container keeps running; the next start adopts it
-    m_runtime.reset();
+    if (m_runtime) {
+        m_runtime.reset();
+        m_runtimeState = RuntimeState::Absent;
+        Q_EMIT runtimeChanged();
+    }
     if (m_localApi) {
         m_localApi->close();
         m_localApi.reset();
@@ -413,6 +426,14 @@ void Engine::setState(EngineState state, const QString &reason)
 {
     if (state == m_state && reason == m_reason)
         return;
+    // The activity view gets transitions, and new reasons only where they tell something new
+    // (why not paired, what failed) -- not the ticking ones (a countdown, a reconnect delay).
+    if (state != m_state || state == EngineState::NotPaired || state == EngineState::Error)
+        m_activity.record(
+            state == EngineState::Pairing || (m_state == EngineState::Pairing && state != EngineState::Stopped)
+                ? QStringLiteral("pairing")
+                : QStringLiteral("connection"),
+            reason);
     m_state = state;
     m_reason = reason;
     qCInfo(lcCore) << "state:" << engineStateName(state) << "-" << reason;

@@ -3,6 +3,7 @@
 // no behaviour of its own beyond that wiring.
 #pragma once
 
+#include "core/activitylog.h"
 #include "core/instancelock.h"
 #include "core/paths.h"
 #include "core/result.h"
@@ -10,6 +11,7 @@
 #include "enginestate.h"
 #include "pairing/credentialstore.h"
 #include "pairing/pairingflow.h"
+#include "runtime/runtimestate.h"
 #include "tunnel/tunnelclient.h"
 
 #include <QDateTime>
@@ -78,12 +80,16 @@ public:
     RuntimeManager *runtime() const { return m_runtime.get(); }
     QJsonObject runtimeStatus() const;
 
+    // Recent events for the Activity view.
+    ActivityLog &activity() { return m_activity; }
+
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }
 
 Q_SIGNALS:
     void stateChanged();
     void pairingChanged(); // pairingStatus() changed (code issued, approved, denied, expired...)
+    void runtimeChanged(); // runtime() appeared, went, or changed state
     void stopped();
 
 private:
@@ -101,6 +107,8 @@ private:
     Paths m_paths;
     EngineOptions m_options;
     Settings m_settings;
+    ActivityLog m_activity;
+    RuntimeState m_runtimeState = RuntimeState::Absent;
     InstanceLock m_lock;
     QNetworkAccessManager *m_network = nullptr;
     std::unique_ptr<LocalApiServer> m_localApi;

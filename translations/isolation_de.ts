@@ -17,6 +17,60 @@
     </message>
 </context>
 <context>
+    <name>isolation::ActivityModel</name>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>Ereignis</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Pairing</source>
+        <translation>Kopplung</translation>
+    </message>
+    <message>
+        <source>Runtime</source>
+        <translation>Laufzeitumgebung</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>Session</source>
+        <translation>Sitzung</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ActivityPage</name>
+    <message>
+        <source>Kind of event</source>
+        <translation>Art des Ereignisses</translation>
+    </message>
+    <message>
+        <source>All events</source>
+        <translation>Alle Ereignisse</translation>
+    </message>
+    <message>
+        <source>Search events</source>
+        <translation>Ereignisse durchsuchen</translation>
+    </message>
+    <message>
+        <source>&amp;Show:</source>
+        <translation>&amp;Zeigen:</translation>
+    </message>
+</context>
+<context>
     <name>isolation::Engine</name>
     <message>
         <source>Not running</source>
@@ -150,24 +204,8 @@
         <translation>&amp;Warmer Cache</translation>
     </message>
     <message>
-        <source>Runtime</source>
-        <translation>Laufzeitumgebung</translation>
-    </message>
-    <message>
-        <source>The sandbox runtime container: pinned image and digest, health, uptime, and restart.</source>
-        <translation>Der Container der Sandbox-Laufzeitumgebung: festgelegtes Image und Digest, Zustand, Laufzeit und Neustart.</translation>
-    </message>
-    <message>
         <source>&amp;Runtime</source>
         <translation>&amp;Laufzeitumgebung</translation>
-    </message>
-    <message>
-        <source>Activity</source>
-        <translation>Aktivität</translation>
-    </message>
-    <message>
-        <source>Recent events with their time, filterable by kind.</source>
-        <translation>Letzte Ereignisse mit Uhrzeit, nach Art filterbar.</translation>
     </message>
     <message>
         <source>&amp;Activity</source>
@@ -340,6 +378,121 @@
     <message>
         <source>The runtime was removed</source>
         <translation>Die Laufzeitumgebung wurde entfernt</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::RuntimePage</name>
+    <message>
+        <source>Runtime</source>
+        <translation>Laufzeitumgebung</translation>
+    </message>
+    <message>
+        <source>Sandboxes run in containers made by the pinned OpenSandbox runtime, which the engine keeps running in Docker on this computer.</source>
+        <translation>Sandboxes laufen in Containern, die die festgelegte OpenSandbox-Laufzeitumgebung erstellt; die Engine hält sie in Docker auf diesem Computer am Laufen.</translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation>Zustand:</translation>
+    </message>
+    <message>
+        <source>Details:</source>
+        <translation>Details:</translation>
+    </message>
+    <message>
+        <source>Pinned version:</source>
+        <translation>Festgelegte Version:</translation>
+    </message>
+    <message>
+        <source>Runtime image:</source>
+        <translation>Image der Laufzeitumgebung:</translation>
+    </message>
+    <message>
+        <source>Sandbox agent image:</source>
+        <translation>Image des Sandbox-Agenten:</translation>
+    </message>
+    <message>
+        <source>Image digest:</source>
+        <translation>Image-Digest:</translation>
+    </message>
+    <message>
+        <source>Container:</source>
+        <translation>Container:</translation>
+    </message>
+    <message>
+        <source>Up for:</source>
+        <translation>Läuft seit:</translation>
+    </message>
+    <message>
+        <source>Restarts:</source>
+        <translation>Neustarts:</translation>
+    </message>
+    <message>
+        <source>Session files:</source>
+        <translation>Sitzungsdateien:</translation>
+    </message>
+    <message>
+        <source>&amp;Restart runtime</source>
+        <translation>Laufzeitumgebung &amp;neu starten</translation>
+    </message>
+    <message>
+        <source>Stops and starts the runtime container. Running sandboxes keep running.</source>
+        <translation>Hält den Container der Laufzeitumgebung an und startet ihn neu. Laufende Sandboxes laufen weiter.</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation>%1 d %2 h</translation>
+    </message>
+    <message>
+        <source>Healthy</source>
+        <translation>In Ordnung</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>Startet</translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation>Antwortet nicht</translation>
+    </message>
+    <message>
+        <source>Restarting</source>
+        <translation>Startet neu</translation>
+    </message>
+    <message>
+        <source>Upgrading</source>
+        <translation>Wird aktualisiert</translation>
+    </message>
+    <message>
+        <source>Docker is not available</source>
+        <translation>Docker ist nicht verfügbar</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Not running</source>
+        <translation>Läuft nicht</translation>
+    </message>
+    <message>
+        <source>(offline stand-in)</source>
+        <translation>(Offline-Ersatz)</translation>
+    </message>
+    <message>
+        <source>Restarting…</source>
+        <translation>Neustart…</translation>
     </message>
 </context>
 <context>

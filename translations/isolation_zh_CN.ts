@@ -17,6 +17,60 @@
     </message>
 </context>
 <context>
+    <name>isolation::ActivityModel</name>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Pairing</source>
+        <translation>配对</translation>
+    </message>
+    <message>
+        <source>Runtime</source>
+        <translation>运行时</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ActivityPage</name>
+    <message>
+        <source>Kind of event</source>
+        <translation>事件类型</translation>
+    </message>
+    <message>
+        <source>All events</source>
+        <translation>所有事件</translation>
+    </message>
+    <message>
+        <source>Search events</source>
+        <translation>搜索事件</translation>
+    </message>
+    <message>
+        <source>&amp;Show:</source>
+        <translation>显示(&amp;S)：</translation>
+    </message>
+</context>
+<context>
     <name>isolation::Engine</name>
     <message>
         <source>Not running</source>
@@ -150,24 +204,8 @@
         <translation>预热缓存(&amp;W)</translation>
     </message>
     <message>
-        <source>Runtime</source>
-        <translation>运行时</translation>
-    </message>
-    <message>
-        <source>The sandbox runtime container: pinned image and digest, health, uptime, and restart.</source>
-        <translation>沙箱运行时容器：固定的镜像和摘要、健康状况、运行时长和重启。</translation>
-    </message>
-    <message>
         <source>&amp;Runtime</source>
         <translation>运行时(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Activity</source>
-        <translation>活动</translation>
-    </message>
-    <message>
-        <source>Recent events with their time, filterable by kind.</source>
-        <translation>最近的事件及其时间，可按类型筛选。</translation>
     </message>
     <message>
         <source>&amp;Activity</source>
@@ -340,6 +378,121 @@
     <message>
         <source>The runtime was removed</source>
         <translation>运行时已被移除</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::RuntimePage</name>
+    <message>
+        <source>Runtime</source>
+        <translation>运行时</translation>
+    </message>
+    <message>
+        <source>Sandboxes run in containers made by the pinned OpenSandbox runtime, which the engine keeps running in Docker on this computer.</source>
+        <translation>沙箱运行在由固定版本的 OpenSandbox 运行时创建的容器中；引擎让该运行时在此计算机的 Docker 中持续运行。</translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>Details:</source>
+        <translation>详情：</translation>
+    </message>
+    <message>
+        <source>Pinned version:</source>
+        <translation>固定版本：</translation>
+    </message>
+    <message>
+        <source>Runtime image:</source>
+        <translation>运行时镜像：</translation>
+    </message>
+    <message>
+        <source>Sandbox agent image:</source>
+        <translation>沙箱代理镜像：</translation>
+    </message>
+    <message>
+        <source>Image digest:</source>
+        <translation>镜像摘要：</translation>
+    </message>
+    <message>
+        <source>Container:</source>
+        <translation>容器：</translation>
+    </message>
+    <message>
+        <source>Up for:</source>
+        <translation>已运行：</translation>
+    </message>
+    <message>
+        <source>Restarts:</source>
+        <translation>重启次数：</translation>
+    </message>
+    <message>
+        <source>Session files:</source>
+        <translation>会话文件：</translation>
+    </message>
+    <message>
+        <source>&amp;Restart runtime</source>
+        <translation>重启运行时(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Stops and starts the runtime container. Running sandboxes keep running.</source>
+        <translation>停止并重新启动运行时容器。正在运行的沙箱将继续运行。</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation>%1 天 %2 小时</translation>
+    </message>
+    <message>
+        <source>Healthy</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>正在启动</translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <source>Restarting</source>
+        <translation>正在重启</translation>
+    </message>
+    <message>
+        <source>Upgrading</source>
+        <translation>正在升级</translation>
+    </message>
+    <message>
+        <source>Docker is not available</source>
+        <translation>Docker 不可用</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Not running</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>(offline stand-in)</source>
+        <translation>（离线替身）</translation>
+    </message>
+    <message>
+        <source>Restarting…</source>
+        <translation>正在重启…</translation>
     </message>
 </context>
 <context>

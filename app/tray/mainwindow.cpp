@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "activitypage.h"
+#include "runtimepage.h"
 #include "trayicons.h"
 
 #include "engine.h"
@@ -45,13 +47,8 @@ MainWindow::MainWindow(Engine &engine, QWidget *parent)
                        tr("The workspaces cached on this computer for fast launches: size, last use, and "
                           "eviction.")),
         tr("&Warm cache"));
-    m_tabs->addTab(placeholder(QStringLiteral("runtimeTab"), tr("Runtime"),
-                       tr("The sandbox runtime container: pinned image and digest, health, uptime, and "
-                          "restart.")),
-        tr("&Runtime"));
-    m_tabs->addTab(placeholder(QStringLiteral("activityTab"), tr("Activity"),
-                       tr("Recent events with their time, filterable by kind.")),
-        tr("&Activity"));
+    m_tabs->addTab(new RuntimePage(engine), tr("&Runtime"));
+    m_tabs->addTab(new ActivityPage(engine), tr("&Activity"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
     resize(820, 560);

@@ -7,13 +7,16 @@
 #include "engine.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSystemTrayIcon>
+#include <QTableView>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,6 +30,7 @@ class tst_Tray final : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void windowHasTheSixTabs();
+    void activityShowsEventsNewestFirst();
     void trayFollowsEngineState();
     void pairByClicks();
     void secondStartRaisesTheFirst();
@@ -63,16 +67,66 @@ void tst_Tray::windowHasTheSixTabs()
     QCOMPARE(tabs->count(), 6);
     const QStringList expected {QStringLiteral("Sessions"), QStringLiteral("Changes"), QStringLiteral("Conflicts"),
         QStringLiteral("Warm cache"), QStringLiteral("Runtime"), QStringLiteral("Activity")};
-    for (int i = 0; i < tabs->count(); ++i) {
+    for (int i = 0; i < tabs->count(); ++i)
         QCOMPARE(tabs->tabText(i).remove(QLatin1Char('&')), expected.at(i));
-        // Each tab says plainly that it is not available yet.
+    // The workspace tabs say plainly that they are not available yet; Runtime and Activity work.
+    for (int i = 0; i < 4; ++i) {
         auto *notYet = tabs->widget(i)->findChild<QLabel *>(QStringLiteral("notAvailable"));
         QVERIFY(notYet);
         QVERIFY(notYet->text().contains(QStringLiteral("Not available yet")));
     }
+    for (int i = 4; i < 6; ++i)
+        QVERIFY(!tabs->widget(i)->findChild<QLabel *>(QStringLiteral("notAvailable")));
+
+    // The runtime is switched off in this test environment: the tab says so and offers no restart.
+    auto *runtimeState = tabs->widget(4)->findChild<QLabel *>(QStringLiteral("runtimeState"));
+    auto *runtimeReason = tabs->widget(4)->findChild<QLabel *>(QStringLiteral("runtimeReason"));
+    QVERIFY(runtimeState && runtimeReason);
+    QCOMPARE(runtimeState->text(), QStringLiteral("Not running"));
+    QVERIFY2(runtimeReason->text().contains(QStringLiteral("switched off")), qPrintable(runtimeReason->text()));
+    QVERIFY(!tabs->widget(4)->findChild<QPushButton *>(QStringLiteral("restartRuntime"))->isEnabled());
     auto *state = tray.window()->findChild<QLabel *>(QStringLiteral("stateLine"));
     QVERIFY(state);
     QVERIFY(state->text().startsWith(QStringLiteral("Not paired")));
+}
+
+void tst_Tray::activityShowsEventsNewestFirst()
+{
+    QTemporaryDir home;
+    Engine engine(pathsFor(home.path()), fileStore());
+    QVERIFY(engine.start().ok());
+    QTRY_VERIFY(engine.stateReason().startsWith(QStringLiteral("Not paired")));
+    TrayApplication tray(engine);
+    auto *view = tray.window()->findChild<QTableView *>(QStringLiteral("activityView"));
+    auto *kind = tray.window()->findChild<QComboBox *>(QStringLiteral("activityKind"));
+    auto *search = tray.window()->findChild<QLineEdit *>(QStringLiteral("activitySearch"));
+    QVERIFY(view && kind && search);
+    QAbstractItemModel *model = view->model();
+    // The engine's start is there already: it went from stopped to not paired.
+    QVERIFY(model->rowCount() >= 1);
+    QVERIFY(model->index(0, 2).data().toString().startsWith(QStringLiteral("Not paired")));
+
+    engine.activity().record(QStringLiteral("runtime"), QStringLiteral("Runtime healthy: test"));
+    engine.activity().record(QStringLiteral("workspace"), QStringLiteral("Saved 3 files of demo"));
+    const int all = model->rowCount();
+    QCOMPARE(model->index(0, 2).data().toString(), QStringLiteral("Saved 3 files of demo"));
+    QCOMPARE(model->index(0, 1).data().toString(), QStringLiteral("Workspace"));
+
+    kind->setCurrentIndex(kind->findData(QStringLiteral("runtime")));
+    QCOMPARE(model->rowCount(), 1);
+    QCOMPARE(model->index(0, 2).data().toString(), QStringLiteral("Runtime healthy: test"));
+    kind->setCurrentIndex(0);
+    QCOMPARE(model->rowCount(), all);
+    search->setText(QStringLiteral("DEMO"));
+    QCOMPARE(model->rowCount(), 1);
+    search->clear();
+
+    // The log keeps the newest ActivityLog::Capacity events; the view follows without a reset.
+    for (int i = 0; i < ActivityLog::Capacity + 5; ++i)
+        engine.activity().record(QStringLiteral("session"), QStringLiteral("event %1").arg(i));
+    QCOMPARE(model->rowCount(), ActivityLog::Capacity);
+    QCOMPARE(model->index(0, 2).data().toString(), QStringLiteral("event %1").arg(ActivityLog::Capacity + 4));
+    QCOMPARE(model->index(ActivityLog::Capacity - 1, 2).data().toString(), QStringLiteral("event 5"));
 }
 
 void tst_Tray::trayFollowsEngineState()

@@ -1,0 +1,95 @@
+#include "activitypage.h"
+
+#include "activitymodel.h"
+
+#include "engine.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace isolation {
+
+namespace {
+// Rows whose kind matches (empty: any) and whose text contains the search.
+class ActivityFilter final : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    QString kind;
+
+    void refilter() { invalidateRowsFilter(); }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
+    {
+        const QModelIndex index = sourceModel()->index(row, ActivityModel::Message, parent);
+        if (!kind.isEmpty() && index.data(ActivityModel::KindRole).toString() != kind)
+            return false;
+        return QSortFilterProxyModel::filterAcceptsRow(row, parent);
+    }
+};
+} // namespace
+
+ActivityPage::ActivityPage(Engine &engine, QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("activityTab"));
+    auto *layout = new QVBoxLayout(this);
+
+    auto *filters = new QHBoxLayout;
+    m_kind = new QComboBox(this);
+    m_kind->setObjectName(QStringLiteral("activityKind"));
+    m_kind->setAccessibleName(tr("Kind of event"));
+    m_kind->addItem(tr("All events"), QString());
+    for (const char *kind : {"connection", "pairing", "runtime", "workspace", "session"})
+        m_kind->addItem(ActivityModel::kindText(QLatin1String(kind)), QLatin1String(kind));
+    m_search = new QLineEdit(this);
+    m_search->setObjectName(QStringLiteral("activitySearch"));
+    m_search->setPlaceholderText(tr("Search events"));
+    m_search->setClearButtonEnabled(true);
+    auto *kindLabel = new QLabel(tr("&Show:"), this);
+    kindLabel->setBuddy(m_kind);
+    filters->addWidget(kindLabel);
+    filters->addWidget(m_kind);
+    filters->addWidget(m_search, 1);
+    layout->addLayout(filters);
+
+    m_model = new ActivityModel(engine.activity(), this);
+    auto *filter = new ActivityFilter(this);
+    filter->setSourceModel(m_model);
+    filter->setFilterKeyColumn(ActivityModel::Message);
+    filter->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_filter = filter;
+
+    m_view = new QTableView(this);
+    m_view->setObjectName(QStringLiteral("activityView"));
+    m_view->setModel(m_filter);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setSectionResizeMode(ActivityModel::Time, QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setSectionResizeMode(ActivityModel::Kind, QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    layout->addWidget(m_view, 1);
+
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &ActivityPage::applyFilter);
+    connect(m_search, &QLineEdit::textChanged, this, &ActivityPage::applyFilter);
+}
+
+void ActivityPage::applyFilter()
+{
+    auto *filter = static_cast<ActivityFilter *>(m_filter);
+    filter->kind = m_kind->currentData().toString();
+    filter->setFilterFixedString(m_search->text());
+    filter->refilter();
+}
+
+} // namespace isolation
