@@ -28,6 +28,7 @@ class LocalApiServer;
 class PairingController;
 struct ServerIdentity;
 class RuntimeManager;
+class SessionManager;
 struct HttpRequest;
 class HttpReply;
 
@@ -78,6 +79,9 @@ public:
     RuntimeManager *runtime() const { return m_runtime.get(); }
     QJsonObject runtimeStatus() const;
 
+    // Sessions, the warm cache and workspace exports (null when the engine is stopped).
+    SessionManager *sessions() const { return m_sessions.get(); }
+
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }
 
@@ -110,6 +114,7 @@ private:
     SystemClock m_clock;
     std::unique_ptr<TunnelClient> m_tunnel;
     std::unique_ptr<RuntimeManager> m_runtime;
+    std::unique_ptr<SessionManager> m_sessions;
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
     QString m_storeError;

@@ -112,7 +112,7 @@ void WorkspaceStore::fetchManifest(const QByteArray &knownEtag, std::function<vo
 
 void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::Kind kind,
     const QMap<QString, QString> &refs, const QStringList &prerequisites,
-    std::function<void(StoreResult<ManifestSegment>)> done)
+    std::function<void(StoreResult<ManifestSegment>)> done, StoreClient::Progress progress)
 {
     if (!QDir().mkpath(m_tempDir)) {
         done(StoreError::local(QStringLiteral("cannot create %1").arg(m_tempDir)));
@@ -131,7 +131,7 @@ void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::K
         [key = m_key, binding, bundlePath, sealedPath] {
             return sealSegmentFile(key, binding, bundlePath, sealedPath);
         },
-        [this, self, segment, sealedPath, done](StoreResult<SealedSegment> sealed) mutable {
+        [this, self, segment, sealedPath, done, progress](StoreResult<SealedSegment> sealed) mutable {
             if (!sealed) {
                 done(sealed.error());
                 return;
@@ -149,7 +149,8 @@ void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::K
                     }
                     qCInfo(lcStore) << "uploaded segment" << segment.name.left(12) << segment.size << "bytes";
                     done(segment);
-                });
+                },
+                progress);
         });
 }
 
@@ -253,8 +254,8 @@ void WorkspaceStore::deleteSegments(const QStringList &names)
     }
 }
 
-void WorkspaceStore::downloadSegment(
-    const ManifestSegment &segment, const QString &outPath, std::function<void(StoreResult<void>)> done)
+void WorkspaceStore::downloadSegment(const ManifestSegment &segment, const QString &outPath,
+    std::function<void(StoreResult<void>)> done, StoreClient::Progress progress)
 {
     if (!QDir().mkpath(m_tempDir)) {
         done(StoreError::local(QStringLiteral("cannot create %1").arg(m_tempDir)));
@@ -284,7 +285,8 @@ void WorkspaceStore::downloadSegment(
                 [key = m_key, binding, path = sealed->fileName(), expected = SealedSegment {segment.name, segment.size},
                     outPath] { return openSegmentFile(key, binding, path, expected, outPath); },
                 [sealed, done](StoreResult<void> opened) { done(opened); });
-        });
+        },
+        progress);
 }
 
 } // namespace isolation
