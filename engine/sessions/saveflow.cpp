@@ -135,6 +135,12 @@ void SaveFlow::checkBase()
 {
     WorkspaceStore *store = m_session.m_store.get();
     const QByteArray remembered = m_session.m_record.etag;
+    if (store->lastSeenGeneration() > m_session.m_record.generation) {
+        // Another session of this engine published since this one last synced: nothing to upload.
+        finish(
+            SessionError::movedOn(tr("The workspace moved on since this session last synced: sync, then save again")));
+        return;
+    }
     if (store->current() && !remembered.isEmpty() && store->currentEtag() == remembered) {
         m_base = *store->current();
         merge();
@@ -175,9 +181,9 @@ void SaveFlow::merge()
             if (!self || !self->m_done)
                 return;
             if (!r) {
-                self->finish(r.error().code == WorkspaceError::Code::Conflict
-                        ? SessionError::conflict(tr("main and this session conflict: sync first (%1)").arg(r.error().message))
-                        : SessionError::from(r.error()));
+                self->finish(r.error().code == WorkspaceError::Code::Conflict ? SessionError::conflict(
+                                 tr("main and this session conflict: sync first (%1)").arg(r.error().message))
+                                                                              : SessionError::from(r.error()));
                 return;
             }
             testhook::crashPoint("after-merge");
@@ -194,8 +200,8 @@ void SaveFlow::writeSegment()
         notPublished(SessionError::failed(tr("cannot create %1").arg(dir)));
         return;
     }
-    m_segmentFile = dir + QStringLiteral("/save-") + QString::fromLatin1(randomBytes(8).toHex())
-        + QStringLiteral(".bundle");
+    m_segmentFile
+        = dir + QStringLiteral("/save-") + QString::fromLatin1(randomBytes(8).toHex()) + QStringLiteral(".bundle");
     m_session.setPhase(QStringLiteral("segment"));
     const QString path = m_segmentFile;
     const SegmentKind kind = m_kind;
@@ -266,7 +272,8 @@ void SaveFlow::upload()
                 self->notPublished(SessionError::movedOn(tr("The workspace moved on: sync, then save again")));
                 return;
             }
-            session.m_record.pending = SessionRecord::PendingPublish {next.saveId, next.generation, self->m_segment.refs};
+            session.m_record.pending
+                = SessionRecord::PendingPublish {next.saveId, next.generation, self->m_segment.refs};
             session.persist();
             testhook::crashPoint("after-segment");
             self->publish(false);
@@ -311,35 +318,34 @@ void SaveFlow::publish(bool retry)
             self->notPublished(SessionError::movedOn(tr("The workspace moved on: sync, then save again")));
         });
     };
-    store->publish(m_next, m_session.m_record.etag,
-        [self, settle, saveId](StoreResult<WorkspaceStore::Publication> p) {
-            if (!self || !self->m_done)
-                return;
-            if (!p) {
-                if (p.error().retryable()) {
-                    settle(); // the hub may have failed after storing it: read it back
-                    return;
-                }
-                self->notPublished(SessionError::from(p.error()));
+    store->publish(m_next, m_session.m_record.etag, [self, settle, saveId](StoreResult<WorkspaceStore::Publication> p) {
+        if (!self || !self->m_done)
+            return;
+        if (!p) {
+            if (p.error().retryable()) {
+                settle(); // the hub may have failed after storing it: read it back
                 return;
             }
-            switch (p.value().outcome) {
-            case PublishOutcome::Published: {
-                WorkspaceStore *s = self->m_session.m_store.get();
-                const bool ours = s->current() && s->current()->saveId == saveId && s->currentEtag() == p.value().etag;
-                testhook::crashPoint("after-manifest");
-                self->published(p.value().etag, ours);
-                return;
-            }
-            case PublishOutcome::MovedOn:
-                self->notPublished(SessionError::movedOn(
-                    tr("Another save reached the hub first: nothing was written; sync, then save again")));
-                return;
-            case PublishOutcome::Unknown:
-                settle();
-                return;
-            }
-        });
+            self->notPublished(SessionError::from(p.error()));
+            return;
+        }
+        switch (p.value().outcome) {
+        case PublishOutcome::Published: {
+            WorkspaceStore *s = self->m_session.m_store.get();
+            const bool ours = s->current() && s->current()->saveId == saveId && s->currentEtag() == p.value().etag;
+            testhook::crashPoint("after-manifest");
+            self->published(p.value().etag, ours);
+            return;
+        }
+        case PublishOutcome::MovedOn:
+            self->notPublished(SessionError::movedOn(
+                tr("Another save reached the hub first: nothing was written; sync, then save again")));
+            return;
+        case PublishOutcome::Unknown:
+            settle();
+            return;
+        }
+    });
 }
 
 void SaveFlow::published(const QByteArray &etag, bool ours)
@@ -396,6 +402,9 @@ void SaveFlow::published(const QByteArray &etag, bool ours)
 void SaveFlow::notPublished(const SessionError &why)
 {
     m_session.setPhase(QStringLiteral("undo"));
+    // A segment uploaded for a manifest that was never published is named by nothing: remove it.
+    if (!m_uploaded.name.isEmpty() && m_session.m_store)
+        m_session.m_store->deleteSegments({m_uploaded.name});
     QPointer<SaveFlow> self(this);
     m_session.onWorker<Result<void, WorkspaceError>>([](Workspace &ws) { return ws.undoMerge(); }, this,
         [self, why](Result<void, WorkspaceError> r) {

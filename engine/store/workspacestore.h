@@ -5,8 +5,8 @@
 #pragma once
 
 #include "generationledger.h"
-#include "storeclient.h"
 #include "manifest.h"
+#include "storeclient.h"
 #include "storeerror.h"
 
 #include "crypto/securebytes.h"
@@ -84,10 +84,13 @@ public:
     void downloadSegment(const ManifestSegment &segment, const QString &outPath,
         std::function<void(StoreResult<void>)> done, StoreClient::Progress progress = {});
 
+    // Deletes segments no manifest names (uploaded for a save that was never published, or
+    // superseded by a compaction); in the background, a failure only logged.
+    void deleteSegments(const QStringList &names);
+
 private:
     StoreResult<Manifest> accept(const QByteArray &sealed);
     void adopt(const Manifest &manifest, const QByteArray &etag);
-    void deleteSegments(const QStringList &names);
 
     StoreClient *m_client;
     QString m_workspaceId;
