@@ -11,6 +11,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <QTemporaryFile>
 
+#include <openssl/crypto.h>
+
 namespace isolation {
 
 namespace {
@@ -25,7 +27,13 @@ void offThread(QObject *context, std::function<T()> work, std::function<void(T)>
         watcher->deleteLater();
         then(watcher->result());
     });
-    watcher->setFuture(QtConcurrent::run(std::move(work)));
+    watcher->setFuture(QtConcurrent::run([work = std::move(work)] {
+        T result = work();
+        // The pool's threads outlive the task (and may outlive OpenSSL's own cleanup at exit):
+        // free this thread's OpenSSL state (its DRBGs, its error queue) now, not at thread exit.
+        OPENSSL_thread_stop();
+        return result;
+    }));
 }
 
 } // namespace
@@ -139,7 +147,8 @@ void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::K
             segment.name = sealed.value().name;
             segment.size = sealed.value().size;
             m_client->putSegment(
-                m_workspaceId, segment.name, sealedPath, [self, segment, sealedPath, done](StoreResult<void> put) {
+                m_workspaceId, segment.name, sealedPath,
+                [self, segment, sealedPath, done](StoreResult<void> put) {
                     QFile::remove(sealedPath);
                     if (!self)
                         return;
@@ -267,7 +276,8 @@ void WorkspaceStore::downloadSegment(const ManifestSegment &segment, const QStri
         return;
     }
     QPointer<WorkspaceStore> self(this);
-    m_client->getSegment(m_workspaceId, segment.name, sealed.get(),
+    m_client->getSegment(
+        m_workspaceId, segment.name, sealed.get(),
         [this, self, segment, outPath, sealed, done](StoreResult<qint64> got) {
             if (!self)
                 return;

@@ -92,6 +92,9 @@ int SessionFixture::stopEngine(int i)
         up.waitForFinished();
         return -1;
     }
+    if (up.exitCode() != 0)
+        qWarning().noquote() << "engine" << i << "exited with" << up.exitCode() << "; its log ends:\n"
+                             << engineLog(i).right(12000);
     return up.exitCode();
 }
 
@@ -117,9 +120,9 @@ CliRun SessionFixture::cli(int i, const QStringList &args, const QString &cwd) c
     p.start(serverBinary(), args);
     CliRun run;
     if (!p.waitForFinished(300000)) {
+        run.err = "did not finish: " + p.errorString().toUtf8();
         p.kill();
         p.waitForFinished();
-        run.err = "timed out";
         return run;
     }
     run.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
