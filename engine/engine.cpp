@@ -8,6 +8,7 @@
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
+#include "sessions/sessionmanager.h"
 
 #include <QCoreApplication>
 #include <QHostInfo>
@@ -70,6 +71,10 @@ Status Engine::start()
     }
 
     m_network = new QNetworkAccessManager(this);
+    SessionManager::Options sessionOptions {m_paths.dataDir(), m_paths.cacheDir(),
+        m_settings.value(QStringLiteral("cache/maxBytes"), WarmCache::kDefaultMaxBytes).toLongLong()};
+    m_sessions = std::make_unique<SessionManager>(sessionOptions, m_network);
+    m_sessions->load();
     const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
     std::unique_ptr<CredentialStore> store;
     if (m_options.credentialStore == CredentialStoreKind::File)
@@ -152,6 +157,7 @@ void Engine::stop()
         return;
     qCInfo(lcCore) << "engine stopping";
     closeTunnel();
+    m_sessions.reset(); // joins the sessions' workers; what a save left open is settled next start
     if (m_heartbeat)
         m_heartbeat->stop();
     m_heartbeat.reset();
@@ -236,6 +242,8 @@ void Engine::onPaired()
     m_loaded = true;
     m_storeError.clear();
     const ServerIdentity *id = m_pairing->identity();
+    if (m_sessions)
+        m_sessions->setIdentity(*id);
     m_hub = std::make_unique<HubClient>(m_network);
     m_hub->setBaseUrl(id->hubUrl);
     m_hub->setCredential(id->credential.view().toByteArray());
@@ -257,6 +265,8 @@ void Engine::onPaired()
 
 void Engine::onUnpaired(const QString &reason)
 {
+    if (m_sessions)
+        m_sessions->clearIdentity();
     closeTunnel();
     if (m_heartbeat)
         m_heartbeat->stop();
@@ -381,7 +391,9 @@ QJsonObject Engine::heartbeatReport() const
         {QStringLiteral("sessions"), QJsonObject {{QStringLiteral("running"), 0}, {QStringLiteral("suspended"), 0}}},
         {QStringLiteral("runtime"),
             QJsonObject {{QStringLiteral("state"), runtimeStatus().value(QStringLiteral("state"))}}},
-        {QStringLiteral("cache"), QJsonObject {{QStringLiteral("workspaces"), 0}, {QStringLiteral("bytes"), 0}}},
+        {QStringLiteral("cache"),
+            QJsonObject {{QStringLiteral("workspaces"), m_sessions ? int(m_sessions->cache().list().size()) : 0},
+                {QStringLiteral("bytes"), m_sessions ? m_sessions->cache().totalBytes() : 0}}},
     };
 }
 

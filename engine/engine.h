@@ -30,6 +30,7 @@ class LocalApiServer;
 class PairingController;
 struct ServerIdentity;
 class RuntimeManager;
+class SessionManager;
 struct HttpRequest;
 class HttpReply;
 
@@ -83,6 +84,9 @@ public:
     // Recent events for the Activity view.
     ActivityLog &activity() { return m_activity; }
 
+    // Sessions, the warm cache and workspace exports (null when the engine is stopped).
+    SessionManager *sessions() const { return m_sessions.get(); }
+
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }
 
@@ -118,6 +122,7 @@ private:
     SystemClock m_clock;
     std::unique_ptr<TunnelClient> m_tunnel;
     std::unique_ptr<RuntimeManager> m_runtime;
+    std::unique_ptr<SessionManager> m_sessions;
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
     QString m_storeError;

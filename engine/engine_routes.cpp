@@ -6,6 +6,8 @@
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
+#include "sessions/sessionmanager.h"
+#include "sessions/sessionroutes.h"
 
 #include <QPointer>
 
@@ -76,6 +78,7 @@ void Engine::registerRoutes()
             reply.send(HttpResponse::json(200, self ? self->runtimeStatus() : QJsonObject {}));
         });
     });
+    SessionRoutes::add(http, [this] { return m_sessions.get(); });
 }
 
 void Engine::routePair(const HttpRequest &request, HttpReply reply)

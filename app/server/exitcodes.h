@@ -11,5 +11,7 @@ constexpr int Refused = 4; // another engine already owns this state directory
 constexpr int PairingDenied = 5; // the member denied the pairing (or too many wrong codes were tried)
 constexpr int PairingExpired = 6; // the pairing code expired before approval
 constexpr int NotPaired = 7; // the command needs a paired computer
+constexpr int MovedOn = 8; // the workspace moved on (412): nothing was written; sync, then save again
+constexpr int Conflict = 9; // a merge conflicts (sync), or files are in the way; the conflicted paths are listed
 
 } // namespace isolation::exitcode

@@ -38,6 +38,10 @@ QString helpText(const QList<isolation::Command> &commands)
                            "  5  the pairing was denied (or too many wrong codes were tried)\n"
                            "  6  the pairing code expired before it was approved\n"
                            "  7  this computer is not paired\n"
+                           "  8  the workspace moved on: another save reached the hub first; nothing was written\n"
+                           "     (sync, then save again)\n"
+                           "  9  conflict: the sync stopped (or left markers with --resolve) on conflicting files,\n"
+                           "     or a save found main and the session conflicting (sync first)\n"
                            "  130  interrupted (Ctrl-C)\n");
     return text;
 }
@@ -51,7 +55,8 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
 
     QList<isolation::Command> commands
-        = isolation::engineCommands() + isolation::pairingCommands() + isolation::runtimeCommands();
+        = isolation::engineCommands() + isolation::pairingCommands() + isolation::runtimeCommands()
+        + isolation::workspaceCommands() + isolation::cacheCommands();
     const QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty())
         return isolation::out::usage(QStringLiteral("missing command"));

@@ -49,7 +49,14 @@ int localApiFailure(const LocalApiError &e)
     case LocalApiError::Code::NotRunning:
         return exitcode::NotRunning;
     case LocalApiError::Code::Transport:
+        break;
     case LocalApiError::Code::Api:
+        if (e.errorCode == QLatin1String("moved_on"))
+            return exitcode::MovedOn;
+        if (e.errorCode == QLatin1String("conflict"))
+            return exitcode::Conflict;
+        if (e.errorCode == QLatin1String("not_paired"))
+            return exitcode::NotPaired;
         break;
     }
     return exitcode::Failure;
@@ -61,6 +68,14 @@ Result<LocalApiClient> client()
     if (!paths)
         return paths.error();
     return LocalApiClient(paths.value().socketPath());
+}
+
+Result<LocalApiClient> patientClient()
+{
+    auto paths = Paths::resolve();
+    if (!paths)
+        return paths.error();
+    return LocalApiClient(paths.value().socketPath(), 0);
 }
 
 } // namespace isolation::out

@@ -19,5 +19,7 @@ int localApiFailure(const LocalApiError &error); // the exit code that fits the 
 
 // A client for this state directory's engine (ISOLATION_HOME or the XDG directories).
 Result<LocalApiClient> client();
+// The same, for operations that take as long as they take (saves, syncs, exports): no time limit.
+Result<LocalApiClient> patientClient();
 
 } // namespace isolation::out

@@ -49,6 +49,7 @@ struct StoreClient::Exchange
     QString uploadFile; // streamed from this file instead of `body`
     QIODevice *download = nullptr; // the body of a 200 answer goes here as it arrives
     std::function<void(StoreResult<Answer>)> done;
+    Progress progress; // upload progress for uploads, download progress for downloads
 };
 
 StoreClient::StoreClient(QNetworkAccessManager *network, const QUrl &hubUrl, const SecureBytes &serverCredential,
@@ -183,10 +184,16 @@ void StoreClient::send(std::shared_ptr<Exchange> ex, bool retried)
         }
         reply->setParent(this);
         auto answer = std::make_shared<Answer>();
-        connect(reply, &QNetworkReply::uploadProgress, this, [answer](qint64 sent, qint64 total) {
+        connect(reply, &QNetworkReply::uploadProgress, this, [answer, ex](qint64 sent, qint64 total) {
             if (total > 0 && sent >= total)
                 answer->bodySent = true;
+            if (ex->progress && !ex->uploadFile.isEmpty())
+                ex->progress(sent, total);
         });
+        if (ex->progress && ex->download) {
+            connect(reply, &QNetworkReply::downloadProgress, this,
+                [ex](qint64 received, qint64 total) { ex->progress(received, total); });
+        }
         if (ex->download) {
             reply->setReadBufferSize(kDownloadBuffer);
             connect(reply, &QNetworkReply::readyRead, this, [reply, ex, answer] {
@@ -255,7 +262,8 @@ void StoreClient::listWorkspaces(std::function<void(StoreResult<QList<Workspace>
             = QJsonDocument::fromJson(r.value().body).object().value(QStringLiteral("workspaces")).toArray();
         for (const QJsonValue v : array) {
             const QJsonObject o = v.toObject();
-            list.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("name")).toString()});
+            list.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("name")).toString(),
+                o.value(QStringLiteral("createdAt")).toString()});
         }
         done(list);
     };
@@ -345,7 +353,7 @@ void StoreClient::putManifest(const QString &workspaceId, const QByteArray &seal
 }
 
 void StoreClient::putSegment(const QString &workspaceId, const QString &name, const QString &filePath,
-    std::function<void(StoreResult<void>)> done)
+    std::function<void(StoreResult<void>)> done, Progress progress)
 {
     if (!isPathSafe(workspaceId) || !isPathSafe(name)) {
         done(StoreError::local(QStringLiteral("bad workspace id or segment name")));
@@ -356,6 +364,7 @@ void StoreClient::putSegment(const QString &workspaceId, const QString &name, co
     ex->method = "PUT";
     ex->path = QStringLiteral("/v1/workspaces/%1/segments/%2").arg(workspaceId, name);
     ex->uploadFile = filePath;
+    ex->progress = std::move(progress);
     ex->done = [done = std::move(done)](StoreResult<Answer> r) {
         if (!r)
             done(r.error());
@@ -367,8 +376,8 @@ void StoreClient::putSegment(const QString &workspaceId, const QString &name, co
     send(ex, false);
 }
 
-void StoreClient::getSegment(
-    const QString &workspaceId, const QString &name, QIODevice *out, std::function<void(StoreResult<qint64>)> done)
+void StoreClient::getSegment(const QString &workspaceId, const QString &name, QIODevice *out,
+    std::function<void(StoreResult<qint64>)> done, Progress progress)
 {
     if (!isPathSafe(workspaceId) || !isPathSafe(name)) {
         done(StoreError::local(QStringLiteral("bad workspace id or segment name")));
@@ -379,6 +388,7 @@ void StoreClient::getSegment(
     ex->method = "GET";
     ex->path = QStringLiteral("/v1/workspaces/%1/segments/%2").arg(workspaceId, name);
     ex->download = out;
+    ex->progress = std::move(progress);
     ex->done = [done = std::move(done)](StoreResult<Answer> r) {
         if (!r)
             done(r.error());

@@ -42,7 +42,10 @@ public:
     {
         QString id;
         QString name;
+        QString createdAt; // ISO 8601, as the hub sent it
     };
+    // Bytes moved so far and in all (-1 when not known yet), for progress displays.
+    using Progress = std::function<void(qint64 done, qint64 total)>;
     void listWorkspaces(std::function<void(StoreResult<QList<Workspace>>)> done);
 
     struct ManifestReply
@@ -73,11 +76,11 @@ public:
 
     // PUT a segment, streamed from a file; `name` is the SHA-256 of the file's bytes.
     void putSegment(const QString &workspaceId, const QString &name, const QString &filePath,
-        std::function<void(StoreResult<void>)> done);
+        std::function<void(StoreResult<void>)> done, Progress progress = {});
     // GET a segment, streamed into `out` (written only with the bytes of a 200 answer); the number
     // of bytes written on success. `out` must outlive the call.
-    void getSegment(
-        const QString &workspaceId, const QString &name, QIODevice *out, std::function<void(StoreResult<qint64>)> done);
+    void getSegment(const QString &workspaceId, const QString &name, QIODevice *out,
+        std::function<void(StoreResult<qint64>)> done, Progress progress = {});
     // DELETE a segment; one that is already gone counts as deleted.
     void deleteSegment(const QString &workspaceId, const QString &name, std::function<void(StoreResult<void>)> done);
 

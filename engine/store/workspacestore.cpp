@@ -11,6 +11,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <QTemporaryFile>
 
+#include <openssl/crypto.h>
+
 namespace isolation {
 
 namespace {
@@ -25,7 +27,13 @@ void offThread(QObject *context, std::function<T()> work, std::function<void(T)>
         watcher->deleteLater();
         then(watcher->result());
     });
-    watcher->setFuture(QtConcurrent::run(std::move(work)));
+    watcher->setFuture(QtConcurrent::run([work = std::move(work)] {
+        T result = work();
+        // The pool's threads outlive the task (and may outlive OpenSSL's own cleanup at exit):
+        // free this thread's OpenSSL state (its DRBGs, its error queue) now, not at thread exit.
+        OPENSSL_thread_stop();
+        return result;
+    }));
 }
 
 } // namespace
@@ -112,7 +120,7 @@ void WorkspaceStore::fetchManifest(const QByteArray &knownEtag, std::function<vo
 
 void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::Kind kind,
     const QMap<QString, QString> &refs, const QStringList &prerequisites,
-    std::function<void(StoreResult<ManifestSegment>)> done)
+    std::function<void(StoreResult<ManifestSegment>)> done, StoreClient::Progress progress)
 {
     if (!QDir().mkpath(m_tempDir)) {
         done(StoreError::local(QStringLiteral("cannot create %1").arg(m_tempDir)));
@@ -131,7 +139,7 @@ void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::K
         [key = m_key, binding, bundlePath, sealedPath] {
             return sealSegmentFile(key, binding, bundlePath, sealedPath);
         },
-        [this, self, segment, sealedPath, done](StoreResult<SealedSegment> sealed) mutable {
+        [this, self, segment, sealedPath, done, progress](StoreResult<SealedSegment> sealed) mutable {
             if (!sealed) {
                 done(sealed.error());
                 return;
@@ -139,7 +147,8 @@ void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::K
             segment.name = sealed.value().name;
             segment.size = sealed.value().size;
             m_client->putSegment(
-                m_workspaceId, segment.name, sealedPath, [self, segment, sealedPath, done](StoreResult<void> put) {
+                m_workspaceId, segment.name, sealedPath,
+                [self, segment, sealedPath, done](StoreResult<void> put) {
                     QFile::remove(sealedPath);
                     if (!self)
                         return;
@@ -149,7 +158,8 @@ void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::K
                     }
                     qCInfo(lcStore) << "uploaded segment" << segment.name.left(12) << segment.size << "bytes";
                     done(segment);
-                });
+                },
+                progress);
         });
 }
 
@@ -253,8 +263,8 @@ void WorkspaceStore::deleteSegments(const QStringList &names)
     }
 }
 
-void WorkspaceStore::downloadSegment(
-    const ManifestSegment &segment, const QString &outPath, std::function<void(StoreResult<void>)> done)
+void WorkspaceStore::downloadSegment(const ManifestSegment &segment, const QString &outPath,
+    std::function<void(StoreResult<void>)> done, StoreClient::Progress progress)
 {
     if (!QDir().mkpath(m_tempDir)) {
         done(StoreError::local(QStringLiteral("cannot create %1").arg(m_tempDir)));
@@ -266,7 +276,8 @@ void WorkspaceStore::downloadSegment(
         return;
     }
     QPointer<WorkspaceStore> self(this);
-    m_client->getSegment(m_workspaceId, segment.name, sealed.get(),
+    m_client->getSegment(
+        m_workspaceId, segment.name, sealed.get(),
         [this, self, segment, outPath, sealed, done](StoreResult<qint64> got) {
             if (!self)
                 return;
@@ -284,7 +295,8 @@ void WorkspaceStore::downloadSegment(
                 [key = m_key, binding, path = sealed->fileName(), expected = SealedSegment {segment.name, segment.size},
                     outPath] { return openSegmentFile(key, binding, path, expected, outPath); },
                 [sealed, done](StoreResult<void> opened) { done(opened); });
-        });
+        },
+        progress);
 }
 
 } // namespace isolation

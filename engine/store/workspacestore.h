@@ -6,6 +6,7 @@
 
 #include "generationledger.h"
 #include "manifest.h"
+#include "storeclient.h"
 #include "storeerror.h"
 
 #include "crypto/securebytes.h"
@@ -16,8 +17,6 @@
 #include <optional>
 
 namespace isolation {
-
-class StoreClient;
 
 enum class PublishOutcome {
     Published, // the hub stored our manifest
@@ -52,8 +51,10 @@ public:
     void fetchManifest(const QByteArray &knownEtag, std::function<void(StoreResult<Fetched>)> done);
 
     // Seals a bundle file (off this thread) and uploads it; the segment to put into a manifest.
+    // `progress` follows the upload's bytes (optional).
     void uploadSegment(const QString &bundlePath, ManifestSegment::Kind kind, const QMap<QString, QString> &refs,
-        const QStringList &prerequisites, std::function<void(StoreResult<ManifestSegment>)> done);
+        const QStringList &prerequisites, std::function<void(StoreResult<ManifestSegment>)> done,
+        StoreClient::Progress progress = {});
 
     struct Publication
     {
@@ -80,13 +81,16 @@ public:
 
     // Downloads a segment, checks it against the manifest (name, size) and decrypts it (off this
     // thread) into `outPath`, which appears only when everything verified.
-    void downloadSegment(
-        const ManifestSegment &segment, const QString &outPath, std::function<void(StoreResult<void>)> done);
+    void downloadSegment(const ManifestSegment &segment, const QString &outPath,
+        std::function<void(StoreResult<void>)> done, StoreClient::Progress progress = {});
+
+    // Deletes segments no manifest names (uploaded for a save that was never published, or
+    // superseded by a compaction); in the background, a failure only logged.
+    void deleteSegments(const QStringList &names);
 
 private:
     StoreResult<Manifest> accept(const QByteArray &sealed);
     void adopt(const Manifest &manifest, const QByteArray &etag);
-    void deleteSegments(const QStringList &names);
 
     StoreClient *m_client;
     QString m_workspaceId;

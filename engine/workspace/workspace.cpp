@@ -58,25 +58,27 @@ Result<MergeResult, WorkspaceError> Workspace::mergeIntoMain()
     return MainMerger(*m_repo).merge();
 }
 
-Result<SegmentResult, WorkspaceError> Workspace::writeSegment(QIODevice &out)
+Result<SegmentResult, WorkspaceError> Workspace::writeSegment(QIODevice &out, SegmentKind kind)
 {
-    return writeBundle(out, false);
+    return writeBundle(out, kind == SegmentKind::Full, true);
 }
 
 Result<SegmentResult, WorkspaceError> Workspace::exportBundle(QIODevice &out)
 {
-    return writeBundle(out, true);
+    return writeBundle(out, true, false);
 }
 
-Result<SegmentResult, WorkspaceError> Workspace::writeBundle(QIODevice &out, bool full)
+Result<SegmentResult, WorkspaceError> Workspace::writeBundle(QIODevice &out, bool full, bool skipWhenCurrent)
 {
-    auto plan = HubState(*m_repo).plan(full);
+    // The plan against the hub tells whether anything is new, also for a full segment.
+    auto plan = HubState(*m_repo).plan(!skipWhenCurrent);
     if (!plan)
         return plan.error();
     SegmentResult result;
     result.refs = plan.value().refs;
-    result.prerequisites = plan.value().prerequisites;
-    if (!full && plan.value().upToDate)
+    if (!full)
+        result.prerequisites = plan.value().prerequisites;
+    if (skipWhenCurrent && plan.value().upToDate)
         return result;
     auto stats = BundleWriter(m_repo->get()).write(result.refs, result.prerequisites, out);
     if (!stats)
@@ -131,6 +133,37 @@ Result<ApplyResult, WorkspaceError> Workspace::applyBundle(QIODevice &in)
         return main.error();
     qCInfo(lcWorkspace) << "applied a bundle of" << contents.value().objects << "objects";
     return ApplyResult {std::move(branches.value()), main.value(), contents.value().objects};
+}
+
+Result<ApplyResult, WorkspaceError> Workspace::adoptHubRefs(const QList<BundleRef> &refs)
+{
+    // Objects may have been added to objects/ from outside since libgit2 last looked.
+    git_odb *rawOdb = nullptr;
+    if (int rc = git_repository_odb(&rawOdb, m_repo->get()); rc < 0)
+        return git::error(rc, QStringLiteral("cannot open the object database"));
+    git::OdbPtr odb(rawOdb);
+    if (int rc = git_odb_refresh(odb.get()); rc < 0)
+        return git::error(rc, QStringLiteral("cannot reload the object database"));
+    BundleHeader header;
+    header.refs = refs;
+    auto branches = HubState(*m_repo).adopt(header);
+    if (!branches)
+        return branches.error();
+    auto main = refId(GitRepo::kMainRef);
+    if (!main)
+        return main.error();
+    return ApplyResult {std::move(branches.value()), main.value(), 0};
+}
+
+Result<QList<BundleRef>, WorkspaceError> Workspace::hubRefs() const
+{
+    auto hub = m_repo->refsUnder(GitRepo::kHubPrefix);
+    if (!hub)
+        return hub.error();
+    QList<BundleRef> refs;
+    for (const auto &[name, id] : hub.value())
+        refs.append({git::toHex(id), "refs/heads/" + name.mid(qstrlen(GitRepo::kHubPrefix))});
+    return refs;
 }
 
 Result<SyncResult, WorkspaceError> Workspace::mergeMainIntoSession(ConflictMode mode)

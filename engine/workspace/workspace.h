@@ -48,8 +48,9 @@ public:
     // 2. Merges the session branch into main with a merge commit. Conflict ("sync first") changes nothing.
     Result<MergeResult, WorkspaceError> mergeIntoMain();
     // 3. Writes the segment for the hub to `out`: a bundle of main and every session branch, thin
-    //    against what the hub has (full when it has nothing). Nothing written when the hub is current.
-    Result<SegmentResult, WorkspaceError> writeSegment(QIODevice &out);
+    //    against what the hub has (full when it has nothing, or when `kind` is Full: a compacting
+    //    save). Nothing written when the hub is current.
+    Result<SegmentResult, WorkspaceError> writeSegment(QIODevice &out, SegmentKind kind = SegmentKind::Thin);
     // 4a. The caller stored the segment: the hub now has its refs.
     Result<void, WorkspaceError> markPublished(const SegmentResult &segment);
     // 4b. The store refused (412): main goes back to before step 2; the session branch keeps the work.
@@ -62,6 +63,12 @@ public:
     // to the hub's main, other sessions' branches taken. NotFound: an earlier segment is missing;
     // Corrupt: not a valid bundle. A refused bundle changes nothing.
     Result<ApplyResult, WorkspaceError> applyBundle(QIODevice &in);
+    // Takes `refs` (main, session/*) as the hub's branches, exactly as applyBundle() does after
+    // reading a segment, for objects that arrived another way (linked from the warm cache). Every
+    // ref must name a commit this repository has (Corrupt otherwise; nothing moves then).
+    Result<ApplyResult, WorkspaceError> adoptHubRefs(const QList<BundleRef> &refs);
+    // The branches the hub has as last recorded (refs/heads/... names), sorted by name.
+    Result<QList<BundleRef>, WorkspaceError> hubRefs() const;
     // Merges main into the session branch (see ConflictMode); conflicts are listed with their regions.
     Result<SyncResult, WorkspaceError> mergeMainIntoSession(ConflictMode mode = ConflictMode::Stop);
 
@@ -80,7 +87,7 @@ public:
 
 private:
     explicit Workspace(std::unique_ptr<GitRepo> repo);
-    Result<SegmentResult, WorkspaceError> writeBundle(QIODevice &out, bool full);
+    Result<SegmentResult, WorkspaceError> writeBundle(QIODevice &out, bool full, bool skipWhenCurrent);
 
     std::unique_ptr<GitRepo> m_repo;
 };

@@ -52,6 +52,10 @@ struct MergeResult
     bool merged = false; // false: main already contained the session branch
 };
 
+// Save step 3: a thin segment (what the hub lacks, against what it has) or, when the chain is
+// compacted, a full one (every object, no prerequisites).
+enum class SegmentKind { Thin, Full };
+
 // Save step 3 (and export).
 struct SegmentResult
 {

@@ -1,0 +1,109 @@
+// cache: the warm cache — one bare repository (a WorkspaceMirror) per workspace under
+// CACHE/workspaces/<id>.git, listed in CACHE/workspaces/cache.json (the manifest it mirrors, size,
+// last use), evicted least recently used past a size cap. Disposable: deleting any of it loses
+// nothing, because sessions keep their own copies of the objects. Thread-safe.
+#pragma once
+
+#include "core/result.h"
+#include "workspace/workspaceerror.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QMap>
+#include <QMutex>
+#include <QString>
+
+#include <memory>
+
+namespace isolation {
+
+class WorkspaceMirror;
+
+struct CacheEntry
+{
+    QString workspaceId;
+    QString name; // the workspace's name, for people
+    QByteArray etag; // the manifest whose refs the mirror's branches are (empty: none yet)
+    qint64 generation = 0; // that manifest's generation
+    qint64 bytes = 0; // files of the mirror (hard-linked files counted in full)
+    QDateTime lastUsed;
+    bool inUse = false; // a lease holds it now
+};
+
+class WarmCache
+{
+public:
+    static constexpr qint64 kDefaultMaxBytes = qint64(10) << 30; // 10 GiB
+
+    // Mirrors live in `cacheDir`/workspaces; `maxBytes` caps their total. The mirror used last is
+    // never evicted by the cap (with a cap of 0 the cache keeps exactly that one).
+    explicit WarmCache(QString cacheDir, qint64 maxBytes = kDefaultMaxBytes);
+    ~WarmCache();
+    WarmCache(const WarmCache &) = delete;
+    WarmCache &operator=(const WarmCache &) = delete;
+
+    // Exclusive use of one workspace's mirror, and a pin against eviction, until destroyed.
+    // Destroying it records the size and the use, then evicts others past the cap.
+    class Lease
+    {
+    public:
+        ~Lease();
+        Lease(const Lease &) = delete;
+        Lease &operator=(const Lease &) = delete;
+
+        QString workspaceId() const { return m_id; }
+        QString gitDir() const;
+        // The mirror, opened (and created) on first use.
+        Result<WorkspaceMirror *, WorkspaceError> mirror();
+        CacheEntry entry() const;
+        // The mirror's branches are now those of this manifest. Only a generation newer than (or
+        // the same as) the one recorded is taken; returns whether it was.
+        bool record(const QByteArray &etag, qint64 generation);
+        // Whether `generation` would be taken by record().
+        bool accepts(qint64 generation) const;
+        void setName(const QString &name);
+
+    private:
+        friend class WarmCache;
+        Lease(WarmCache *cache, QString id, std::shared_ptr<QMutex> lock);
+        WarmCache *m_cache;
+        QString m_id;
+        std::shared_ptr<QMutex> m_lock;
+        std::unique_ptr<WorkspaceMirror> m_mirror;
+    };
+
+    // Blocks until the workspace's mirror is free: call it on worker threads only.
+    std::unique_ptr<Lease> lease(const QString &workspaceId);
+
+    QString directory() const { return m_dir; }
+    QString tempDir() const; // CACHE/tmp: files on their way (segments, bundles)
+    qint64 maxBytes() const;
+    void setMaxBytes(qint64 maxBytes);
+    // Every cached workspace, most recently used first.
+    QList<CacheEntry> list() const;
+    qint64 totalBytes() const;
+    // Deletes one workspace's mirror. NotFound when it is not cached; Unavailable while in use.
+    Status evict(const QString &workspaceId);
+    // Deletes every mirror not in use; returns the ids kept because they were.
+    QStringList clear();
+    // Evicts the least recently used mirrors not in use (never the one used last) until the total
+    // fits the cap; the ids evicted.
+    QStringList enforceLimit();
+
+private:
+    void load();
+    void save(); // with m_mutex held
+    void release(const QString &workspaceId); // a lease ends
+    bool remove(const QString &workspaceId); // with m_mutex held and the workspace not in use
+    QString mirrorDir(const QString &workspaceId) const;
+
+    QString m_root;
+    QString m_dir;
+    mutable QMutex m_mutex;
+    qint64 m_maxBytes;
+    QMap<QString, CacheEntry> m_entries;
+    QHash<QString, std::shared_ptr<QMutex>> m_locks;
+};
+
+} // namespace isolation

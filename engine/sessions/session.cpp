@@ -1,0 +1,355 @@
+#include "session.h"
+
+#include "saveflow.h"
+#include "sessionjson.h"
+#include "syncflow.h"
+
+#include "cache/warmcache.h"
+#include "store/workspacestore.h"
+#include "workspace/objectlinker.h"
+#include "workspace/workspace.h"
+#include "workspace/workspacemirror.h"
+
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcSessions, "isolation.sessions")
+
+namespace isolation {
+
+Session::Session(SessionRecord record, QString dir, WarmCache *cache, QObject *parent)
+    : QObject(parent)
+    , m_record(std::move(record))
+    , m_dir(std::move(dir))
+    , m_cache(cache)
+    , m_worker(std::make_unique<Worker>())
+{ }
+
+Session::~Session()
+{
+    if (m_flow)
+        m_flow->abort(SessionError::unavailable(tr("the engine is stopping")));
+    // Work already handed to the worker finishes first; the repository is closed on its thread.
+    m_worker->runAndWait([this] { m_workspace.reset(); });
+    m_worker.reset();
+}
+
+QString Session::gitDir() const
+{
+    return m_dir + QStringLiteral("/git");
+}
+
+QString Session::workTree() const
+{
+    return m_dir + QStringLiteral("/workspace");
+}
+
+void Session::setStore(std::unique_ptr<WorkspaceStore> store)
+{
+    if (!store && m_flow)
+        m_flow->abort(SessionError::notPaired(tr("This computer is no longer paired")));
+    m_store = std::move(store);
+}
+
+void Session::setState(SessionState state, const QString &reason)
+{
+    if (m_state == SessionState::Failed && state != SessionState::Failed)
+        return; // sticks: the repository could not be opened
+    if (state == m_state && reason == m_reason)
+        return;
+    m_state = state;
+    m_reason = reason;
+    Q_EMIT changed();
+}
+
+void Session::setPhase(const QString &phase, qint64 bytes, qint64 total)
+{
+    m_progress.phase = phase;
+    m_progress.bytes = bytes;
+    m_progress.totalBytes = total;
+    Q_EMIT changed();
+}
+
+void Session::persist()
+{
+    m_record.state = sessionStateName(m_state);
+    if (auto s = m_record.save(m_dir + QStringLiteral("/session.json")); !s)
+        qCWarning(lcSessions) << "session" << id() << ":" << s.error().message;
+}
+
+void Session::enqueue(SessionState state, const QString &operation, Op op)
+{
+    m_queue.append({state, {operation, std::move(op)}});
+    if (!m_running)
+        next();
+}
+
+void Session::next()
+{
+    if (m_queue.isEmpty()) {
+        m_running = false;
+        m_progress = {};
+        setState(SessionState::Ready);
+        Q_EMIT changed();
+        return;
+    }
+    m_running = true;
+    auto [state, named] = m_queue.takeFirst();
+    m_progress = SessionProgress {named.first, {}, 0, -1, QDateTime::currentDateTimeUtc()};
+    setState(state);
+    Q_EMIT changed();
+    named.second([this] { QMetaObject::invokeMethod(this, &Session::next, Qt::QueuedConnection); });
+}
+
+void Session::runFlow(SessionFlow *flow)
+{
+    m_flow = flow;
+}
+
+void Session::open(bool fresh, Done<void> done)
+{
+    struct Opened
+    {
+        QByteArray etag; // from the warm cache, for a fresh session
+        qint64 generation = 0;
+        bool fromCache = false;
+        LinkStats linked;
+    };
+    enqueue(SessionState::Opening, QStringLiteral("open"), [this, fresh, done](std::function<void()> finished) {
+        setPhase(fresh ? QStringLiteral("cache") : QStringLiteral("recover"));
+        m_worker->run<Result<Opened, SessionError>>(
+            [this, fresh]() -> Result<Opened, SessionError> {
+                auto ws = Workspace::open(gitDir(), workTree(), id(), m_clock);
+                if (!ws)
+                    return SessionError::from(ws.error());
+                m_workspace = std::move(ws.value());
+                Opened opened;
+                if (!fresh)
+                    return opened;
+                // The warm cache first: its objects linked in, its branches taken as the hub's.
+                auto lease = m_cache->lease(workspaceId());
+                const CacheEntry entry = lease->entry();
+                if (entry.etag.isEmpty())
+                    return opened;
+                auto mirror = lease->mirror();
+                auto refs = mirror ? mirror.value()->refs() : Result<QList<BundleRef>, WorkspaceError>(mirror.error());
+                auto linked = refs ? ObjectLinker::link(lease->gitDir(), gitDir())
+                                   : Result<LinkStats, WorkspaceError>(refs.error());
+                auto adopted = linked ? m_workspace->adoptHubRefs(refs.value())
+                                      : Result<ApplyResult, WorkspaceError>(linked.error());
+                if (!adopted) {
+                    // The cache is disposable: without it the hub has everything.
+                    qCWarning(lcSessions) << "warm cache of" << workspaceId() << "not used:" << adopted.error().message;
+                    return opened;
+                }
+                opened.etag = entry.etag;
+                opened.generation = entry.generation;
+                opened.fromCache = true;
+                opened.linked = linked.value();
+                return opened;
+            },
+            this,
+            [this, fresh, done, finished](Result<Opened, SessionError> r) {
+                if (!r) {
+                    qCWarning(lcSessions) << "session" << id() << "cannot be opened:" << r.error().message;
+                    setState(SessionState::Failed, r.error().message);
+                    done(r.error());
+                    finished();
+                    return;
+                }
+                if (!fresh) {
+                    done({});
+                    finished();
+                    return;
+                }
+                if (r.value().fromCache) {
+                    qCInfo(lcSessions) << "session" << id() << "starts from the warm cache (generation"
+                                       << r.value().generation << "," << r.value().linked.packs << "packs linked)";
+                    m_record.etag = r.value().etag;
+                    m_record.generation = r.value().generation;
+                    persist();
+                }
+                auto *flow = new SyncFlow(*this, ConflictMode::Stop, this);
+                runFlow(flow);
+                flow->run([done, finished](Result<SyncReport, SessionError> synced) {
+                    done(synced ? Result<void, SessionError>() : Result<void, SessionError>(synced.error()));
+                    finished();
+                });
+            });
+    });
+}
+
+void Session::save(const QStringList &files, const QString &message, Done<SaveReport> done)
+{
+    enqueue(SessionState::Saving, QStringLiteral("save"), [this, files, message, done](std::function<void()> finished) {
+        if (m_state == SessionState::Failed) {
+            done(SessionError::failed(m_reason));
+            finished();
+            return;
+        }
+        auto *flow = new SaveFlow(*this, files, message, false, this);
+        runFlow(flow);
+        flow->run([done, finished](Result<SaveReport, SessionError> r) {
+            done(r);
+            finished();
+        });
+    });
+}
+
+void Session::resumeInterrupted()
+{
+    if (!m_record.interrupted || m_resumed || !m_store)
+        return;
+    m_resumed = true;
+    const SessionRecord::InterruptedSave again = *m_record.interrupted;
+    qCInfo(lcSessions) << "session" << id() << ": running again the save the engine was stopped in";
+    enqueue(SessionState::Saving, QStringLiteral("save"), [this, again](std::function<void()> finished) {
+        if (m_state == SessionState::Failed) {
+            finished();
+            return;
+        }
+        auto *flow = new SaveFlow(*this, again.files, again.message, true, this);
+        runFlow(flow);
+        flow->run([this, finished](Result<SaveReport, SessionError> r) {
+            qCInfo(lcSessions) << "session" << id() << ": resumed save"
+                               << (r ? QStringLiteral("done") : r.error().message);
+            finished();
+        });
+    });
+}
+
+void Session::sync(ConflictMode mode, Done<SyncReport> done)
+{
+    enqueue(SessionState::Syncing, QStringLiteral("sync"), [this, mode, done](std::function<void()> finished) {
+        if (m_state == SessionState::Failed) {
+            done(SessionError::failed(m_reason));
+            finished();
+            return;
+        }
+        auto *flow = new SyncFlow(*this, mode, this);
+        runFlow(flow);
+        flow->run([done, finished](Result<SyncReport, SessionError> r) {
+            done(r);
+            finished();
+        });
+    });
+}
+
+void Session::changes(bool refresh, Done<ChangesReport> done)
+{
+    enqueue(SessionState::Ready, QStringLiteral("changes"), [this, refresh, done](std::function<void()> finished) {
+        if (m_state == SessionState::Failed) {
+            done(SessionError::failed(m_reason));
+            finished();
+            return;
+        }
+        onWorker<Result<WorkspaceChanges, WorkspaceError>>([](Workspace &ws) { return ws.changes(); }, this,
+            [this, refresh, done, finished](Result<WorkspaceChanges, WorkspaceError> c) {
+                if (!c) {
+                    done(SessionError::from(c.error()));
+                    finished();
+                    return;
+                }
+                ChangesReport report {c.value(), false, false, m_record.generation};
+                if (!refresh) {
+                    done(report);
+                    finished();
+                    return;
+                }
+                if (!m_store) {
+                    done(SessionError::notPaired(tr("This computer is not paired: pair it to ask the hub")));
+                    finished();
+                    return;
+                }
+                setPhase(QStringLiteral("refresh"));
+                QPointer<Session> self(this);
+                m_store->fetchManifest(m_record.etag,
+                    [self, report, done, finished](StoreResult<WorkspaceStore::Fetched> f) mutable {
+                        if (!self)
+                            return;
+                        if (!f) {
+                            done(SessionError::from(f.error()));
+                            finished();
+                            return;
+                        }
+                        report.refreshed = true;
+                        // 304, or still no manifest at all where the session knows none either.
+                        report.movedOn = f.value().moved && f.value().etag != self->m_record.etag;
+                        done(report);
+                        finished();
+                    });
+            });
+    });
+}
+
+void Session::settlePending(Done<bool> done)
+{
+    if (!m_record.pending) {
+        // A merge whose manifest never went out (killed before the upload ended): undo it.
+        onWorker<Result<bool, WorkspaceError>>(
+            [](Workspace &ws) -> Result<bool, WorkspaceError> {
+                auto pending = ws.savePending();
+                if (!pending || !pending.value())
+                    return pending;
+                if (auto undone = ws.undoMerge(); !undone)
+                    return undone.error();
+                return true;
+            },
+            this,
+            [this, done](Result<bool, WorkspaceError> r) {
+                if (!r) {
+                    done(SessionError::from(r.error()));
+                    return;
+                }
+                if (r.value())
+                    qCInfo(lcSessions) << "session" << id() << ": undid the merge of a save that never reached the hub";
+                done(false);
+            });
+        return;
+    }
+    if (!m_store) {
+        done(SessionError::notPaired(tr("This computer is not paired: the last save cannot be settled")));
+        return;
+    }
+    const SessionRecord::PendingPublish pending = *m_record.pending;
+    setPhase(QStringLiteral("settle"));
+    QPointer<Session> self(this);
+    m_store->settle(pending.saveId, [self, pending, done](StoreResult<WorkspaceStore::Settlement> s) {
+        if (!self)
+            return;
+        if (!s) {
+            done(SessionError::unavailable(
+                tr("The outcome of save %1 is not known yet (%2): it is settled before the next save or sync")
+                    .arg(pending.saveId, s.error().message)));
+            return;
+        }
+        const bool published = s.value().published;
+        const bool ours = published && s.value().manifest && s.value().manifest->saveId == pending.saveId;
+        const QByteArray etag = s.value().etag;
+        self->onWorker<Result<void, WorkspaceError>>(
+            [published, pending](Workspace &ws) {
+                if (!published)
+                    return ws.undoMerge();
+                SegmentResult segment;
+                segment.refs = pending.refs;
+                return ws.markPublished(segment);
+            },
+            self,
+            [self, published, ours, etag, pending, done](Result<void, WorkspaceError> r) {
+                if (!r) {
+                    done(SessionError::from(r.error()));
+                    return;
+                }
+                qCInfo(lcSessions) << "session" << self->id() << ": save" << pending.saveId << "settled as"
+                                   << (published ? "published" : "not published");
+                if (ours) {
+                    self->m_record.etag = etag;
+                    self->m_record.generation = pending.generation;
+                }
+                self->m_record.pending.reset();
+                self->persist();
+                done(published);
+            });
+    });
+}
+
+} // namespace isolation

@@ -1,0 +1,113 @@
+// sessions: one session — a worktree on branch session/<id> of a workspace, its record in
+// DATA/sessions/<id>/session.json, and its operations (open, save, sync, changes) run one at a time
+// as state machines: git work on the session's own worker thread, the hub on the event loop.
+#pragma once
+
+#include "core/clock.h"
+#include "core/result.h"
+#include "sessionerror.h"
+#include "sessionrecord.h"
+#include "sessionreports.h"
+#include "sessionstate.h"
+#include "worker.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <memory>
+
+namespace isolation {
+
+class SessionFlow;
+class WarmCache;
+class Workspace;
+class WorkspaceStore;
+
+class Session final : public QObject
+{
+    Q_OBJECT
+public:
+    template<typename T>
+    using Done = std::function<void(Result<T, SessionError>)>;
+
+    // `dir` is DATA/sessions/<id> (git/, workspace/ and session.json in it). `cache` outlives the session.
+    Session(SessionRecord record, QString dir, WarmCache *cache, QObject *parent = nullptr);
+    ~Session() override;
+
+    QString id() const { return m_record.id; }
+    QString workspaceId() const { return m_record.workspaceId; }
+    QString workspaceName() const { return m_record.workspaceName; }
+    QString directory() const { return m_dir; }
+    QString gitDir() const;
+    QString workTree() const;
+    const SessionRecord &record() const { return m_record; }
+    SessionState state() const { return m_state; }
+    QString reason() const { return m_reason; } // why Failed
+    SessionProgress progress() const { return m_progress; }
+    int queued() const { return int(m_queue.size()); } // operations waiting behind the running one
+
+    // The hub's store for this session's workspace; null while not paired (operations that need
+    // the hub then fail with NotPaired, and one running is stopped with it). Takes ownership.
+    void setStore(std::unique_ptr<WorkspaceStore> store);
+    WorkspaceStore *store() const { return m_store.get(); }
+
+    // Opens the repository, recovering what a kill left. A `fresh` session is then filled: from
+    // the warm cache first, then the segments the hub has beyond it, and its files checked out.
+    void open(bool fresh, Done<void> done);
+    // Saves `files` (worktree-relative; empty: every change) with `message`.
+    void save(const QStringList &files, const QString &message, Done<SaveReport> done);
+    void sync(ConflictMode mode, Done<SyncReport> done);
+    void changes(bool refresh, Done<ChangesReport> done);
+    // Runs again a save the engine was stopped in the middle of (recorded in session.json), once.
+    void resumeInterrupted();
+
+Q_SIGNALS:
+    void changed(); // state, record or progress moved
+
+private:
+    friend class SaveFlow;
+    friend class SyncFlow;
+
+    using Op = std::function<void(std::function<void()> finished)>;
+    void enqueue(SessionState state, const QString &operation, Op op);
+    void next();
+    void setState(SessionState state, const QString &reason = {});
+    void setPhase(const QString &phase, qint64 bytes = 0, qint64 total = -1);
+    void persist();
+    // Settles a save whose outcome was left open (a kill, a lost answer): published → finished,
+    // not published → main's merge undone. Also undoes a merge whose manifest never went out.
+    void settlePending(Done<bool> done); // true: a save left open was found published
+    // Runs `task` with the Workspace on the worker; `then` on this thread.
+    template<typename T>
+    void onWorker(std::function<T(Workspace &)> task, QObject *context, std::function<void(T)> then);
+    void runFlow(SessionFlow *flow);
+
+    SessionRecord m_record;
+    QString m_dir;
+    WarmCache *m_cache;
+    SystemClock m_clock;
+    std::unique_ptr<Worker> m_worker;
+    std::unique_ptr<Workspace> m_workspace; // touched on the worker only
+    std::unique_ptr<WorkspaceStore> m_store;
+    SessionState m_state = SessionState::Opening;
+    QString m_reason;
+    SessionProgress m_progress;
+    QList<std::pair<SessionState, std::pair<QString, Op>>> m_queue;
+    bool m_running = false;
+    QPointer<SessionFlow> m_flow; // the save or sync running, stopped when the store goes
+    bool m_resumed = false;
+};
+
+} // namespace isolation
+
+namespace isolation {
+
+template<typename T>
+void Session::onWorker(std::function<T(Workspace &)> task, QObject *context, std::function<void(T)> then)
+{
+    m_worker->run<T>([this, task = std::move(task)] { return task(*m_workspace); }, context, std::move(then));
+}
+
+} // namespace isolation

@@ -1,0 +1,54 @@
+// The sessions module's error: why a save, sync or changes did not do what was asked, as a value
+// with the codes a caller branches on (the LocalAPI's error codes and the CLI's exit codes).
+#pragma once
+
+#include "workspace/workspacetypes.h"
+
+#include <QList>
+#include <QLoggingCategory>
+#include <QString>
+
+#include <utility>
+
+Q_DECLARE_LOGGING_CATEGORY(lcSessions)
+
+namespace isolation {
+
+struct StoreError;
+struct WorkspaceError;
+
+struct SessionError
+{
+    enum class Code {
+        MovedOn, // another save reached the hub first (412): nothing was written; sync, then save again
+        Conflict, // the merge conflicts (`conflicts` lists them), or files in the way: resolve, then retry
+        NotPaired, // the operation needs the hub and this computer is not paired
+        NotFound, // no such session, workspace or path
+        Unavailable, // the hub cannot be reached now, or the outcome is not settled yet: retry later
+        Failed, // anything else; the message says what
+    };
+
+    Code code = Code::Failed;
+    QString message;
+    QList<ConflictedFile> conflicts; // Conflict: the conflicted paths with their regions
+
+    bool retryable() const { return code == Code::Unavailable || code == Code::MovedOn; }
+
+    static SessionError movedOn(QString m) { return {Code::MovedOn, std::move(m), {}}; }
+    static SessionError conflict(QString m, QList<ConflictedFile> files = {})
+    {
+        return {Code::Conflict, std::move(m), std::move(files)};
+    }
+    static SessionError notPaired(QString m) { return {Code::NotPaired, std::move(m), {}}; }
+    static SessionError notFound(QString m) { return {Code::NotFound, std::move(m), {}}; }
+    static SessionError unavailable(QString m) { return {Code::Unavailable, std::move(m), {}}; }
+    static SessionError failed(QString m) { return {Code::Failed, std::move(m), {}}; }
+
+    static SessionError from(const WorkspaceError &e);
+    static SessionError from(const StoreError &e);
+};
+
+// Stable snake_case names: the LocalAPI's error codes ("moved_on", "conflict", ...).
+QString sessionErrorCodeName(SessionError::Code code);
+
+} // namespace isolation

@@ -1,0 +1,28 @@
+// The JSON forms of sessions and their results, as the LocalAPI answers and session.json keeps
+// them (docs/architecture.md, "LocalAPI"). Names are stable snake_case identifiers.
+#pragma once
+
+#include "sessionerror.h"
+#include "sessionreports.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+namespace isolation {
+
+class Session;
+struct CacheEntry;
+
+QString syncOutcomeName(SyncOutcome outcome);
+QString fileStatusName(FileStatus status);
+
+QJsonArray toJson(const QList<ConflictedFile> &conflicts);
+QJsonObject toJson(const SaveReport &report);
+QJsonObject toJson(const SyncReport &report);
+QJsonObject toJson(const ChangesReport &report);
+QJsonObject toJson(const SessionError &error); // {"error": {"code", "message", "conflicts"?}}
+QJsonObject toJson(const SessionProgress &progress);
+QJsonObject toJson(const CacheEntry &entry);
+QJsonObject toJson(const Session &session);
+
+} // namespace isolation

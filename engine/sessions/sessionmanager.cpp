@@ -1,0 +1,230 @@
+#include "sessionmanager.h"
+
+#include "crypto/random.h"
+#include "pairing/serveridentity.h"
+#include "store/workspacestore.h"
+
+#include <QDir>
+
+namespace isolation {
+
+SessionManager::SessionManager(Options options, QNetworkAccessManager *network, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_network(network)
+    , m_cache(std::make_unique<WarmCache>(m_options.cacheDir, m_options.cacheMaxBytes))
+    , m_exportWorker(std::make_unique<Worker>())
+{ }
+
+SessionManager::~SessionManager()
+{
+    clearIdentity();
+    // Sessions use the cache and their stores the client: they go first, each joining its worker.
+    const QList<Session *> sessions = std::exchange(m_sessions, {});
+    qDeleteAll(sessions);
+    m_exportWorker.reset();
+}
+
+QString SessionManager::sessionsDir() const
+{
+    return m_options.dataDir + QStringLiteral("/sessions");
+}
+
+Session *SessionManager::session(const QString &id) const
+{
+    for (Session *s : m_sessions) {
+        if (s->id() == id)
+            return s;
+    }
+    return nullptr;
+}
+
+std::unique_ptr<WorkspaceStore> SessionManager::makeStore(const QString &workspaceId)
+{
+    return std::make_unique<WorkspaceStore>(m_client.get(), workspaceId, m_memberKey.view(),
+        m_options.dataDir + QStringLiteral("/store"), m_cache->tempDir());
+}
+
+Session *SessionManager::adopt(SessionRecord record, const QString &dir)
+{
+    auto *s = new Session(std::move(record), dir, m_cache.get(), this);
+    connect(s, &Session::changed, this, [this, s] { Q_EMIT sessionChanged(s); });
+    m_sessions.append(s);
+    if (m_client)
+        s->setStore(makeStore(s->workspaceId()));
+    Q_EMIT sessionAdded(s);
+    return s;
+}
+
+void SessionManager::load()
+{
+    const QDir dir(sessionsDir());
+    for (const QString &id : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        if (session(id))
+            continue;
+        const QString path = dir.filePath(id);
+        auto record = SessionRecord::load(path + QStringLiteral("/session.json"));
+        if (!record) {
+            // A sandbox's directory without a session, or a session whose creation never finished.
+            qCInfo(lcSessions) << "not a session:" << path << "(" << record.error().message << ")";
+            continue;
+        }
+        if (record.value().id != id) {
+            qCWarning(lcSessions) << path << "records session" << record.value().id << "; skipped";
+            continue;
+        }
+        Session *s = adopt(std::move(record).value(), path);
+        s->open(false, [s](Result<void, SessionError> r) {
+            if (!r)
+                qCWarning(lcSessions) << "session" << s->id() << "cannot be opened:" << r.error().message;
+        });
+        s->resumeInterrupted();
+    }
+    qCInfo(lcSessions) << m_sessions.size() << "session(s) loaded";
+}
+
+void SessionManager::setIdentity(const ServerIdentity &identity)
+{
+    clearIdentity();
+    m_client = std::make_unique<StoreClient>(m_network, identity.hubUrl, identity.credential);
+    m_memberKey = identity.memberKey;
+    for (Session *s : std::as_const(m_sessions)) {
+        s->setStore(makeStore(s->workspaceId()));
+        s->resumeInterrupted();
+    }
+}
+
+void SessionManager::clearIdentity()
+{
+    for (const QPointer<WorkspaceExport> &e : std::exchange(m_exports, {})) {
+        if (e) {
+            e->abort(SessionError::notPaired(tr("This computer is no longer paired")));
+            delete e.data(); // its store refers to the client, which goes now
+        }
+    }
+    for (Session *s : std::as_const(m_sessions))
+        s->setStore(nullptr);
+    m_client.reset();
+    m_memberKey = SecureBytes();
+}
+
+void SessionManager::listWorkspaces(Done<QList<StoreClient::Workspace>> done)
+{
+    if (!m_client) {
+        done(SessionError::notPaired(tr("This computer is not paired: pair it to see its member's workspaces")));
+        return;
+    }
+    m_client->listWorkspaces([done](StoreResult<QList<StoreClient::Workspace>> r) {
+        if (!r)
+            done(SessionError::from(r.error()));
+        else
+            done(r.value());
+    });
+}
+
+void SessionManager::resolve(const QString &workspace, Done<StoreClient::Workspace> done)
+{
+    listWorkspaces([workspace, done](Result<QList<StoreClient::Workspace>, SessionError> r) {
+        if (!r) {
+            done(r.error());
+            return;
+        }
+        QList<StoreClient::Workspace> named;
+        for (const StoreClient::Workspace &w : r.value()) {
+            if (w.id == workspace) {
+                done(w);
+                return;
+            }
+            if (w.name == workspace)
+                named.append(w);
+        }
+        if (named.size() == 1)
+            done(named.first());
+        else if (named.isEmpty())
+            done(SessionError::notFound(tr("No workspace named %1").arg(workspace)));
+        else
+            done(SessionError::failed(tr("%n workspaces are named %1: give the id", nullptr, int(named.size())).arg(workspace)));
+    });
+}
+
+void SessionManager::create(const QString &workspace, Done<Session *> done)
+{
+    QPointer<SessionManager> self(this);
+    resolve(workspace, [self, done](Result<StoreClient::Workspace, SessionError> w) {
+        if (!self)
+            return;
+        if (!w) {
+            done(w.error());
+            return;
+        }
+        SessionRecord record;
+        record.id = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
+        record.workspaceId = w.value().id;
+        record.workspaceName = w.value().name;
+        record.created = QDateTime::currentDateTimeUtc();
+        record.state = sessionStateName(SessionState::Opening);
+        const QString dir = self->sessionsDir() + QLatin1Char('/') + record.id;
+        if (!QDir().mkpath(dir) || !QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner)) {
+            done(SessionError::failed(tr("cannot create %1").arg(dir)));
+            return;
+        }
+        if (auto saved = record.save(dir + QStringLiteral("/session.json")); !saved) {
+            QDir(dir).removeRecursively();
+            done(SessionError::failed(saved.error().message));
+            return;
+        }
+        Session *s = self->adopt(record, dir);
+        qCInfo(lcSessions) << "session" << s->id() << "created on workspace" << s->workspaceId();
+        s->open(true, [self, s, dir, done](Result<void, SessionError> opened) {
+            if (opened) {
+                done(s);
+                return;
+            }
+            // Nothing of a session that could not start stays behind.
+            if (self)
+                self->m_sessions.removeOne(s);
+            QObject::connect(s, &QObject::destroyed, [dir] { QDir(dir).removeRecursively(); });
+            s->deleteLater();
+            done(opened.error());
+        });
+    });
+}
+
+void SessionManager::exportWorkspace(
+    WorkspaceExport::Kind kind, const QString &workspace, const QString &path, Done<ExportReport> done)
+{
+    QPointer<SessionManager> self(this);
+    resolve(workspace, [self, kind, path, done](Result<StoreClient::Workspace, SessionError> w) {
+        if (!self)
+            return;
+        if (!w) {
+            done(w.error());
+            return;
+        }
+        if (!self->m_client) {
+            done(SessionError::notPaired(tr("This computer is not paired")));
+            return;
+        }
+        auto *job = new WorkspaceExport(kind, {w.value().id, w.value().name, w.value().createdAt},
+            self->makeStore(w.value().id), *self->m_exportWorker, *self->m_cache, self);
+        self->m_exports.removeAll(nullptr);
+        self->m_exports.append(job);
+        job->run(path, done);
+    });
+}
+
+QString SessionManager::cachedWorkspaceId(const QString &workspace) const
+{
+    const QList<CacheEntry> entries = m_cache->list();
+    for (const CacheEntry &e : entries) {
+        if (e.workspaceId == workspace)
+            return e.workspaceId;
+    }
+    for (const CacheEntry &e : entries) {
+        if (e.name == workspace)
+            return e.workspaceId;
+    }
+    return {};
+}
+
+} // namespace isolation

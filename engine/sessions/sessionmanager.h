@@ -1,0 +1,89 @@
+// sessions: this engine's sessions (DATA/sessions/<id>/), loaded at start and kept across restarts;
+// the warm cache; the hub's workspace store while paired (the member key and the server credential
+// come from the paired identity); the workspace list and exports. The Engine owns one.
+#pragma once
+
+#include "session.h"
+#include "sessionerror.h"
+#include "workspaceexport.h"
+
+#include "cache/warmcache.h"
+#include "core/result.h"
+#include "crypto/securebytes.h"
+#include "store/storeclient.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <memory>
+
+class QNetworkAccessManager;
+
+namespace isolation {
+
+struct ServerIdentity;
+
+class SessionManager final : public QObject
+{
+    Q_OBJECT
+public:
+    template<typename T>
+    using Done = std::function<void(Result<T, SessionError>)>;
+
+    struct Options
+    {
+        QString dataDir; // sessions in dataDir/sessions, the generation ledger in dataDir/store
+        QString cacheDir; // the warm cache in cacheDir/workspaces, files on their way in cacheDir/tmp
+        qint64 cacheMaxBytes = WarmCache::kDefaultMaxBytes;
+    };
+
+    SessionManager(Options options, QNetworkAccessManager *network, QObject *parent = nullptr);
+    ~SessionManager() override;
+
+    // Opens every session recorded under dataDir/sessions (local work only; no hub needed).
+    void load();
+    // Paired: the hub's store is reachable with this identity; interrupted saves run again.
+    void setIdentity(const ServerIdentity &identity);
+    // Unpaired: operations that need the hub fail with NotPaired; the ones running are stopped.
+    void clearIdentity();
+    bool paired() const { return bool(m_client); }
+
+    QList<Session *> sessions() const { return m_sessions; }
+    Session *session(const QString &id) const;
+
+    // The member's workspaces, from the hub.
+    void listWorkspaces(Done<QList<StoreClient::Workspace>> done);
+    // A new session on `workspace` (its name or id): created, filled from the warm cache and the
+    // hub, its files checked out. Answers once it is ready (or could not be made: nothing is left).
+    void create(const QString &workspace, Done<Session *> done);
+    // `workspace` (name or id) written to `path`: one full git bundle, or main's tree as .tar.gz.
+    void exportWorkspace(
+        WorkspaceExport::Kind kind, const QString &workspace, const QString &path, Done<ExportReport> done);
+
+    WarmCache &cache() { return *m_cache; }
+    // Resolves a cached workspace by id or name (as the cache recorded it); empty when unknown.
+    QString cachedWorkspaceId(const QString &workspace) const;
+
+Q_SIGNALS:
+    void sessionAdded(isolation::Session *session);
+    void sessionChanged(isolation::Session *session);
+
+private:
+    void resolve(const QString &workspace, Done<StoreClient::Workspace> done);
+    std::unique_ptr<WorkspaceStore> makeStore(const QString &workspaceId);
+    Session *adopt(SessionRecord record, const QString &dir);
+    QString sessionsDir() const;
+
+    Options m_options;
+    QNetworkAccessManager *m_network;
+    std::unique_ptr<WarmCache> m_cache;
+    std::unique_ptr<Worker> m_exportWorker;
+    std::unique_ptr<StoreClient> m_client;
+    SecureBytes m_memberKey;
+    QList<Session *> m_sessions; // children
+    QList<QPointer<WorkspaceExport>> m_exports;
+};
+
+} // namespace isolation

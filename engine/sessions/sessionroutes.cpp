@@ -1,0 +1,267 @@
+#include "sessionroutes.h"
+
+#include "sessionjson.h"
+#include "sessionmanager.h"
+
+#include "http/httpserver.h"
+
+#include <QDir>
+#include <QJsonArray>
+
+namespace isolation {
+
+namespace {
+
+HttpResponse failure(const SessionError &e)
+{
+    int status = 500;
+    QString code = sessionErrorCodeName(e.code);
+    switch (e.code) {
+    case SessionError::Code::MovedOn:
+    case SessionError::Code::Conflict:
+    case SessionError::Code::NotPaired:
+        status = 409;
+        break;
+    case SessionError::Code::NotFound:
+        status = 404;
+        break;
+    case SessionError::Code::Unavailable:
+        status = 503;
+        break;
+    case SessionError::Code::Failed:
+        code = QStringLiteral("internal");
+        break;
+    }
+    QJsonObject error {{QStringLiteral("code"), code}, {QStringLiteral("message"), e.message}};
+    if (e.code == SessionError::Code::Conflict)
+        error.insert(QStringLiteral("conflicts"), toJson(e.conflicts));
+    return HttpResponse::json(status, QJsonObject {{QStringLiteral("error"), error}});
+}
+
+HttpResponse badRequest(const QString &why)
+{
+    return HttpResponse::error(400, QStringLiteral("bad_request"), why);
+}
+
+HttpResponse notRunning()
+{
+    return HttpResponse::error(503, QStringLiteral("unavailable"), QStringLiteral("The engine is not running"));
+}
+
+// The request's JSON body, or the answer to give instead.
+bool body(const HttpRequest &request, HttpReply &reply, QJsonObject *out)
+{
+    QString why;
+    if (request.jsonBody(out, &why))
+        return true;
+    reply.send(badRequest(why));
+    return false;
+}
+
+} // namespace
+
+void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sessions)
+{
+    // Finds the session named by the path, or answers 404 (or 503) and returns null.
+    auto find = [sessions](const HttpRequest &request, const HttpReply &reply) -> Session * {
+        SessionManager *m = sessions();
+        if (!m) {
+            reply.send(notRunning());
+            return nullptr;
+        }
+        Session *s = m->session(request.params.value(QStringLiteral("id")));
+        if (!s)
+            reply.send(HttpResponse::error(404, QStringLiteral("not_found"),
+                QStringLiteral("No session %1").arg(request.params.value(QStringLiteral("id")))));
+        return s;
+    };
+
+    http.route("GET", QStringLiteral("/v1/sessions"), [sessions](const HttpRequest &, HttpReply reply) {
+        SessionManager *m = sessions();
+        QJsonArray list;
+        for (Session *s : m ? m->sessions() : QList<Session *>())
+            list.append(toJson(*s));
+        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("sessions"), list}}));
+    });
+    http.route("POST", QStringLiteral("/v1/sessions"), [sessions](const HttpRequest &request, HttpReply reply) {
+        QJsonObject o;
+        if (!body(request, reply, &o))
+            return;
+        const QString workspace = o.value(QStringLiteral("workspace")).toString();
+        if (workspace.isEmpty()) {
+            reply.send(badRequest(QStringLiteral("give the workspace (its name or id)")));
+            return;
+        }
+        SessionManager *m = sessions();
+        if (!m) {
+            reply.send(notRunning());
+            return;
+        }
+        m->create(workspace, [reply](Result<Session *, SessionError> r) {
+            reply.send(r ? HttpResponse::json(201, toJson(*r.value())) : failure(r.error()));
+        });
+    });
+    http.route("GET", QStringLiteral("/v1/sessions/{id}"), [find](const HttpRequest &request, HttpReply reply) {
+        if (Session *s = find(request, reply))
+            reply.send(HttpResponse::json(200, toJson(*s)));
+    });
+    http.route("POST", QStringLiteral("/v1/sessions/{id}/save"), [find](const HttpRequest &request, HttpReply reply) {
+        QJsonObject o;
+        if (!body(request, reply, &o))
+            return;
+        QStringList files;
+        const QJsonValue given = o.value(QStringLiteral("files"));
+        if (!given.isUndefined() && !given.isArray()) {
+            reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
+            return;
+        }
+        for (const QJsonValue v : given.toArray()) {
+            if (!v.isString() || v.toString().isEmpty()) {
+                reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
+                return;
+            }
+            files.append(v.toString());
+        }
+        Session *s = find(request, reply);
+        if (!s)
+            return;
+        const QString id = s->id();
+        s->save(files, o.value(QStringLiteral("message")).toString(), [reply, id](Result<SaveReport, SessionError> r) {
+            if (!r) {
+                reply.send(failure(r.error()));
+                return;
+            }
+            QJsonObject answer = toJson(r.value());
+            answer.insert(QStringLiteral("session"), id);
+            reply.send(HttpResponse::json(200, answer));
+        });
+    });
+    http.route("POST", QStringLiteral("/v1/sessions/{id}/sync"), [find](const HttpRequest &request, HttpReply reply) {
+        QJsonObject o;
+        if (!body(request, reply, &o))
+            return;
+        Session *s = find(request, reply);
+        if (!s)
+            return;
+        const ConflictMode mode
+            = o.value(QStringLiteral("resolve")).toBool() ? ConflictMode::Resolve : ConflictMode::Stop;
+        s->sync(mode, [reply](Result<SyncReport, SessionError> r) {
+            reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
+        });
+    });
+    http.route("GET", QStringLiteral("/v1/sessions/{id}/changes"), [find](const HttpRequest &request, HttpReply reply) {
+        Session *s = find(request, reply);
+        if (!s)
+            return;
+        const QString refresh = request.query.queryItemValue(QStringLiteral("refresh"));
+        s->changes(refresh == QLatin1String("1") || refresh == QLatin1String("true"),
+            [reply](Result<ChangesReport, SessionError> r) {
+                reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
+            });
+    });
+
+    http.route("GET", QStringLiteral("/v1/workspaces"), [sessions](const HttpRequest &, HttpReply reply) {
+        SessionManager *m = sessions();
+        if (!m) {
+            reply.send(notRunning());
+            return;
+        }
+        QPointer<SessionManager> manager(m);
+        m->listWorkspaces([reply, manager](Result<QList<StoreClient::Workspace>, SessionError> r) {
+            if (!r) {
+                reply.send(failure(r.error()));
+                return;
+            }
+            QJsonArray list;
+            for (const StoreClient::Workspace &w : r.value()) {
+                list.append(QJsonObject {{QStringLiteral("id"), w.id}, {QStringLiteral("name"), w.name},
+                    {QStringLiteral("createdAt"), w.createdAt},
+                    {QStringLiteral("cached"), manager && !manager->cachedWorkspaceId(w.id).isEmpty()}});
+            }
+            reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("workspaces"), list}}));
+        });
+    });
+    for (const auto &[verb, kind] : {std::pair {QStringLiteral("bundle"), WorkspaceExport::Kind::Bundle},
+             std::pair {QStringLiteral("export"), WorkspaceExport::Kind::Tree}}) {
+        http.route("POST", QStringLiteral("/v1/workspaces/{w}/") + verb,
+            [sessions, kind](const HttpRequest &request, HttpReply reply) {
+                QJsonObject o;
+                if (!body(request, reply, &o))
+                    return;
+                const QString path = o.value(QStringLiteral("path")).toString();
+                if (path.isEmpty() || !QDir::isAbsolutePath(path)) {
+                    reply.send(badRequest(QStringLiteral("give the absolute path of the file to write")));
+                    return;
+                }
+                SessionManager *m = sessions();
+                if (!m) {
+                    reply.send(notRunning());
+                    return;
+                }
+                m->exportWorkspace(kind, request.params.value(QStringLiteral("w")), path,
+                    [reply](Result<ExportReport, SessionError> r) {
+                        reply.send(r ? HttpResponse::json(200, r.value().toJson()) : failure(r.error()));
+                    });
+            });
+    }
+
+    http.route("GET", QStringLiteral("/v1/cache"), [sessions](const HttpRequest &, HttpReply reply) {
+        SessionManager *m = sessions();
+        if (!m) {
+            reply.send(notRunning());
+            return;
+        }
+        QJsonArray list;
+        for (const CacheEntry &e : m->cache().list())
+            list.append(toJson(e));
+        reply.send(HttpResponse::json(200,
+            QJsonObject {{QStringLiteral("workspaces"), list}, {QStringLiteral("bytes"), m->cache().totalBytes()},
+                {QStringLiteral("maxBytes"), m->cache().maxBytes()},
+                {QStringLiteral("directory"), m->cache().directory()}}));
+    });
+    http.route("POST", QStringLiteral("/v1/cache/evict"), [sessions](const HttpRequest &request, HttpReply reply) {
+        QJsonObject o;
+        if (!body(request, reply, &o))
+            return;
+        SessionManager *m = sessions();
+        if (!m) {
+            reply.send(notRunning());
+            return;
+        }
+        const QString given = o.value(QStringLiteral("workspace")).toString();
+        const QString id = m->cachedWorkspaceId(given);
+        if (given.isEmpty() || id.isEmpty()) {
+            reply.send(HttpResponse::error(
+                404, QStringLiteral("not_found"), QStringLiteral("Workspace %1 is not in the cache").arg(given)));
+            return;
+        }
+        if (auto s = m->cache().evict(id); !s) {
+            reply.send(s.error().code == Error::Code::Unavailable
+                    ? HttpResponse::error(409, QStringLiteral("in_use"), s.error().message)
+                    : HttpResponse::error(s.error().code == Error::Code::NotFound ? 404 : 500,
+                        s.error().code == Error::Code::NotFound ? QStringLiteral("not_found")
+                                                                : QStringLiteral("internal"),
+                        s.error().message));
+            return;
+        }
+        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("evicted"), id}}));
+    });
+    http.route("POST", QStringLiteral("/v1/cache/clear"), [sessions](const HttpRequest &, HttpReply reply) {
+        SessionManager *m = sessions();
+        if (!m) {
+            reply.send(notRunning());
+            return;
+        }
+        QStringList before;
+        for (const CacheEntry &e : m->cache().list())
+            before.append(e.workspaceId);
+        const QStringList kept = m->cache().clear();
+        for (const QString &k : kept)
+            before.removeAll(k);
+        reply.send(HttpResponse::json(200,
+            QJsonObject {{QStringLiteral("evicted"), QJsonArray::fromStringList(before)},
+                {QStringLiteral("kept"), QJsonArray::fromStringList(kept)}}));
+    });
+}
+
+} // namespace isolation

@@ -1,0 +1,20 @@
+// The LocalAPI routes of sessions, the warm cache and workspaces (docs/architecture.md lists them).
+// Handlers translate between HTTP/JSON and the SessionManager; long operations (session start,
+// save, sync, exports) answer when done, and GET /v1/sessions/{id} shows their progress meanwhile.
+#pragma once
+
+#include <functional>
+
+namespace isolation {
+
+class HttpServer;
+class SessionManager;
+
+class SessionRoutes
+{
+public:
+    // `sessions` gives the manager at request time (null while the engine is stopped).
+    static void add(HttpServer &http, std::function<SessionManager *()> sessions);
+};
+
+} // namespace isolation

@@ -1,0 +1,183 @@
+#include "syncflow.h"
+
+#include "mirrorsync.h"
+#include "sessionjson.h"
+
+#include "cache/warmcache.h"
+#include "store/workspacestore.h"
+#include "workspace/objectlinker.h"
+#include "workspace/workspace.h"
+
+#include <QPointer>
+
+namespace isolation {
+
+namespace {
+
+QList<BundleRef> refsOf(const QMap<QString, QString> &map)
+{
+    QList<BundleRef> refs;
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        refs.append({it.value().toLatin1(), it.key().toUtf8()});
+    return refs;
+}
+
+} // namespace
+
+SyncFlow::SyncFlow(Session &session, ConflictMode mode, QObject *parent)
+    : SessionFlow(parent)
+    , m_session(session)
+    , m_mode(mode)
+{ }
+
+void SyncFlow::run(Session::Done<SyncReport> done)
+{
+    m_done = std::move(done);
+    if (!m_session.m_store) {
+        finish(SessionError::notPaired(tr("This computer is not paired: pair it to sync with the hub")));
+        return;
+    }
+    QPointer<SyncFlow> self(this);
+    m_session.settlePending([self](Result<bool, SessionError> settled) {
+        if (!self)
+            return;
+        if (!settled) {
+            self->finish(settled.error());
+            return;
+        }
+        self->fetch();
+    });
+}
+
+void SyncFlow::abort(const SessionError &why)
+{
+    finish(why);
+}
+
+void SyncFlow::fetch()
+{
+    if (!m_session.m_store) {
+        finish(SessionError::notPaired(tr("This computer is not paired")));
+        return;
+    }
+    m_session.setPhase(QStringLiteral("fetch"));
+    QPointer<SyncFlow> self(this);
+    m_session.m_store->fetchManifest(m_session.m_record.etag, [self](StoreResult<WorkspaceStore::Fetched> f) {
+        if (!self || !self->m_done)
+            return;
+        if (!f) {
+            self->finish(SessionError::from(f.error()));
+            return;
+        }
+        const WorkspaceStore::Fetched &fetched = f.value();
+        if (!fetched.moved || !fetched.manifest) {
+            // 304, or the workspace has nothing saved yet: main is what the session has.
+            self->mergeMain();
+            return;
+        }
+        self->take(*fetched.manifest, fetched.etag);
+    });
+}
+
+void SyncFlow::take(const Manifest &manifest, const QByteArray &etag)
+{
+    m_report.hubMoved = true;
+    Session *session = &m_session;
+    const QString sessionGitDir = m_session.gitDir();
+    const QList<BundleRef> refs = refsOf(manifest.refs);
+    // What the session has goes into the mirror first (it then lacks less), and the mirror's
+    // objects into the session last, before the session takes the hub's branches.
+    MirrorSync::Hook seed = [sessionGitDir](WarmCache::Lease &lease) -> Result<void, SessionError> {
+        if (auto linked = ObjectLinker::link(sessionGitDir, lease.gitDir()); !linked)
+            return SessionError::from(linked.error());
+        return {};
+    };
+    MirrorSync::Hook finishHook = [session, sessionGitDir, refs, name = m_session.workspaceName()](
+                                      WarmCache::Lease &lease) -> Result<void, SessionError> {
+        lease.setName(name);
+        if (auto linked = ObjectLinker::link(lease.gitDir(), sessionGitDir); !linked)
+            return SessionError::from(linked.error());
+        if (auto adopted = session->m_workspace->adoptHubRefs(refs); !adopted)
+            return SessionError::from(adopted.error());
+        return {};
+    };
+    auto *mirror = new MirrorSync(*m_session.m_worker, *m_session.m_store, *m_session.m_cache, this);
+    QPointer<SyncFlow> self(this);
+    mirror->run(
+        manifest, etag, seed, finishHook,
+        [self](const QString &phase, qint64 bytes, qint64 total) {
+            if (self)
+                self->m_session.setPhase(phase, bytes, total);
+        },
+        [self, mirror, etag, generation = manifest.generation](Result<MirrorSync::Stats, SessionError> r) {
+            mirror->deleteLater();
+            if (!self || !self->m_done)
+                return;
+            if (!r) {
+                self->finish(r.error());
+                return;
+            }
+            self->m_report.segmentsDownloaded = r.value().downloaded;
+            self->m_report.bytesDownloaded = r.value().bytes;
+            self->m_session.m_record.etag = etag;
+            self->m_session.m_record.generation = generation;
+            self->m_session.persist();
+            self->mergeMain();
+        });
+}
+
+void SyncFlow::mergeMain()
+{
+    m_session.setPhase(QStringLiteral("merge"));
+    const ConflictMode mode = m_mode;
+    QPointer<SyncFlow> self(this);
+    m_session.onWorker<Result<std::pair<SyncResult, QByteArray>, WorkspaceError>>(
+        [mode](Workspace &ws) -> Result<std::pair<SyncResult, QByteArray>, WorkspaceError> {
+            auto merged = ws.mergeMainIntoSession(mode);
+            if (!merged)
+                return merged.error();
+            auto main = ws.refId("main");
+            if (!main)
+                return main.error();
+            return std::make_pair(merged.value(), main.value());
+        },
+        this,
+        [self](Result<std::pair<SyncResult, QByteArray>, WorkspaceError> r) {
+            if (!self || !self->m_done)
+                return;
+            if (!r) {
+                self->finish(SessionError::from(r.error()));
+                return;
+            }
+            const SyncResult &result = r.value().first;
+            SyncReport &report = self->m_report;
+            report.outcome = result.outcome;
+            report.conflicts = result.conflicts;
+            report.session = result.session;
+            report.main = r.value().second;
+            report.generation = self->m_session.m_record.generation;
+            if (result.outcome == SyncOutcome::Conflicted) {
+                self->finish(SessionError::conflict(
+                    tr("%n file(s) conflict with main; nothing was changed (sync --resolve leaves git's markers "
+                       "in the files)",
+                        nullptr, int(result.conflicts.size())),
+                    result.conflicts));
+                return;
+            }
+            self->finish(report);
+        });
+}
+
+void SyncFlow::finish(Result<SyncReport, SessionError> result)
+{
+    auto done = std::exchange(m_done, nullptr);
+    if (!done)
+        return;
+    m_session.m_record.lastSync = result ? toJson(result.value()) : toJson(result.error());
+    m_session.m_record.lastSync.insert(QStringLiteral("at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    m_session.persist();
+    done(result);
+    deleteLater();
+}
+
+} // namespace isolation

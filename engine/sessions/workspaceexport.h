@@ -1,0 +1,67 @@
+// One export of a workspace (not of a session): the warm cache's mirror is brought up to the hub's
+// manifest, then written out as one ordinary git bundle, or as a .tar.gz of main's files with the
+// workspace's definition and without credentials. The output file appears only when complete.
+#pragma once
+
+#include "sessionerror.h"
+
+#include "core/result.h"
+
+#include <QJsonObject>
+#include <QObject>
+
+#include <functional>
+#include <memory>
+
+namespace isolation {
+
+class MirrorSync;
+class WarmCache;
+class Worker;
+class WorkspaceStore;
+
+struct ExportReport
+{
+    QString path;
+    qint64 bytes = 0; // of the file written
+    quint64 objects = 0; // bundle: objects in it
+    int files = 0; // tree: files in it
+    QStringList stripped; // tree: credentials left out
+    QString main; // the commit exported
+    qint64 generation = 0; // of the manifest exported
+    QJsonObject toJson() const;
+};
+
+class WorkspaceExport final : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Kind { Bundle, Tree };
+    struct Target
+    {
+        QString workspaceId;
+        QString name;
+        QString createdAt;
+    };
+
+    // `worker` and `cache` outlive this object; it owns `store`.
+    WorkspaceExport(Kind kind, Target target, std::unique_ptr<WorkspaceStore> store, Worker &worker, WarmCache &cache,
+        QObject *parent = nullptr);
+    ~WorkspaceExport() override;
+
+    void run(const QString &path, std::function<void(Result<ExportReport, SessionError>)> done);
+    // Ends it now with `why` (the store is about to go).
+    void abort(const SessionError &why);
+
+private:
+    void finish(Result<ExportReport, SessionError> result);
+
+    Kind m_kind;
+    Target m_target;
+    std::unique_ptr<WorkspaceStore> m_store;
+    Worker &m_worker;
+    WarmCache &m_cache;
+    std::function<void(Result<ExportReport, SessionError>)> m_done;
+};
+
+} // namespace isolation

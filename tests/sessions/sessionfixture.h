@@ -1,0 +1,68 @@
+// What the sessions' end-to-end tests share: a real isolation-hub, engines paired with it and
+// running as real `isolation-server up` processes (file credential store, one ISOLATION_HOME
+// each), the CLI run against them, and the hub's workspace directory to inspect.
+#pragma once
+
+#include "hubprocess.h"
+
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+
+#include <memory>
+#include <vector>
+
+namespace isolation::test {
+
+struct CliRun
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    QJsonObject json() const; // stdout parsed (with --json)
+    QString describe() const;
+};
+
+class SessionFixture
+{
+public:
+    SessionFixture();
+    ~SessionFixture();
+
+    // Starts the hub and pairs `engines` engines with it (not started yet: startEngine()).
+    bool start(int engines);
+    // Runs `isolation-server up` for engine `i` (`extraEnv` added, e.g. ISOLATION_TEST_CRASH_AT)
+    // and waits until its LocalAPI answers.
+    bool startEngine(int i, const QProcessEnvironment &extraEnv = {});
+    // SIGTERM and wait; the exit code.
+    int stopEngine(int i);
+    // Waits until engine `i` exited by itself (a crash hook); true when it was killed by SIGKILL.
+    bool waitKilled(int i, int ms = 60000);
+
+    // `isolation-server args...` against engine `i`, in `cwd` (the test's directory when empty).
+    CliRun cli(int i, const QStringList &args, const QString &cwd = {}) const;
+    // session new --workspace W --json; the session's JSON (empty when it failed).
+    QJsonObject newSession(int i, const QString &workspace) const;
+
+    // `isolation-hub workspace create NAME`; the new id, or empty.
+    QString createWorkspace(const QString &name) const;
+    // The hub's stored state of a workspace: the manifest's bytes and the segment names.
+    QByteArray hubManifest(const QString &workspaceId) const;
+    QStringList hubSegments(const QString &workspaceId) const;
+
+    QString home(int i) const;
+    QString dir() const { return m_dir.path(); }
+    HubProcess &hub() { return m_hub; }
+    QString engineLog(int i) const; // what `up` printed so far
+
+private:
+    QProcessEnvironment env(int i) const;
+
+    QTemporaryDir m_dir;
+    HubProcess m_hub;
+    int m_engines = 0;
+    std::vector<std::unique_ptr<QProcess>> m_up;
+};
+
+} // namespace isolation::test
