@@ -71,6 +71,327 @@
     </message>
 </context>
 <context>
+    <name>isolation::CachePage</name>
+    <message>
+        <source>A local copy of each workspace you worked on, so new sessions start without downloading everything again. Deleting it loses nothing: the hub has every save.</source>
+        <translation>Eine lokale Kopie jedes Arbeitsbereichs, an dem Sie gearbeitet haben, damit neue Sitzungen starten, ohne alles erneut herunterzuladen. Löschen verliert nichts: Der Hub hat jede Sicherung.</translation>
+    </message>
+    <message>
+        <source>Cached workspaces</source>
+        <translation>Zwischengespeicherte Arbeitsbereiche</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Last used</source>
+        <translation>Zuletzt genutzt</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>In Gebrauch</translation>
+    </message>
+    <message>
+        <source>&amp;Evict</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>C&amp;lear all</source>
+        <translation>A&amp;lle löschen</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>A&amp;ktualisieren</translation>
+    </message>
+    <message>
+        <source>The engine is not running.</source>
+        <translation>Die Engine läuft nicht.</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s), %1 of at most %2</source>
+        <translation>
+            <numerusform>%n Arbeitsbereich, %1 von höchstens %2</numerusform>
+            <numerusform>%n Arbeitsbereiche, %1 von höchstens %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a workspace that no session is using now</source>
+        <translation>Wählen Sie einen Arbeitsbereich, den gerade keine Sitzung nutzt</translation>
+    </message>
+    <message>
+        <source>Evicted %1.</source>
+        <translation>%1 entfernt.</translation>
+    </message>
+    <message>
+        <source>%1 was not evicted: %2</source>
+        <translation>%1 wurde nicht entfernt: %2</translation>
+    </message>
+    <message>
+        <source>The cache is empty.</source>
+        <translation>Der Cache ist leer.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cleared, except %n workspace(s) in use now.</source>
+        <translation>
+            <numerusform>Gelöscht, außer %n Arbeitsbereich, der gerade genutzt wird.</numerusform>
+            <numerusform>Gelöscht, außer %n Arbeitsbereichen, die gerade genutzt werden.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ChangesPage</name>
+    <message>
+        <source>added</source>
+        <translation>hinzugefügt</translation>
+    </message>
+    <message>
+        <source>modified</source>
+        <translation>geändert</translation>
+    </message>
+    <message>
+        <source>deleted</source>
+        <translation>gelöscht</translation>
+    </message>
+    <message>
+        <source>renamed</source>
+        <translation>umbenannt</translation>
+    </message>
+    <message>
+        <source>type changed</source>
+        <translation>Typ geändert</translation>
+    </message>
+    <message>
+        <source>in conflict</source>
+        <translation>im Konflikt</translation>
+    </message>
+    <message>
+        <source>new</source>
+        <translation>neu</translation>
+    </message>
+    <message>
+        <source>&amp;Session:</source>
+        <translation>&amp;Sitzung:</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>A&amp;ktualisieren</translation>
+    </message>
+    <message>
+        <source>Look at the files again and ask the hub whether the workspace moved on</source>
+        <translation>Die Dateien erneut ansehen und den Hub fragen, ob der Arbeitsbereich weiter ist</translation>
+    </message>
+    <message>
+        <source>Changed files</source>
+        <translation>Geänderte Dateien</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Diff of the chosen file</source>
+        <translation>Diff der gewählten Datei</translation>
+    </message>
+    <message>
+        <source>What changed (optional)</source>
+        <translation>Was sich geändert hat (optional)</translation>
+    </message>
+    <message>
+        <source>&amp;Message:</source>
+        <translation>&amp;Nachricht:</translation>
+    </message>
+    <message>
+        <source>Save &amp;selected</source>
+        <translation>&amp;Auswahl sichern</translation>
+    </message>
+    <message>
+        <source>Save &amp;all</source>
+        <translation>&amp;Alles sichern</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>Gesichert.</translation>
+    </message>
+    <message>
+        <source>Nothing to save.</source>
+        <translation>Nichts zu sichern.</translation>
+    </message>
+    <message>
+        <source>Another session saved first. Your work is kept here: sync, then save again.</source>
+        <translation>Eine andere Sitzung hat zuerst gesichert. Ihre Arbeit bleibt hier erhalten: abgleichen, dann erneut sichern.</translation>
+    </message>
+    <message>
+        <source>%1 (from %2)</source>
+        <translation>%1 (aus %2)</translation>
+    </message>
+    <message>
+        <source>No session: start one on the Sessions tab.</source>
+        <translation>Keine Sitzung: Starten Sie eine im Reiter Sitzungen.</translation>
+    </message>
+    <message>
+        <source>Looking at the files…</source>
+        <translation>Dateien werden angesehen…</translation>
+    </message>
+    <message>
+        <source>%1 changed files; %2 commits ahead of main, %3 behind%4</source>
+        <translation>%1 geänderte Dateien; %2 Commits vor main, %3 dahinter%4</translation>
+    </message>
+    <message>
+        <source>; a merge is in progress (save completes it)</source>
+        <translation>; eine Zusammenführung läuft (Sichern schließt sie ab)</translation>
+    </message>
+    <message>
+        <source>Choose a session first</source>
+        <translation>Wählen Sie zuerst eine Sitzung</translation>
+    </message>
+    <message>
+        <source>The session is busy: %1</source>
+        <translation>Die Sitzung ist beschäftigt: %1</translation>
+    </message>
+    <message>
+        <source>Pair this computer first: saving needs the hub</source>
+        <translation>Koppeln Sie zuerst diesen Computer: Sichern braucht den Hub</translation>
+    </message>
+    <message>
+        <source>Nothing to save: no file changed</source>
+        <translation>Nichts zu sichern: keine Datei geändert</translation>
+    </message>
+    <message>
+        <source>Tick the files to save</source>
+        <translation>Haken Sie die zu sichernden Dateien an</translation>
+    </message>
+    <message>
+        <source>Save &amp;selected (%1)</source>
+        <translation>&amp;Auswahl sichern (%1)</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>%1 wird gelesen…</translation>
+    </message>
+    <message>
+        <source>No diff of %1: %2</source>
+        <translation>Kein Diff von %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 is a binary file.</source>
+        <translation>%1 ist eine Binärdatei.</translation>
+    </message>
+    <message>
+        <source>(the diff goes on; only its start is shown)</source>
+        <translation>(der Diff geht weiter; nur sein Anfang wird gezeigt)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Saving %n file(s)…</source>
+        <translation>
+            <numerusform>%n Datei wird gesichert…</numerusform>
+            <numerusform>%n Dateien werden gesichert…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Saving every change…</source>
+        <translation>Alle Änderungen werden gesichert…</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ConflictsPage</name>
+    <message>
+        <source>&amp;Session:</source>
+        <translation>&amp;Sitzung:</translation>
+    </message>
+    <message>
+        <source>Files in conflict</source>
+        <translation>Dateien im Konflikt</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <source>Conflict regions</source>
+        <translation>Konfliktstellen</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>&amp;Open in editor</source>
+        <translation>Im Editor ö&amp;ffnen</translation>
+    </message>
+    <message>
+        <source>Sync and leave &amp;markers</source>
+        <translation>Abgleichen und &amp;Markierungen setzen</translation>
+    </message>
+    <message>
+        <source>Merge the workspace&apos;s newest save into this session, leaving git&apos;s conflict markers in the files for you to edit</source>
+        <translation>Die neueste Sicherung des Arbeitsbereichs in diese Sitzung zusammenführen und die Konfliktmarkierungen von git zum Bearbeiten in den Dateien lassen</translation>
+    </message>
+    <message>
+        <source>Save to &amp;finish</source>
+        <translation>Sichern zum Ab&amp;schließen</translation>
+    </message>
+    <message>
+        <source>Saves the session: completes the merge once no markers are left</source>
+        <translation>Sichert die Sitzung: schließt die Zusammenführung ab, sobald keine Markierungen mehr da sind</translation>
+    </message>
+    <message>
+        <source>%1 of %2 left</source>
+        <translation>%1 von %2 übrig</translation>
+    </message>
+    <message>
+        <source>not merged yet</source>
+        <translation>noch nicht zusammengeführt</translation>
+    </message>
+    <message>
+        <source>resolved</source>
+        <translation>gelöst</translation>
+    </message>
+    <message>
+        <source>markers in the file</source>
+        <translation>Markierungen in der Datei</translation>
+    </message>
+    <message>
+        <source>No conflicts.</source>
+        <translation>Keine Konflikte.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) conflict with the workspace&apos;s newest save. Nothing was changed: &quot;Sync and leave markers&quot; merges it in and marks the conflicting regions in the files.</source>
+        <translation>
+            <numerusform>%n Datei steht im Konflikt mit der neuesten Sicherung des Arbeitsbereichs. Nichts wurde geändert: „Abgleichen und Markierungen setzen“ führt sie zusammen und markiert die Konfliktstellen in den Dateien.</numerusform>
+            <numerusform>%n Dateien stehen im Konflikt mit der neuesten Sicherung des Arbeitsbereichs. Nichts wurde geändert: „Abgleichen und Markierungen setzen“ führt sie zusammen und markiert die Konfliktstellen in den Dateien.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 of %2 files resolved. Edit the files to remove the conflict markers, then save to finish the merge.</source>
+        <translation>%1 von %2 Dateien gelöst. Entfernen Sie die Konfliktmarkierungen aus den Dateien und sichern Sie dann, um die Zusammenführung abzuschließen.</translation>
+    </message>
+    <message>
+        <source>Sync and leave markers first, then choose a file</source>
+        <translation>Zuerst abgleichen und Markierungen setzen, dann eine Datei wählen</translation>
+    </message>
+    <message>
+        <source>Every file must be free of conflict markers first</source>
+        <translation>Zuerst muss jede Datei frei von Konfliktmarkierungen sein</translation>
+    </message>
+</context>
+<context>
     <name>isolation::Engine</name>
     <message>
         <source>Not running</source>
@@ -156,48 +477,16 @@
         <translation>Ansichten</translation>
     </message>
     <message>
-        <source>Sessions</source>
-        <translation>Sitzungen</translation>
-    </message>
-    <message>
-        <source>Every session on this computer: its workspace, state, commits ahead of and behind main, the last save, and actions.</source>
-        <translation>Jede Sitzung auf diesem Computer: Arbeitsbereich, Zustand, Commits vor und hinter main, letzte Sicherung und Aktionen.</translation>
-    </message>
-    <message>
         <source>&amp;Sessions</source>
         <translation>&amp;Sitzungen</translation>
-    </message>
-    <message>
-        <source>Changes</source>
-        <translation>Änderungen</translation>
-    </message>
-    <message>
-        <source>The files a session touched, with a diff of each, to save all of them or a selection.</source>
-        <translation>Die Dateien, die eine Sitzung geändert hat, jeweils mit Diff – alle oder eine Auswahl sichern.</translation>
     </message>
     <message>
         <source>&amp;Changes</source>
         <translation>Än&amp;derungen</translation>
     </message>
     <message>
-        <source>Conflicts</source>
-        <translation>Konflikte</translation>
-    </message>
-    <message>
-        <source>Files in conflict after a sync, how many conflict regions each has and which save the other side came from.</source>
-        <translation>Dateien mit Konflikten nach einem Abgleich, wie viele Konfliktstellen jede hat und aus welcher Sicherung die andere Seite stammt.</translation>
-    </message>
-    <message>
         <source>C&amp;onflicts</source>
         <translation>K&amp;onflikte</translation>
-    </message>
-    <message>
-        <source>Warm cache</source>
-        <translation>Warmer Cache</translation>
-    </message>
-    <message>
-        <source>The workspaces cached on this computer for fast launches: size, last use, and eviction.</source>
-        <translation>Die auf diesem Computer für schnelle Starts zwischengespeicherten Arbeitsbereiche: Größe, letzte Nutzung und Entfernen.</translation>
     </message>
     <message>
         <source>&amp;Warm cache</source>
@@ -211,9 +500,12 @@
         <source>&amp;Activity</source>
         <translation>&amp;Aktivität</translation>
     </message>
+</context>
+<context>
+    <name>isolation::MirrorSync</name>
     <message>
-        <source>Not available yet in this version.</source>
-        <translation>In dieser Version noch nicht verfügbar.</translation>
+        <source>a segment of the workspace needs commits that no earlier segment brings</source>
+        <translation>ein Segment des Arbeitsbereichs braucht Commits, die kein früheres Segment liefert</translation>
     </message>
 </context>
 <context>
@@ -496,6 +788,247 @@
     </message>
 </context>
 <context>
+    <name>isolation::SaveFlow</name>
+    <message>
+        <source>This computer is not paired: pair it to save to the hub</source>
+        <translation>Dieser Computer ist nicht gekoppelt: Koppeln Sie ihn, um auf dem Hub zu sichern</translation>
+    </message>
+    <message>
+        <source>The workspace moved on since this session last synced: sync, then save again</source>
+        <translation>Der Arbeitsbereich ist seit dem letzten Abgleich dieser Sitzung weiter: abgleichen, dann erneut sichern</translation>
+    </message>
+    <message>
+        <source>main and this session conflict: sync first (%1)</source>
+        <translation>main und diese Sitzung stehen im Konflikt: zuerst abgleichen (%1)</translation>
+    </message>
+    <message>
+        <source>cannot create %1</source>
+        <translation>%1 kann nicht erstellt werden</translation>
+    </message>
+    <message>
+        <source>The workspace moved on: sync, then save again</source>
+        <translation>Der Arbeitsbereich ist weiter: abgleichen, dann erneut sichern</translation>
+    </message>
+    <message>
+        <source>The hub did not confirm the save and cannot be asked now (%1); it is settled before the next save or sync</source>
+        <translation>Der Hub hat die Sicherung nicht bestätigt und ist gerade nicht erreichbar (%1); sie wird vor der nächsten Sicherung oder dem nächsten Abgleich geklärt</translation>
+    </message>
+    <message>
+        <source>Another save reached the hub first: nothing was written; sync, then save again</source>
+        <translation>Eine andere Sicherung hat den Hub zuerst erreicht: nichts wurde geschrieben; abgleichen, dann erneut sichern</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::Session</name>
+    <message>
+        <source>the engine is stopping</source>
+        <translation>die Engine wird beendet</translation>
+    </message>
+    <message>
+        <source>This computer is no longer paired</source>
+        <translation>Dieser Computer ist nicht mehr gekoppelt</translation>
+    </message>
+    <message>
+        <source>The session is still opening</source>
+        <translation>Die Sitzung wird noch geöffnet</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: pair it to ask the hub</source>
+        <translation>Dieser Computer ist nicht gekoppelt: Koppeln Sie ihn, um den Hub zu fragen</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: the last save cannot be settled</source>
+        <translation>Dieser Computer ist nicht gekoppelt: Die letzte Sicherung kann nicht geklärt werden</translation>
+    </message>
+    <message>
+        <source>The outcome of save %1 is not known yet (%2): it is settled before the next save or sync</source>
+        <translation>Das Ergebnis der Sicherung %1 ist noch nicht bekannt (%2): Es wird vor der nächsten Sicherung oder dem nächsten Abgleich geklärt</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionManager</name>
+    <message>
+        <source>This computer is no longer paired</source>
+        <translation>Dieser Computer ist nicht mehr gekoppelt</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: pair it to see its member&apos;s workspaces</source>
+        <translation>Dieser Computer ist nicht gekoppelt: Koppeln Sie ihn, um die Arbeitsbereiche seines Mitglieds zu sehen</translation>
+    </message>
+    <message>
+        <source>No workspace named %1</source>
+        <translation>Kein Arbeitsbereich namens %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspaces are named %1: give the id</source>
+        <translation>
+            <numerusform>%n Arbeitsbereich heißt %1: Geben Sie die ID an</numerusform>
+            <numerusform>%n Arbeitsbereiche heißen %1: Geben Sie die ID an</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cannot create %1</source>
+        <translation>%1 kann nicht erstellt werden</translation>
+    </message>
+    <message>
+        <source>This computer is not paired</source>
+        <translation>Dieser Computer ist nicht gekoppelt</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionPicker</name>
+    <message>
+        <source>Session</source>
+        <translation>Sitzung</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionsController</name>
+    <message>
+        <source>The engine is not running</source>
+        <translation>Die Engine läuft nicht</translation>
+    </message>
+    <message>
+        <source>No such session</source>
+        <translation>Keine solche Sitzung</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionsPage</name>
+    <message>
+        <source>Opening…</source>
+        <translation>Wird geöffnet…</translation>
+    </message>
+    <message>
+        <source>Conflicts</source>
+        <translation>Konflikte</translation>
+    </message>
+    <message>
+        <source>Another session saved first</source>
+        <translation>Eine andere Sitzung hat zuerst gesichert</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Bereit</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>Wird gesichert…</translation>
+    </message>
+    <message>
+        <source>Saving: %1</source>
+        <translation>Sichern: %1</translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation>Wird abgeglichen…</translation>
+    </message>
+    <message>
+        <source>Syncing: %1</source>
+        <translation>Abgleich: %1</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Workspace name</source>
+        <translation>Name des Arbeitsbereichs</translation>
+    </message>
+    <message>
+        <source>Workspace for a new session</source>
+        <translation>Arbeitsbereich für eine neue Sitzung</translation>
+    </message>
+    <message>
+        <source>&amp;New session</source>
+        <translation>&amp;Neue Sitzung</translation>
+    </message>
+    <message>
+        <source>&amp;Workspace:</source>
+        <translation>&amp;Arbeitsbereich:</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>Sitzungen</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Changed files</source>
+        <translation>Geänderte Dateien</translation>
+    </message>
+    <message>
+        <source>Ahead / behind main</source>
+        <translation>Vor / hinter main</translation>
+    </message>
+    <message>
+        <source>Last save</source>
+        <translation>Letzte Sicherung</translation>
+    </message>
+    <message>
+        <source>Save &amp;all</source>
+        <translation>&amp;Alles sichern</translation>
+    </message>
+    <message>
+        <source>S&amp;ync</source>
+        <translation>A&amp;bgleichen</translation>
+    </message>
+    <message>
+        <source>Open &amp;folder</source>
+        <translation>&amp;Ordner öffnen</translation>
+    </message>
+    <message>
+        <source>Starting a session on %1…</source>
+        <translation>Sitzung auf %1 wird gestartet…</translation>
+    </message>
+    <message>
+        <source>Session %1 is ready.</source>
+        <translation>Sitzung %1 ist bereit.</translation>
+    </message>
+    <message>
+        <source>No session started: %1</source>
+        <translation>Keine Sitzung gestartet: %1</translation>
+    </message>
+    <message>
+        <source>Session %1 in %2</source>
+        <translation>Sitzung %1 in %2</translation>
+    </message>
+    <message>
+        <source>%1 ahead, %2 behind</source>
+        <translation>%1 voraus, %2 dahinter</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>nie</translation>
+    </message>
+    <message>
+        <source>Pair this computer first: sessions come from the hub</source>
+        <translation>Koppeln Sie zuerst diesen Computer: Sitzungen kommen vom Hub</translation>
+    </message>
+    <message>
+        <source>Choose a session first</source>
+        <translation>Wählen Sie zuerst eine Sitzung</translation>
+    </message>
+    <message>
+        <source>The session is busy: %1</source>
+        <translation>Die Sitzung ist beschäftigt: %1</translation>
+    </message>
+    <message>
+        <source>Pair this computer first: saving and syncing need the hub</source>
+        <translation>Koppeln Sie zuerst diesen Computer: Sichern und Abgleichen brauchen den Hub</translation>
+    </message>
+</context>
+<context>
     <name>isolation::SettingsDialog</name>
     <message>
         <source>Isolation settings</source>
@@ -547,6 +1080,24 @@
     </message>
 </context>
 <context>
+    <name>isolation::SyncFlow</name>
+    <message>
+        <source>This computer is not paired: pair it to sync with the hub</source>
+        <translation>Dieser Computer ist nicht gekoppelt: Koppeln Sie ihn, um mit dem Hub abzugleichen</translation>
+    </message>
+    <message>
+        <source>This computer is not paired</source>
+        <translation>Dieser Computer ist nicht gekoppelt</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) conflict with main; nothing was changed (sync --resolve leaves git&apos;s markers in the files)</source>
+        <translation>
+            <numerusform>%n Datei steht im Konflikt mit main; nichts wurde geändert (sync --resolve lässt die Markierungen von git in den Dateien)</numerusform>
+            <numerusform>%n Dateien stehen im Konflikt mit main; nichts wurde geändert (sync --resolve lässt die Markierungen von git in den Dateien)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>isolation::TrayApplication</name>
     <message>
         <source>&amp;Pair this computer…</source>
@@ -579,6 +1130,65 @@
     <message>
         <source>Pair again…</source>
         <translation>Erneut koppeln…</translation>
+    </message>
+    <message>
+        <source>S&amp;essions</source>
+        <translation>S&amp;itzungen</translation>
+    </message>
+    <message>
+        <source>Files in conflict: open Conflicts to resolve them</source>
+        <translation>Dateien im Konflikt: Öffnen Sie Konflikte, um sie zu lösen</translation>
+    </message>
+    <message>
+        <source>Another session saved first: sync, then save again</source>
+        <translation>Eine andere Sitzung hat zuerst gesichert: abgleichen, dann erneut sichern</translation>
+    </message>
+    <message>
+        <source>Saving or syncing</source>
+        <translation>Sichern oder Abgleichen läuft</translation>
+    </message>
+    <message>
+        <source>Another session saved first</source>
+        <translation>Eine andere Sitzung hat zuerst gesichert</translation>
+    </message>
+    <message>
+        <source>%1: nothing of your save reached the hub; your work is kept in the session. Sync, then save again.</source>
+        <translation>%1: Nichts von Ihrer Sicherung hat den Hub erreicht; Ihre Arbeit bleibt in der Sitzung. Abgleichen, dann erneut sichern.</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>Jetzt abgleichen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) in conflict</source>
+        <translation>
+            <numerusform>%n Datei im Konflikt</numerusform>
+            <numerusform>%n Dateien im Konflikt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>&amp;Open</source>
+        <translation>Ö&amp;ffnen</translation>
+    </message>
+    <message>
+        <source>Save &amp;all</source>
+        <translation>&amp;Alles sichern</translation>
+    </message>
+    <message>
+        <source>S&amp;ync</source>
+        <translation>A&amp;bgleichen</translation>
     </message>
 </context>
 <context>
@@ -674,6 +1284,17 @@
     <message>
         <source>tunnel drained</source>
         <translation>Tunnel geleert</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::WorkspaceExport</name>
+    <message>
+        <source>Workspace %1 has nothing saved yet</source>
+        <translation>Arbeitsbereich %1 hat noch nichts gesichert</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
 </context>
 </TS>

@@ -71,6 +71,323 @@
     </message>
 </context>
 <context>
+    <name>isolation::CachePage</name>
+    <message>
+        <source>A local copy of each workspace you worked on, so new sessions start without downloading everything again. Deleting it loses nothing: the hub has every save.</source>
+        <translation>您使用过的每个工作区的本地副本，让新会话无需重新下载全部内容即可启动。删除它不会丢失任何东西：中心保存了每一次保存。</translation>
+    </message>
+    <message>
+        <source>Cached workspaces</source>
+        <translation>已缓存的工作区</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Last used</source>
+        <translation>上次使用</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>使用中</translation>
+    </message>
+    <message>
+        <source>&amp;Evict</source>
+        <translation>清除(&amp;E)</translation>
+    </message>
+    <message>
+        <source>C&amp;lear all</source>
+        <translation>全部清除(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>The engine is not running.</source>
+        <translation>引擎未运行。</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspace(s), %1 of at most %2</source>
+        <translation>
+            <numerusform>%n 个工作区，%1，上限 %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a workspace that no session is using now</source>
+        <translation>请选择当前没有会话在使用的工作区</translation>
+    </message>
+    <message>
+        <source>Evicted %1.</source>
+        <translation>已清除 %1。</translation>
+    </message>
+    <message>
+        <source>%1 was not evicted: %2</source>
+        <translation>未能清除 %1：%2</translation>
+    </message>
+    <message>
+        <source>The cache is empty.</source>
+        <translation>缓存为空。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cleared, except %n workspace(s) in use now.</source>
+        <translation>
+            <numerusform>已清除，但有 %n 个正在使用的工作区除外。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ChangesPage</name>
+    <message>
+        <source>added</source>
+        <translation>已添加</translation>
+    </message>
+    <message>
+        <source>modified</source>
+        <translation>已修改</translation>
+    </message>
+    <message>
+        <source>deleted</source>
+        <translation>已删除</translation>
+    </message>
+    <message>
+        <source>renamed</source>
+        <translation>已重命名</translation>
+    </message>
+    <message>
+        <source>type changed</source>
+        <translation>类型已更改</translation>
+    </message>
+    <message>
+        <source>in conflict</source>
+        <translation>有冲突</translation>
+    </message>
+    <message>
+        <source>new</source>
+        <translation>新文件</translation>
+    </message>
+    <message>
+        <source>&amp;Session:</source>
+        <translation>会话(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Look at the files again and ask the hub whether the workspace moved on</source>
+        <translation>重新检查文件，并询问中心工作区是否有新的保存</translation>
+    </message>
+    <message>
+        <source>Changed files</source>
+        <translation>已更改的文件</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Diff of the chosen file</source>
+        <translation>所选文件的差异</translation>
+    </message>
+    <message>
+        <source>What changed (optional)</source>
+        <translation>更改说明（可选）</translation>
+    </message>
+    <message>
+        <source>&amp;Message:</source>
+        <translation>说明(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Save &amp;selected</source>
+        <translation>保存所选(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;all</source>
+        <translation>全部保存(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>Nothing to save.</source>
+        <translation>没有需要保存的内容。</translation>
+    </message>
+    <message>
+        <source>Another session saved first. Your work is kept here: sync, then save again.</source>
+        <translation>另一个会话先保存了。您的工作保留在这里：请先同步，再重新保存。</translation>
+    </message>
+    <message>
+        <source>%1 (from %2)</source>
+        <translation>%1（来自 %2）</translation>
+    </message>
+    <message>
+        <source>No session: start one on the Sessions tab.</source>
+        <translation>没有会话：请在&quot;会话&quot;标签页中启动一个。</translation>
+    </message>
+    <message>
+        <source>Looking at the files…</source>
+        <translation>正在检查文件…</translation>
+    </message>
+    <message>
+        <source>%1 changed files; %2 commits ahead of main, %3 behind%4</source>
+        <translation>%1 个已更改的文件；领先 main %2 个提交，落后 %3 个%4</translation>
+    </message>
+    <message>
+        <source>; a merge is in progress (save completes it)</source>
+        <translation>；合并正在进行中（保存即可完成）</translation>
+    </message>
+    <message>
+        <source>Choose a session first</source>
+        <translation>请先选择一个会话</translation>
+    </message>
+    <message>
+        <source>The session is busy: %1</source>
+        <translation>会话正忙：%1</translation>
+    </message>
+    <message>
+        <source>Pair this computer first: saving needs the hub</source>
+        <translation>请先配对此计算机：保存需要中心</translation>
+    </message>
+    <message>
+        <source>Nothing to save: no file changed</source>
+        <translation>没有需要保存的内容：没有文件更改</translation>
+    </message>
+    <message>
+        <source>Tick the files to save</source>
+        <translation>请勾选要保存的文件</translation>
+    </message>
+    <message>
+        <source>Save &amp;selected (%1)</source>
+        <translation>保存所选(&amp;S)（%1）</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>No diff of %1: %2</source>
+        <translation>无法显示 %1 的差异：%2</translation>
+    </message>
+    <message>
+        <source>%1 is a binary file.</source>
+        <translation>%1 是二进制文件。</translation>
+    </message>
+    <message>
+        <source>(the diff goes on; only its start is shown)</source>
+        <translation>（差异较长，仅显示开头部分）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Saving %n file(s)…</source>
+        <translation>
+            <numerusform>正在保存 %n 个文件…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Saving every change…</source>
+        <translation>正在保存所有更改…</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ConflictsPage</name>
+    <message>
+        <source>&amp;Session:</source>
+        <translation>会话(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>Files in conflict</source>
+        <translation>有冲突的文件</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Conflict regions</source>
+        <translation>冲突区域</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>&amp;Open in editor</source>
+        <translation>在编辑器中打开(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Sync and leave &amp;markers</source>
+        <translation>同步并保留标记(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Merge the workspace&apos;s newest save into this session, leaving git&apos;s conflict markers in the files for you to edit</source>
+        <translation>将工作区的最新保存合并到此会话，并在文件中保留 git 的冲突标记供您编辑</translation>
+    </message>
+    <message>
+        <source>Save to &amp;finish</source>
+        <translation>保存以完成(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Saves the session: completes the merge once no markers are left</source>
+        <translation>保存会话：当不再有冲突标记时完成合并</translation>
+    </message>
+    <message>
+        <source>%1 of %2 left</source>
+        <translation>剩余 %1 / %2</translation>
+    </message>
+    <message>
+        <source>not merged yet</source>
+        <translation>尚未合并</translation>
+    </message>
+    <message>
+        <source>resolved</source>
+        <translation>已解决</translation>
+    </message>
+    <message>
+        <source>markers in the file</source>
+        <translation>文件中有标记</translation>
+    </message>
+    <message>
+        <source>No conflicts.</source>
+        <translation>没有冲突。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) conflict with the workspace&apos;s newest save. Nothing was changed: &quot;Sync and leave markers&quot; merges it in and marks the conflicting regions in the files.</source>
+        <translation>
+            <numerusform>%n 个文件与工作区的最新保存冲突。没有做任何更改：“同步并保留标记”会将其合并进来，并在文件中标出冲突区域。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 of %2 files resolved. Edit the files to remove the conflict markers, then save to finish the merge.</source>
+        <translation>已解决 %1 / %2 个文件。请编辑文件删除冲突标记，然后保存以完成合并。</translation>
+    </message>
+    <message>
+        <source>Sync and leave markers first, then choose a file</source>
+        <translation>请先同步并保留标记，然后选择一个文件</translation>
+    </message>
+    <message>
+        <source>Every file must be free of conflict markers first</source>
+        <translation>每个文件都必须先去除冲突标记</translation>
+    </message>
+</context>
+<context>
     <name>isolation::Engine</name>
     <message>
         <source>Not running</source>
@@ -156,48 +473,16 @@
         <translation>视图</translation>
     </message>
     <message>
-        <source>Sessions</source>
-        <translation>会话</translation>
-    </message>
-    <message>
-        <source>Every session on this computer: its workspace, state, commits ahead of and behind main, the last save, and actions.</source>
-        <translation>此计算机上的所有会话：工作区、状态、领先和落后于 main 的提交、上次保存以及操作。</translation>
-    </message>
-    <message>
         <source>&amp;Sessions</source>
         <translation>会话(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Changes</source>
-        <translation>更改</translation>
-    </message>
-    <message>
-        <source>The files a session touched, with a diff of each, to save all of them or a selection.</source>
-        <translation>会话修改过的文件及各自的差异，可全部保存或只保存所选文件。</translation>
     </message>
     <message>
         <source>&amp;Changes</source>
         <translation>更改(&amp;C)</translation>
     </message>
     <message>
-        <source>Conflicts</source>
-        <translation>冲突</translation>
-    </message>
-    <message>
-        <source>Files in conflict after a sync, how many conflict regions each has and which save the other side came from.</source>
-        <translation>同步后存在冲突的文件、每个文件的冲突区域数量，以及另一方来自哪次保存。</translation>
-    </message>
-    <message>
         <source>C&amp;onflicts</source>
         <translation>冲突(&amp;O)</translation>
-    </message>
-    <message>
-        <source>Warm cache</source>
-        <translation>预热缓存</translation>
-    </message>
-    <message>
-        <source>The workspaces cached on this computer for fast launches: size, last use, and eviction.</source>
-        <translation>为快速启动而缓存在此计算机上的工作区：大小、上次使用时间和清除。</translation>
     </message>
     <message>
         <source>&amp;Warm cache</source>
@@ -211,9 +496,12 @@
         <source>&amp;Activity</source>
         <translation>活动(&amp;A)</translation>
     </message>
+</context>
+<context>
+    <name>isolation::MirrorSync</name>
     <message>
-        <source>Not available yet in this version.</source>
-        <translation>此版本尚不可用。</translation>
+        <source>a segment of the workspace needs commits that no earlier segment brings</source>
+        <translation>工作区的一个分段需要之前的分段都未提供的提交</translation>
     </message>
 </context>
 <context>
@@ -496,6 +784,246 @@
     </message>
 </context>
 <context>
+    <name>isolation::SaveFlow</name>
+    <message>
+        <source>This computer is not paired: pair it to save to the hub</source>
+        <translation>此计算机未配对：请配对后再保存到中心</translation>
+    </message>
+    <message>
+        <source>The workspace moved on since this session last synced: sync, then save again</source>
+        <translation>自此会话上次同步以来，工作区已有新的保存：请先同步，再重新保存</translation>
+    </message>
+    <message>
+        <source>main and this session conflict: sync first (%1)</source>
+        <translation>main 与此会话冲突：请先同步（%1）</translation>
+    </message>
+    <message>
+        <source>cannot create %1</source>
+        <translation>无法创建 %1</translation>
+    </message>
+    <message>
+        <source>The workspace moved on: sync, then save again</source>
+        <translation>工作区已有新的保存：请先同步，再重新保存</translation>
+    </message>
+    <message>
+        <source>The hub did not confirm the save and cannot be asked now (%1); it is settled before the next save or sync</source>
+        <translation>中心未确认此次保存，且目前无法询问（%1）；将在下次保存或同步之前确认</translation>
+    </message>
+    <message>
+        <source>Another save reached the hub first: nothing was written; sync, then save again</source>
+        <translation>另一次保存先到达了中心：没有写入任何内容；请先同步，再重新保存</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::Session</name>
+    <message>
+        <source>the engine is stopping</source>
+        <translation>引擎正在停止</translation>
+    </message>
+    <message>
+        <source>This computer is no longer paired</source>
+        <translation>此计算机已不再配对</translation>
+    </message>
+    <message>
+        <source>The session is still opening</source>
+        <translation>会话仍在打开中</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: pair it to ask the hub</source>
+        <translation>此计算机未配对：请配对后再询问中心</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: the last save cannot be settled</source>
+        <translation>此计算机未配对：无法确认上一次保存</translation>
+    </message>
+    <message>
+        <source>The outcome of save %1 is not known yet (%2): it is settled before the next save or sync</source>
+        <translation>保存 %1 的结果尚不清楚（%2）：将在下次保存或同步之前确认</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionManager</name>
+    <message>
+        <source>This computer is no longer paired</source>
+        <translation>此计算机已不再配对</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: pair it to see its member&apos;s workspaces</source>
+        <translation>此计算机未配对：请配对后查看其成员的工作区</translation>
+    </message>
+    <message>
+        <source>No workspace named %1</source>
+        <translation>没有名为 %1 的工作区</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n workspaces are named %1: give the id</source>
+        <translation>
+            <numerusform>有 %n 个工作区名为 %1：请提供 ID</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cannot create %1</source>
+        <translation>无法创建 %1</translation>
+    </message>
+    <message>
+        <source>This computer is not paired</source>
+        <translation>此计算机未配对</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionPicker</name>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionsController</name>
+    <message>
+        <source>The engine is not running</source>
+        <translation>引擎未运行</translation>
+    </message>
+    <message>
+        <source>No such session</source>
+        <translation>没有这个会话</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionsPage</name>
+    <message>
+        <source>Opening…</source>
+        <translation>正在打开…</translation>
+    </message>
+    <message>
+        <source>Conflicts</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <source>Another session saved first</source>
+        <translation>另一个会话先保存了</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>Saving: %1</source>
+        <translation>正在保存：%1</translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation>正在同步…</translation>
+    </message>
+    <message>
+        <source>Syncing: %1</source>
+        <translation>正在同步：%1</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Workspace name</source>
+        <translation>工作区名称</translation>
+    </message>
+    <message>
+        <source>Workspace for a new session</source>
+        <translation>新会话的工作区</translation>
+    </message>
+    <message>
+        <source>&amp;New session</source>
+        <translation>新建会话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Workspace:</source>
+        <translation>工作区(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Changed files</source>
+        <translation>已更改的文件</translation>
+    </message>
+    <message>
+        <source>Ahead / behind main</source>
+        <translation>领先 / 落后 main</translation>
+    </message>
+    <message>
+        <source>Last save</source>
+        <translation>上次保存</translation>
+    </message>
+    <message>
+        <source>Save &amp;all</source>
+        <translation>全部保存(&amp;A)</translation>
+    </message>
+    <message>
+        <source>S&amp;ync</source>
+        <translation>同步(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>Open &amp;folder</source>
+        <translation>打开文件夹(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Starting a session on %1…</source>
+        <translation>正在 %1 上启动会话…</translation>
+    </message>
+    <message>
+        <source>Session %1 is ready.</source>
+        <translation>会话 %1 已就绪。</translation>
+    </message>
+    <message>
+        <source>No session started: %1</source>
+        <translation>未启动会话：%1</translation>
+    </message>
+    <message>
+        <source>Session %1 in %2</source>
+        <translation>会话 %1，位于 %2</translation>
+    </message>
+    <message>
+        <source>%1 ahead, %2 behind</source>
+        <translation>领先 %1，落后 %2</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <source>Pair this computer first: sessions come from the hub</source>
+        <translation>请先配对此计算机：会话来自中心</translation>
+    </message>
+    <message>
+        <source>Choose a session first</source>
+        <translation>请先选择一个会话</translation>
+    </message>
+    <message>
+        <source>The session is busy: %1</source>
+        <translation>会话正忙：%1</translation>
+    </message>
+    <message>
+        <source>Pair this computer first: saving and syncing need the hub</source>
+        <translation>请先配对此计算机：保存和同步需要中心</translation>
+    </message>
+</context>
+<context>
     <name>isolation::SettingsDialog</name>
     <message>
         <source>Isolation settings</source>
@@ -547,6 +1075,23 @@
     </message>
 </context>
 <context>
+    <name>isolation::SyncFlow</name>
+    <message>
+        <source>This computer is not paired: pair it to sync with the hub</source>
+        <translation>此计算机未配对：请配对后再与中心同步</translation>
+    </message>
+    <message>
+        <source>This computer is not paired</source>
+        <translation>此计算机未配对</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) conflict with main; nothing was changed (sync --resolve leaves git&apos;s markers in the files)</source>
+        <translation>
+            <numerusform>%n 个文件与 main 冲突；没有做任何更改（sync --resolve 会在文件中保留 git 的冲突标记）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>isolation::TrayApplication</name>
     <message>
         <source>&amp;Pair this computer…</source>
@@ -579,6 +1124,64 @@
     <message>
         <source>Pair again…</source>
         <translation>重新配对…</translation>
+    </message>
+    <message>
+        <source>S&amp;essions</source>
+        <translation>会话(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Files in conflict: open Conflicts to resolve them</source>
+        <translation>有冲突的文件：请打开&quot;冲突&quot;进行解决</translation>
+    </message>
+    <message>
+        <source>Another session saved first: sync, then save again</source>
+        <translation>另一个会话先保存了：请先同步，再重新保存</translation>
+    </message>
+    <message>
+        <source>Saving or syncing</source>
+        <translation>正在保存或同步</translation>
+    </message>
+    <message>
+        <source>Another session saved first</source>
+        <translation>另一个会话先保存了</translation>
+    </message>
+    <message>
+        <source>%1: nothing of your save reached the hub; your work is kept in the session. Sync, then save again.</source>
+        <translation>%1：您的保存没有任何内容到达中心；您的工作保留在会话中。请先同步，再重新保存。</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) in conflict</source>
+        <translation>
+            <numerusform>%n 个文件有冲突</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>&amp;Open</source>
+        <translation>打开(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Save &amp;all</source>
+        <translation>全部保存(&amp;A)</translation>
+    </message>
+    <message>
+        <source>S&amp;ync</source>
+        <translation>同步(&amp;Y)</translation>
     </message>
 </context>
 <context>
@@ -674,6 +1277,17 @@
     <message>
         <source>tunnel drained</source>
         <translation>隧道已清空</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::WorkspaceExport</name>
+    <message>
+        <source>Workspace %1 has nothing saved yet</source>
+        <translation>工作区 %1 尚无任何保存</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 </TS>

@@ -1,7 +1,12 @@
 #include "mainwindow.h"
 
 #include "activitypage.h"
+#include "cachepage.h"
+#include "changespage.h"
+#include "conflictspage.h"
 #include "runtimepage.h"
+#include "sessionpicker.h"
+#include "sessionspage.h"
 #include "trayicons.h"
 
 #include "engine.h"
@@ -12,7 +17,7 @@
 
 namespace isolation {
 
-MainWindow::MainWindow(Engine &engine, QWidget *parent)
+MainWindow::MainWindow(Engine &engine, SessionsController &sessions, QWidget *parent)
     : QMainWindow(parent)
     , m_engine(engine)
 {
@@ -31,47 +36,49 @@ MainWindow::MainWindow(Engine &engine, QWidget *parent)
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("tabs"));
     m_tabs->setAccessibleName(tr("Views"));
-    m_tabs->addTab(placeholder(QStringLiteral("sessionsTab"), tr("Sessions"),
-                       tr("Every session on this computer: its workspace, state, commits ahead of and "
-                          "behind main, the last save, and actions.")),
-        tr("&Sessions"));
-    m_tabs->addTab(placeholder(QStringLiteral("changesTab"), tr("Changes"),
-                       tr("The files a session touched, with a diff of each, to save all of them or a "
-                          "selection.")),
-        tr("&Changes"));
-    m_tabs->addTab(placeholder(QStringLiteral("conflictsTab"), tr("Conflicts"),
-                       tr("Files in conflict after a sync, how many conflict regions each has and which save "
-                          "the other side came from.")),
-        tr("C&onflicts"));
-    m_tabs->addTab(placeholder(QStringLiteral("cacheTab"), tr("Warm cache"),
-                       tr("The workspaces cached on this computer for fast launches: size, last use, and "
-                          "eviction.")),
-        tr("&Warm cache"));
+    m_sessionsPage = new SessionsPage(sessions);
+    m_changesPage = new ChangesPage(sessions);
+    m_conflictsPage = new ConflictsPage(sessions);
+    m_tabs->addTab(m_sessionsPage, tr("&Sessions"));
+    m_tabs->addTab(m_changesPage, tr("&Changes"));
+    m_tabs->addTab(m_conflictsPage, tr("C&onflicts"));
+    m_tabs->addTab(new CachePage(engine), tr("&Warm cache"));
     m_tabs->addTab(new RuntimePage(engine), tr("&Runtime"));
     m_tabs->addTab(new ActivityPage(engine), tr("&Activity"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
     resize(820, 560);
 
+    // One session is "the chosen one" across the Sessions, Changes and Conflicts tabs.
+    connect(m_sessionsPage, &SessionsPage::sessionPicked, this, &MainWindow::pickSession);
+    connect(m_changesPage->picker(), &SessionPicker::sessionPicked, this, &MainWindow::pickSession);
+    connect(m_conflictsPage->picker(), &SessionPicker::sessionPicked, this, &MainWindow::pickSession);
+    connect(m_sessionsPage, &SessionsPage::showChanges, this,
+        [this](const QString &id) { showTab(QStringLiteral("changesTab"), id); });
+
     connect(&m_engine, &Engine::stateChanged, this, &MainWindow::updateState);
     updateState();
 }
 
-QWidget *MainWindow::placeholder(const QString &objectName, const QString &title, const QString &what)
+void MainWindow::pickSession(const QString &id)
 {
-    auto *page = new QWidget;
-    page->setObjectName(objectName);
-    auto *layout = new QVBoxLayout(page);
-    auto *heading = new QLabel(QStringLiteral("<h3>%1</h3>").arg(title.toHtmlEscaped()), page);
-    auto *body = new QLabel(what, page);
-    body->setWordWrap(true);
-    auto *notYet = new QLabel(tr("Not available yet in this version."), page);
-    notYet->setObjectName(QStringLiteral("notAvailable"));
-    layout->addWidget(heading);
-    layout->addWidget(body);
-    layout->addWidget(notYet);
-    layout->addStretch(1);
-    return page;
+    if (id.isEmpty())
+        return;
+    if (m_sessionsPage->currentSession() != id)
+        m_sessionsPage->setCurrentSession(id);
+    if (m_changesPage->picker()->currentSession() != id)
+        m_changesPage->picker()->setCurrentSession(id);
+    if (m_conflictsPage->picker()->currentSession() != id)
+        m_conflictsPage->picker()->setCurrentSession(id);
+}
+
+void MainWindow::showTab(const QString &objectName, const QString &session)
+{
+    if (!session.isEmpty())
+        pickSession(session);
+    if (QWidget *page = m_tabs->findChild<QWidget *>(objectName))
+        m_tabs->setCurrentWidget(page);
+    bringToFront();
 }
 
 void MainWindow::updateState()

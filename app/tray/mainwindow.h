@@ -9,22 +9,31 @@ class QTabWidget;
 
 namespace isolation {
 
+class ChangesPage;
+class ConflictsPage;
 class Engine;
+class SessionsController;
+class SessionsPage;
 
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(Engine &engine, QWidget *parent = nullptr);
+    MainWindow(Engine &engine, SessionsController &sessions, QWidget *parent = nullptr);
 
     QTabWidget *tabs() const { return m_tabs; }
     void bringToFront();
+    // Shows one tab ("sessionsTab", "changesTab", "conflictsTab", ...) on `session` (empty: as is).
+    void showTab(const QString &objectName, const QString &session = {});
 
 private:
     void updateState();
-    QWidget *placeholder(const QString &objectName, const QString &title, const QString &what);
+    void pickSession(const QString &id);
 
     Engine &m_engine;
+    SessionsPage *m_sessionsPage = nullptr;
+    ChangesPage *m_changesPage = nullptr;
+    ConflictsPage *m_conflictsPage = nullptr;
     QTabWidget *m_tabs = nullptr;
     QLabel *m_state = nullptr;
 };

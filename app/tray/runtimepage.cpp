@@ -51,14 +51,27 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
     layout->addLayout(buttons);
     layout->addStretch(1);
 
-    // The uptime moves while the page is on screen; everything else follows the engine.
+    // The uptime moves while the page is on screen (an idle tray wakes for nothing else);
+    // everything else follows the engine's signals.
     m_tick = new QTimer(this);
     m_tick->setInterval(1000);
     connect(m_tick, &QTimer::timeout, this, &RuntimePage::refresh);
-    m_tick->start();
     connect(&m_engine, &Engine::runtimeChanged, this, &RuntimePage::refresh);
     connect(&m_engine, &Engine::stateChanged, this, &RuntimePage::refresh);
     refresh();
+}
+
+void RuntimePage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    refresh();
+    m_tick->start();
+}
+
+void RuntimePage::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_tick->stop();
 }
 
 QLabel *RuntimePage::addRow(const QString &objectName, const QString &label)

@@ -25,6 +25,10 @@ public:
     // The translated name of a runtime state ("healthy", "docker_missing", ... as in status JSON).
     static QString stateText(const QString &stateName);
 
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
 private:
     void refresh();
     void restart();

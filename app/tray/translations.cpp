@@ -41,8 +41,10 @@ QString Translations::install(const QLocale &locale)
     uninstall(s.qt);
 
     auto ours = std::make_unique<QTranslator>();
-    // QTranslator walks the locale's UI languages (de_AT → de, zh_Hans_CN → zh_CN, ...).
-    if (!ours->load(locale, QStringLiteral("isolation"), QStringLiteral("_"), kCatalogueDir))
+    // QTranslator walks the locale's UI languages (de_AT → de, zh_Hans_CN → zh_CN, ...). Where
+    // none matches, the tray speaks English, whose catalogue holds the plural forms.
+    if (!ours->load(locale, QStringLiteral("isolation"), QStringLiteral("_"), kCatalogueDir)
+        && !ours->load(QStringLiteral("isolation_en"), kCatalogueDir))
         return QStringLiteral("en");
     const QString language = QFileInfo(ours->filePath()).completeBaseName().mid(int(qstrlen("isolation_")));
     QCoreApplication::installTranslator(ours.get());
@@ -63,8 +65,11 @@ QStringList Translations::available()
     QStringList languages;
     const QStringList files
         = QDir(kCatalogueDir).entryList({QStringLiteral("isolation_*.qm")}, QDir::Files, QDir::Name);
-    for (const QString &file : files)
-        languages << QFileInfo(file).completeBaseName().mid(int(qstrlen("isolation_")));
+    for (const QString &file : files) {
+        const QString language = QFileInfo(file).completeBaseName().mid(int(qstrlen("isolation_")));
+        if (language != QLatin1String("en")) // the sources' language; its catalogue has plurals only
+            languages << language;
+    }
     return languages;
 }
 

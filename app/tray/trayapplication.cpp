@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 #include "notifier.h"
 #include "pairingdialog.h"
+#include "sessionscontroller.h"
 #include "settingsdialog.h"
 #include "trayicons.h"
 
@@ -17,7 +18,8 @@ namespace isolation {
 TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     : QObject(parent)
     , m_engine(engine)
-    , m_window(std::make_unique<MainWindow>(engine))
+    , m_sessions(std::make_unique<SessionsController>(engine))
+    , m_window(std::make_unique<MainWindow>(engine, *m_sessions))
     , m_menu(std::make_unique<QMenu>())
 {
     m_menu->setObjectName(QStringLiteral("trayMenu"));
@@ -29,6 +31,8 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     m_menu->addSeparator();
     m_pair = m_menu->addAction(tr("&Pair this computer…"), this, &TrayApplication::showPairing);
     m_pair->setObjectName(QStringLiteral("pairAction"));
+    m_sessionsMenu = m_menu->addMenu(tr("S&essions"));
+    m_sessionsMenu->setObjectName(QStringLiteral("sessionsMenu"));
     QAction *open = m_menu->addAction(tr("&Open Isolation…"), this, &TrayApplication::showWindow);
     open->setObjectName(QStringLiteral("openAction"));
     m_settings = m_menu->addAction(tr("&Settings…"), this, &TrayApplication::showSettings);
@@ -46,6 +50,8 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     m_notifier = new Notifier(m_icon, this);
     connect(m_notifier, &Notifier::actionInvoked, this, &TrayApplication::onNotificationAction);
     connect(&m_engine, &Engine::stateChanged, this, &TrayApplication::updateState);
+    connectSessionEvents();
+    rebuildSessionsMenu();
     updateState();
 }
 
@@ -105,9 +111,23 @@ void TrayApplication::updateState()
     const EngineState state = m_engine.state();
     // Pairing is offered while nothing else is: not paired, or a pairing already on screen.
     m_pair->setVisible(state == EngineState::NotPaired || state == EngineState::Pairing || state == EngineState::Error);
-    m_stateLine->setText(line);
-    m_icon->setIcon(stateIcon(state));
-    m_icon->setToolTip(tr("Isolation: %1").arg(line));
+    TrayBadge badge = TrayBadge::None;
+    QString why = line;
+    if (m_sessions->anyConflict()) {
+        badge = TrayBadge::Conflict;
+        why = tr("Files in conflict: open Conflicts to resolve them");
+    } else if (m_sessions->anyMovedOn()) {
+        badge = TrayBadge::MovedOn;
+        why = tr("Another session saved first: sync, then save again");
+    } else if (m_sessions->anyWorking()) {
+        badge = TrayBadge::Working;
+        why = tr("Saving or syncing");
+    }
+    if (state != EngineState::Online && state != EngineState::Reconnecting)
+        why = line;
+    m_stateLine->setText(why);
+    m_icon->setIcon(stateIcon(state, badge));
+    m_icon->setToolTip(tr("Isolation: %1").arg(why));
 
     // Losing the pairing is news the member must see even with the window closed: the hub
     // revoked this computer, or it was unpaired from the command line.
@@ -130,8 +150,59 @@ void TrayApplication::onNotificationAction(const QString &kind, const QString &a
 {
     if (kind == QLatin1String("unpaired") && action == QLatin1String("pair"))
         showPairing();
+    else if (kind == QLatin1String("moved_on") && action == QLatin1String("sync"))
+        m_sessions->sync(m_lastNotifiedSession, false);
+    else if (kind == QLatin1String("conflict"))
+        m_window->showTab(QStringLiteral("conflictsTab"), m_lastNotifiedSession);
+    else if (kind == QLatin1String("moved_on"))
+        m_window->showTab(QStringLiteral("changesTab"), m_lastNotifiedSession);
     else
         showWindow();
+}
+
+void TrayApplication::connectSessionEvents()
+{
+    connect(m_sessions.get(), &SessionsController::badgeChanged, this, &TrayApplication::updateState);
+    connect(m_sessions.get(), &SessionsController::sessionsChanged, this, &TrayApplication::rebuildSessionsMenu);
+    connect(m_sessions.get(), &SessionsController::movedOn, this, [this](const QString &id, const QString &workspace) {
+        m_lastNotifiedSession = id;
+        Notification n;
+        n.kind = QStringLiteral("moved_on");
+        n.summary = tr("Another session saved first");
+        n.body = tr("%1: nothing of your save reached the hub; your work is kept in the session. Sync, then save "
+                    "again.")
+                     .arg(workspace);
+        n.actions = {{QStringLiteral("default"), tr("Open")}, {QStringLiteral("sync"), tr("Sync now")}};
+        m_notifier->notify(n);
+    });
+    connect(m_sessions.get(), &SessionsController::conflicted, this,
+        [this](const QString &id, const QString &workspace, const QList<ConflictedFile> &files) {
+            m_lastNotifiedSession = id;
+            Notification n;
+            n.kind = QStringLiteral("conflict");
+            n.summary = tr("%n file(s) in conflict", nullptr, int(files.size()));
+            QStringList paths;
+            for (const ConflictedFile &f : files.mid(0, 3))
+                paths << f.path;
+            n.body = tr("%1: %2").arg(workspace, paths.join(QStringLiteral(", ")));
+            n.critical = true;
+            n.actions = {{QStringLiteral("default"), tr("Open")}};
+            m_notifier->notify(n);
+        });
+}
+
+void TrayApplication::rebuildSessionsMenu()
+{
+    m_sessionsMenu->clear();
+    const QStringList ids = m_sessions->sessionIds();
+    m_sessionsMenu->setEnabled(!ids.isEmpty());
+    for (const QString &id : ids) {
+        const SessionSnapshot *s = m_sessions->snapshot(id);
+        QMenu *one = m_sessionsMenu->addMenu(tr("%1 — %2").arg(s ? s->workspaceName : QString(), id));
+        one->addAction(tr("&Open"), this, [this, id] { m_window->showTab(QStringLiteral("changesTab"), id); });
+        one->addAction(tr("Save &all"), this, [this, id] { m_sessions->save(id, {}, {}); });
+        one->addAction(tr("S&ync"), this, [this, id] { m_sessions->sync(id, false); });
+    }
 }
 
 } // namespace isolation

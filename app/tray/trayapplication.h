@@ -16,6 +16,7 @@ namespace isolation {
 class Engine;
 class MainWindow;
 class Notifier;
+class SessionsController;
 
 class TrayApplication final : public QObject
 {
@@ -36,12 +37,16 @@ public:
     QMenu *menu() const { return m_menu.get(); }
     QSystemTrayIcon *trayIcon() const { return m_icon; }
     Notifier *notifier() const { return m_notifier; }
+    SessionsController *sessions() const { return m_sessions.get(); }
 
 private:
     void updateState();
     void onNotificationAction(const QString &kind, const QString &action);
+    void rebuildSessionsMenu();
+    void connectSessionEvents();
 
     Engine &m_engine;
+    std::unique_ptr<SessionsController> m_sessions;
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<QMenu> m_menu;
     QSystemTrayIcon *m_icon = nullptr;
@@ -49,6 +54,8 @@ private:
     bool m_wasPaired = false;
     QAction *m_stateLine = nullptr;
     QAction *m_pair = nullptr;
+    QMenu *m_sessionsMenu = nullptr;
+    QString m_lastNotifiedSession; // the session a moved-on or conflict notification was about
     QAction *m_settings = nullptr;
     QPointer<QWidget> m_pairingDialog;
     QPointer<QWidget> m_settingsDialog;

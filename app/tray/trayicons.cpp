@@ -2,8 +2,21 @@
 
 namespace isolation {
 
-QIcon stateIcon(EngineState state)
+QIcon stateIcon(EngineState state, TrayBadge badge)
 {
+    // The workspace badges matter only while the engine can act on them.
+    if (state == EngineState::Online || state == EngineState::Reconnecting) {
+        switch (badge) {
+        case TrayBadge::Conflict:
+            return QIcon(QStringLiteral(":/icons/tray-conflict.svg"));
+        case TrayBadge::MovedOn:
+            return QIcon(QStringLiteral(":/icons/tray-moved-on.svg"));
+        case TrayBadge::Working:
+            return QIcon(QStringLiteral(":/icons/tray-working.svg"));
+        case TrayBadge::None:
+            break;
+        }
+    }
     switch (state) {
     case EngineState::Online:
         return QIcon(QStringLiteral(":/icons/tray-online.svg"));

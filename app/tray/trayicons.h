@@ -7,7 +7,15 @@
 
 namespace isolation {
 
-QIcon stateIcon(EngineState state);
+// What the workspaces add to an online tray, most urgent first.
+enum class TrayBadge {
+    None,
+    Conflict, // files in conflict; stays until every conflict is resolved
+    MovedOn, // another session saved first (412)
+    Working, // a save or sync runs
+};
+
+QIcon stateIcon(EngineState state, TrayBadge badge = TrayBadge::None);
 QIcon appIcon();
 
 } // namespace isolation

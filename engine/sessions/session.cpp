@@ -234,6 +234,22 @@ void Session::sync(ConflictMode mode, Done<SyncReport> done)
     });
 }
 
+void Session::diff(const QString &path, Done<FileDiff> done)
+{
+    if (m_state == SessionState::Failed || m_state == SessionState::Opening) {
+        done(m_state == SessionState::Failed ? SessionError::failed(m_reason)
+                                             : SessionError::unavailable(tr("The session is still opening")));
+        return;
+    }
+    onWorker<Result<FileDiff, WorkspaceError>>([path](Workspace &ws) { return ws.diff(path); }, this,
+        [done](Result<FileDiff, WorkspaceError> d) {
+            if (!d)
+                done(SessionError::from(d.error()));
+            else
+                done(d.value());
+        });
+}
+
 void Session::changes(bool refresh, Done<ChangesReport> done)
 {
     enqueue(SessionState::Ready, QStringLiteral("changes"), [this, refresh, done](std::function<void()> finished) {
@@ -262,8 +278,8 @@ void Session::changes(bool refresh, Done<ChangesReport> done)
                 }
                 setPhase(QStringLiteral("refresh"));
                 QPointer<Session> self(this);
-                m_store->fetchManifest(m_record.etag,
-                    [self, report, done, finished](StoreResult<WorkspaceStore::Fetched> f) mutable {
+                m_store->fetchManifest(
+                    m_record.etag, [self, report, done, finished](StoreResult<WorkspaceStore::Fetched> f) mutable {
                         if (!self)
                             return;
                         if (!f) {

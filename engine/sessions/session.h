@@ -10,6 +10,7 @@
 #include "sessionreports.h"
 #include "sessionstate.h"
 #include "worker.h"
+#include "workspace/filediff.h"
 
 #include <QList>
 #include <QObject>
@@ -60,6 +61,9 @@ public:
     void save(const QStringList &files, const QString &message, Done<SaveReport> done);
     void sync(ConflictMode mode, Done<SyncReport> done);
     void changes(bool refresh, Done<ChangesReport> done);
+    // One file's diff against the session branch (on the worker; not queued behind operations,
+    // it only reads).
+    void diff(const QString &path, Done<FileDiff> done);
     // Runs again a save the engine was stopped in the middle of (recorded in session.json), once.
     void resumeInterrupted();
 

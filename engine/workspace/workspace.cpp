@@ -176,6 +176,11 @@ Result<WorkspaceChanges, WorkspaceError> Workspace::changes()
     return ChangeReport(*m_repo).collect();
 }
 
+Result<FileDiff, WorkspaceError> Workspace::diff(const QString &path, qsizetype maxBytes)
+{
+    return fileDiff(*m_repo, path, maxBytes);
+}
+
 Result<QByteArray, WorkspaceError> Workspace::refId(const QByteArray &ref) const
 {
     QByteArray name = ref;

@@ -5,6 +5,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "filediff.h"
 #include "workspaceerror.h"
 #include "workspacetypes.h"
 
@@ -74,6 +75,8 @@ public:
 
     // --- Changes
     Result<WorkspaceChanges, WorkspaceError> changes();
+    // One file's change against the session branch, as a unified diff of at most `maxBytes`.
+    Result<FileDiff, WorkspaceError> diff(const QString &path, qsizetype maxBytes = 256 * 1024);
 
     // --- Export
     // The whole workspace as one full bundle (HEAD, main, every session branch): `git clone` reads it.

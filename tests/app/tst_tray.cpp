@@ -69,14 +69,18 @@ void tst_Tray::windowHasTheSixTabs()
         QStringLiteral("Warm cache"), QStringLiteral("Runtime"), QStringLiteral("Activity")};
     for (int i = 0; i < tabs->count(); ++i)
         QCOMPARE(tabs->tabText(i).remove(QLatin1Char('&')), expected.at(i));
-    // The workspace tabs say plainly that they are not available yet; Runtime and Activity work.
-    for (int i = 0; i < 4; ++i) {
-        auto *notYet = tabs->widget(i)->findChild<QLabel *>(QStringLiteral("notAvailable"));
-        QVERIFY(notYet);
-        QVERIFY(notYet->text().contains(QStringLiteral("Not available yet")));
-    }
-    for (int i = 4; i < 6; ++i)
-        QVERIFY(!tabs->widget(i)->findChild<QLabel *>(QStringLiteral("notAvailable")));
+    const QStringList pages {QStringLiteral("sessionsTab"), QStringLiteral("changesTab"),
+        QStringLiteral("conflictsTab"), QStringLiteral("cacheTab"), QStringLiteral("runtimeTab"),
+        QStringLiteral("activityTab")};
+    for (int i = 0; i < tabs->count(); ++i)
+        QCOMPARE(tabs->widget(i)->objectName(), pages.at(i));
+    // Not paired: nothing can start a session, and the tabs say why rather than fail later.
+    QVERIFY(!tabs->widget(0)->findChild<QPushButton *>(QStringLiteral("newSession"))->isEnabled());
+    QVERIFY(tabs->widget(0)
+                ->findChild<QPushButton *>(QStringLiteral("sessionSaveAll"))
+                ->toolTip()
+                .contains(QStringLiteral("Choose a session")));
+    QVERIFY(!tabs->widget(1)->findChild<QPushButton *>(QStringLiteral("saveAll"))->isEnabled());
 
     // The runtime is switched off in this test environment: the tab says so and offers no restart.
     auto *runtimeState = tabs->widget(4)->findChild<QLabel *>(QStringLiteral("runtimeState"));

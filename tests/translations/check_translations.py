@@ -38,10 +38,13 @@ def main():
             copy = os.path.join(tmp, os.path.basename(ts))
             shutil.copyfile(ts, copy)
             copies.append(copy)
-        # The same command as the update_translations target.
-        subprocess.run([lupdate, "-locations", "none", "-no-obsolete", "-silent",
-                        os.path.join(root, "engine"), os.path.join(root, "app"), "-ts", *copies],
-                       check=True, cwd=root)
+        # The same commands as the update_translations target: the English catalogue holds only
+        # the plural forms (the sources are English).
+        for copy in copies:
+            plural = ["-pluralonly"] if copy.endswith("_en.ts") else []
+            subprocess.run([lupdate, "-locations", "none", "-no-obsolete", "-silent", *plural,
+                            os.path.join(root, "engine"), os.path.join(root, "app"), "-ts", copy],
+                           check=True, cwd=root)
         for ts, copy in zip(ts_files, copies):
             committed = {(c, s) for c, s, _, _ in messages(ts)}
             current = {(c, s) for c, s, _, _ in messages(copy)}

@@ -1,0 +1,272 @@
+#include "changespage.h"
+
+#include "sessionpicker.h"
+#include "sessionscontroller.h"
+#include "sessionspage.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace isolation {
+
+QString fileStatusText(int status)
+{
+    switch (FileStatus(status)) {
+    case FileStatus::Added:
+        return ChangesPage::tr("added");
+    case FileStatus::Modified:
+        return ChangesPage::tr("modified");
+    case FileStatus::Deleted:
+        return ChangesPage::tr("deleted");
+    case FileStatus::Renamed:
+        return ChangesPage::tr("renamed");
+    case FileStatus::TypeChange:
+        return ChangesPage::tr("type changed");
+    case FileStatus::Conflicted:
+        return ChangesPage::tr("in conflict");
+    case FileStatus::Untracked:
+        return ChangesPage::tr("new");
+    }
+    return {};
+}
+
+ChangesPage::ChangesPage(SessionsController &sessions, QWidget *parent)
+    : QWidget(parent)
+    , m_sessions(sessions)
+{
+    setObjectName(QStringLiteral("changesTab"));
+    auto *layout = new QVBoxLayout(this);
+    auto *top = new QHBoxLayout;
+    m_picker = new SessionPicker(sessions, this);
+    m_picker->setObjectName(QStringLiteral("changesSession"));
+    auto *pickLabel = new QLabel(tr("&Session:"), this);
+    pickLabel->setBuddy(m_picker);
+    m_refresh = new QPushButton(tr("&Refresh"), this);
+    m_refresh->setObjectName(QStringLiteral("changesRefresh"));
+    m_refresh->setToolTip(tr("Look at the files again and ask the hub whether the workspace moved on"));
+    top->addWidget(pickLabel);
+    top->addWidget(m_picker);
+    top->addStretch(1);
+    top->addWidget(m_refresh);
+    layout->addLayout(top);
+
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("changesSummary"));
+    layout->addWidget(m_summary);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    m_files = new QTreeWidget(split);
+    m_files->setObjectName(QStringLiteral("changesFiles"));
+    m_files->setAccessibleName(tr("Changed files"));
+    m_files->setHeaderLabels({tr("File"), tr("Status")});
+    m_files->setRootIsDecorated(false);
+    m_files->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_files->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_diff = new QPlainTextEdit(split);
+    m_diff->setObjectName(QStringLiteral("changesDiff"));
+    m_diff->setAccessibleName(tr("Diff of the chosen file"));
+    m_diff->setReadOnly(true);
+    m_diff->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_diff->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    auto *message = new QHBoxLayout;
+    m_message = new QLineEdit(this);
+    m_message->setObjectName(QStringLiteral("changesMessage"));
+    m_message->setPlaceholderText(tr("What changed (optional)"));
+    auto *messageLabel = new QLabel(tr("&Message:"), this);
+    messageLabel->setBuddy(m_message);
+    message->addWidget(messageLabel);
+    message->addWidget(m_message, 1);
+    layout->addLayout(message);
+
+    auto *buttons = new QHBoxLayout;
+    m_saveSelected = new QPushButton(tr("Save &selected"), this);
+    m_saveSelected->setObjectName(QStringLiteral("saveSelected"));
+    m_saveAll = new QPushButton(tr("Save &all"), this);
+    m_saveAll->setObjectName(QStringLiteral("saveAll"));
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("saveProgress"));
+    m_progress->setRange(0, 0);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    buttons->addWidget(m_saveSelected);
+    buttons->addWidget(m_saveAll);
+    buttons->addWidget(m_progress, 1);
+    layout->addLayout(buttons);
+    m_why = new QLabel(this);
+    m_why->setObjectName(QStringLiteral("changesWhy"));
+    m_why->setWordWrap(true);
+    layout->addWidget(m_why);
+
+    connect(m_picker, &SessionPicker::sessionPicked, this, [this] {
+        reload();
+        m_sessions.refresh(m_picker->currentSession());
+    });
+    connect(&m_sessions, &SessionsController::sessionUpdated, this, [this](const QString &id) {
+        if (id == m_picker->currentSession())
+            reload();
+    });
+    connect(m_refresh, &QPushButton::clicked, this, [this] { m_sessions.refresh(m_picker->currentSession(), true); });
+    connect(m_files, &QTreeWidget::itemChanged, this, &ChangesPage::updateActions);
+    connect(m_files, &QTreeWidget::currentItemChanged, this, &ChangesPage::showDiff);
+    connect(m_saveSelected, &QPushButton::clicked, this, [this] { save(true); });
+    connect(m_saveAll, &QPushButton::clicked, this, [this] { save(false); });
+    connect(&m_sessions, &SessionsController::saved, this, [this](const QString &id, const SaveReport &report) {
+        if (id != m_picker->currentSession())
+            return;
+        m_message->clear();
+        m_why->setText(report.published ? tr("Saved.") : tr("Nothing to save."));
+        m_whyIsReason = false;
+    });
+    connect(&m_sessions, &SessionsController::failed, this,
+        [this](const QString &id, const QString &, const QString &message) {
+            if (id == m_picker->currentSession()) {
+                m_why->setText(message);
+                m_whyIsReason = false;
+            }
+        });
+    connect(&m_sessions, &SessionsController::movedOn, this, [this](const QString &id) {
+        if (id == m_picker->currentSession()) {
+            m_why->setText(tr("Another session saved first. Your work is kept here: sync, then save again."));
+            m_whyIsReason = false;
+        }
+    });
+    reload();
+}
+
+QStringList ChangesPage::checkedFiles() const
+{
+    QStringList files;
+    for (int i = 0; i < m_files->topLevelItemCount(); ++i) {
+        QTreeWidgetItem *item = m_files->topLevelItem(i);
+        if (item->checkState(0) == Qt::Checked)
+            files << item->data(0, Qt::UserRole).toString();
+    }
+    return files;
+}
+
+void ChangesPage::reload()
+{
+    const SessionSnapshot *s = m_sessions.snapshot(m_picker->currentSession());
+    // Keep what the member ticked across refreshes.
+    QSet<QString> unticked;
+    QString current = m_files->currentItem() ? m_files->currentItem()->data(0, Qt::UserRole).toString() : QString();
+    for (int i = 0; i < m_files->topLevelItemCount(); ++i) {
+        QTreeWidgetItem *item = m_files->topLevelItem(i);
+        if (item->checkState(0) != Qt::Checked)
+            unticked.insert(item->data(0, Qt::UserRole).toString());
+    }
+    {
+        const QSignalBlocker quiet(m_files);
+        m_files->clear();
+        if (s && s->changesKnown) {
+            for (const FileChange &f : s->changes.files) {
+                auto *item = new QTreeWidgetItem(m_files);
+                item->setText(0, f.status == FileStatus::Renamed ? tr("%1 (from %2)").arg(f.path, f.oldPath) : f.path);
+                item->setData(0, Qt::UserRole, f.path);
+                item->setText(1, fileStatusText(int(f.status)));
+                item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+                item->setCheckState(0, unticked.contains(f.path) ? Qt::Unchecked : Qt::Checked);
+                if (f.path == current)
+                    m_files->setCurrentItem(item);
+            }
+        }
+    }
+    if (!s)
+        m_summary->setText(tr("No session: start one on the Sessions tab."));
+    else if (!s->changesKnown)
+        m_summary->setText(tr("Looking at the files…"));
+    else
+        m_summary->setText(
+            tr("%1 changed files; %2 commits ahead of main, %3 behind%4")
+                .arg(s->changes.files.size())
+                .arg(s->changes.ahead)
+                .arg(s->changes.behind)
+                .arg(s->changes.mergeInProgress ? tr("; a merge is in progress (save completes it)") : QString()));
+    const bool working = s && (s->state == SessionState::Saving || s->state == SessionState::Syncing);
+    m_progress->setVisible(working);
+    if (working)
+        m_progress->setFormat(sessionStateText(*s));
+    updateActions();
+}
+
+void ChangesPage::updateActions()
+{
+    const SessionSnapshot *s = m_sessions.snapshot(m_picker->currentSession());
+    const int checked = int(checkedFiles().size());
+    QString whyAll;
+    if (!s)
+        whyAll = tr("Choose a session first");
+    else if (s->state != SessionState::Ready)
+        whyAll = tr("The session is busy: %1").arg(sessionStateText(*s));
+    else if (!m_sessions.paired())
+        whyAll = tr("Pair this computer first: saving needs the hub");
+    else if (s->changesKnown && s->changes.files.isEmpty() && s->changes.ahead == 0)
+        whyAll = tr("Nothing to save: no file changed");
+    QString whySelected = whyAll;
+    if (whySelected.isEmpty() && checked == 0)
+        whySelected = tr("Tick the files to save");
+    m_saveAll->setEnabled(whyAll.isEmpty());
+    m_saveAll->setToolTip(whyAll);
+    m_saveSelected->setEnabled(whySelected.isEmpty());
+    m_saveSelected->setToolTip(whySelected);
+    m_saveSelected->setText(checked ? tr("Save &selected (%1)").arg(checked) : tr("Save &selected"));
+    m_refresh->setEnabled(s && s->state == SessionState::Ready);
+    // The line under the buttons says why they are disabled, unless it reports what just happened.
+    if (!whySelected.isEmpty() && (!s || s->lastError.isEmpty())) {
+        m_why->setText(whySelected);
+        m_whyIsReason = true;
+    } else if (whySelected.isEmpty() && m_whyIsReason) {
+        m_why->clear();
+        m_whyIsReason = false;
+    }
+}
+
+void ChangesPage::showDiff()
+{
+    QTreeWidgetItem *item = m_files->currentItem();
+    if (!item) {
+        m_diff->clear();
+        return;
+    }
+    const QString path = item->data(0, Qt::UserRole).toString();
+    const int request = ++m_diffRequest;
+    m_diff->setPlainText(tr("Reading %1…").arg(path));
+    QPointer<ChangesPage> self(this);
+    m_sessions.diff(m_picker->currentSession(), path, [self, request, path](Result<FileDiff, SessionError> d) {
+        if (!self || request != self->m_diffRequest)
+            return;
+        if (!d) {
+            self->m_diff->setPlainText(tr("No diff of %1: %2").arg(path, d.error().message));
+            return;
+        }
+        QString text = d.value().binary ? tr("%1 is a binary file.").arg(path) : d.value().text;
+        if (d.value().truncated)
+            text += QLatin1Char('\n') + tr("(the diff goes on; only its start is shown)");
+        self->m_diff->setPlainText(text);
+    });
+}
+
+void ChangesPage::save(bool selectedOnly)
+{
+    const QString id = m_picker->currentSession();
+    const QStringList files = selectedOnly ? checkedFiles() : QStringList();
+    m_why->setText(selectedOnly ? tr("Saving %n file(s)…", nullptr, int(files.size())) : tr("Saving every change…"));
+    m_whyIsReason = false;
+    m_sessions.save(id, files, m_message->text().trimmed());
+}
+
+} // namespace isolation

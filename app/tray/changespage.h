@@ -1,0 +1,53 @@
+// The Changes tab: the files the chosen session touched, each with a checkbox, its status and a
+// diff preview; "Save selected" and "Save all" with a message; progress while saving. A
+// disabled control says why (its tooltip and the line under the buttons).
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTreeWidget;
+
+namespace isolation {
+
+class SessionPicker;
+class SessionsController;
+
+class ChangesPage final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ChangesPage(SessionsController &sessions, QWidget *parent = nullptr);
+
+    SessionPicker *picker() const { return m_picker; }
+    QStringList checkedFiles() const;
+
+private:
+    void reload();
+    void updateActions();
+    void showDiff();
+    void save(bool selectedOnly);
+
+    SessionsController &m_sessions;
+    SessionPicker *m_picker = nullptr;
+    QTreeWidget *m_files = nullptr;
+    QPlainTextEdit *m_diff = nullptr;
+    QLineEdit *m_message = nullptr;
+    QPushButton *m_refresh = nullptr;
+    QPushButton *m_saveSelected = nullptr;
+    QPushButton *m_saveAll = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QLabel *m_why = nullptr;
+    QLabel *m_summary = nullptr;
+    int m_diffRequest = 0;
+    bool m_whyIsReason = false; // m_why says why a button is disabled (not what just happened)
+};
+
+// The status of a changed file, for people ("modified", "new", ...).
+QString fileStatusText(int status);
+
+} // namespace isolation

@@ -1,0 +1,214 @@
+#include "sessionspage.h"
+
+#include "sessionscontroller.h"
+
+#include <QDesktopServices>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace isolation {
+
+namespace {
+enum Column { Workspace, State, Changed, AheadBehind, LastSave, ColumnCount };
+} // namespace
+
+QString sessionStateText(const SessionSnapshot &s)
+{
+    switch (s.state) {
+    case SessionState::Opening:
+        return SessionsPage::tr("Opening…");
+    case SessionState::Ready:
+        if (!s.conflicts.isEmpty())
+            return SessionsPage::tr("Conflicts");
+        if (s.movedOn)
+            return SessionsPage::tr("Another session saved first");
+        return SessionsPage::tr("Ready");
+    case SessionState::Saving:
+        return s.progress.phase.isEmpty() ? SessionsPage::tr("Saving…")
+                                          : SessionsPage::tr("Saving: %1").arg(s.progress.phase);
+    case SessionState::Syncing:
+        return s.progress.phase.isEmpty() ? SessionsPage::tr("Syncing…")
+                                          : SessionsPage::tr("Syncing: %1").arg(s.progress.phase);
+    case SessionState::Failed:
+        return SessionsPage::tr("Failed: %1").arg(s.reason);
+    }
+    return {};
+}
+
+SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
+    : QWidget(parent)
+    , m_sessions(sessions)
+{
+    setObjectName(QStringLiteral("sessionsTab"));
+    auto *layout = new QVBoxLayout(this);
+
+    auto *create = new QHBoxLayout;
+    m_workspace = new QLineEdit(this);
+    m_workspace->setObjectName(QStringLiteral("newSessionWorkspace"));
+    m_workspace->setPlaceholderText(tr("Workspace name"));
+    m_workspace->setAccessibleName(tr("Workspace for a new session"));
+    m_create = new QPushButton(tr("&New session"), this);
+    m_create->setObjectName(QStringLiteral("newSession"));
+    auto *workspaceLabel = new QLabel(tr("&Workspace:"), this);
+    workspaceLabel->setBuddy(m_workspace);
+    create->addWidget(workspaceLabel);
+    create->addWidget(m_workspace, 1);
+    create->addWidget(m_create);
+    layout->addLayout(create);
+
+    m_table = new QTableWidget(0, ColumnCount, this);
+    m_table->setObjectName(QStringLiteral("sessionsView"));
+    m_table->setAccessibleName(tr("Sessions"));
+    m_table->setHorizontalHeaderLabels(
+        {tr("Workspace"), tr("State"), tr("Changed files"), tr("Ahead / behind main"), tr("Last save")});
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    layout->addWidget(m_table, 1);
+
+    auto *actions = new QHBoxLayout;
+    m_saveAll = new QPushButton(tr("Save &all"), this);
+    m_saveAll->setObjectName(QStringLiteral("sessionSaveAll"));
+    m_sync = new QPushButton(tr("S&ync"), this);
+    m_sync->setObjectName(QStringLiteral("sessionSync"));
+    m_openFolder = new QPushButton(tr("Open &folder"), this);
+    m_openFolder->setObjectName(QStringLiteral("sessionOpenFolder"));
+    actions->addWidget(m_saveAll);
+    actions->addWidget(m_sync);
+    actions->addWidget(m_openFolder);
+    actions->addStretch(1);
+    layout->addLayout(actions);
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("sessionsStatus"));
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+
+    connect(m_create, &QPushButton::clicked, this, [this] {
+        const QString workspace = m_workspace->text().trimmed();
+        if (workspace.isEmpty())
+            return;
+        m_create->setEnabled(false);
+        m_status->setText(tr("Starting a session on %1…").arg(workspace));
+        m_sessions.createSession(workspace);
+    });
+    connect(m_workspace, &QLineEdit::returnPressed, m_create, &QPushButton::click);
+    connect(m_workspace, &QLineEdit::textChanged, this, &SessionsPage::updateActions);
+    connect(&m_sessions, &SessionsController::created, this, [this](const QString &id) {
+        m_workspace->clear();
+        m_status->setText(tr("Session %1 is ready.").arg(id));
+        setCurrentSession(id);
+        updateActions();
+    });
+    connect(&m_sessions, &SessionsController::createFailed, this, [this](const QString &message) {
+        m_status->setText(tr("No session started: %1").arg(message));
+        updateActions();
+    });
+    connect(m_saveAll, &QPushButton::clicked, this, [this] { m_sessions.save(currentSession(), {}, QString()); });
+    connect(m_sync, &QPushButton::clicked, this, [this] { m_sessions.sync(currentSession(), false); });
+    connect(m_openFolder, &QPushButton::clicked, this, [this] {
+        if (const SessionSnapshot *s = m_sessions.snapshot(currentSession()))
+            QDesktopServices::openUrl(QUrl::fromLocalFile(s->workTree));
+    });
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+        updateActions();
+        Q_EMIT sessionPicked(currentSession());
+    });
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this] { Q_EMIT showChanges(currentSession()); });
+    connect(&m_sessions, &SessionsController::sessionsChanged, this, &SessionsPage::reload);
+    connect(&m_sessions, &SessionsController::sessionUpdated, this, &SessionsPage::updateRow);
+    connect(&m_sessions, &SessionsController::failed, this,
+        [this](const QString &, const QString &, const QString &message) { m_status->setText(message); });
+    reload();
+}
+
+QString SessionsPage::currentSession() const
+{
+    const auto rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return {};
+    const QTableWidgetItem *item = m_table->item(rows.first().row(), Workspace);
+    return item ? item->data(Qt::UserRole).toString() : QString();
+}
+
+void SessionsPage::setCurrentSession(const QString &id)
+{
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+        if (m_table->item(row, Workspace) && m_table->item(row, Workspace)->data(Qt::UserRole).toString() == id) {
+            m_table->selectRow(row);
+            return;
+        }
+    }
+}
+
+void SessionsPage::reload()
+{
+    const QString keep = currentSession();
+    const QStringList ids = m_sessions.sessionIds();
+    m_table->setRowCount(int(ids.size()));
+    for (int row = 0; row < ids.size(); ++row) {
+        for (int c = 0; c < ColumnCount; ++c) {
+            if (!m_table->item(row, c))
+                m_table->setItem(row, c, new QTableWidgetItem);
+        }
+        m_table->item(row, Workspace)->setData(Qt::UserRole, ids.at(row));
+        updateRow(ids.at(row));
+    }
+    if (!keep.isEmpty())
+        setCurrentSession(keep);
+    else if (!ids.isEmpty())
+        m_table->selectRow(0);
+    updateActions();
+}
+
+void SessionsPage::updateRow(const QString &id)
+{
+    const SessionSnapshot *s = m_sessions.snapshot(id);
+    if (!s)
+        return;
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+        if (!m_table->item(row, Workspace) || m_table->item(row, Workspace)->data(Qt::UserRole).toString() != id)
+            continue;
+        m_table->item(row, Workspace)->setText(s->workspaceName);
+        m_table->item(row, Workspace)->setToolTip(tr("Session %1 in %2").arg(id, s->workTree));
+        m_table->item(row, State)->setText(sessionStateText(*s));
+        m_table->item(row, Changed)->setText(s->changesKnown ? QString::number(s->changes.files.size()) : QString());
+        m_table->item(row, AheadBehind)
+            ->setText(
+                s->changesKnown ? tr("%1 ahead, %2 behind").arg(s->changes.ahead).arg(s->changes.behind) : QString());
+        m_table->item(row, LastSave)
+            ->setText(s->lastSave.isValid() ? QLocale().toString(s->lastSave, QLocale::ShortFormat) : tr("never"));
+    }
+    updateActions();
+}
+
+void SessionsPage::updateActions()
+{
+    m_create->setEnabled(!m_workspace->text().trimmed().isEmpty() && m_sessions.paired());
+    m_create->setToolTip(m_sessions.paired() ? QString() : tr("Pair this computer first: sessions come from the hub"));
+    const SessionSnapshot *s = m_sessions.snapshot(currentSession());
+    const bool ready = s && s->state == SessionState::Ready;
+    QString why;
+    if (!s)
+        why = tr("Choose a session first");
+    else if (!ready)
+        why = tr("The session is busy: %1").arg(sessionStateText(*s));
+    else if (!m_sessions.paired())
+        why = tr("Pair this computer first: saving and syncing need the hub");
+    const bool canWork = ready && m_sessions.paired();
+    m_saveAll->setEnabled(canWork);
+    m_sync->setEnabled(canWork);
+    m_saveAll->setToolTip(why);
+    m_sync->setToolTip(why);
+    m_openFolder->setEnabled(s != nullptr);
+}
+
+} // namespace isolation
