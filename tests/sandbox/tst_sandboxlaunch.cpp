@@ -45,7 +45,8 @@ private Q_SLOTS:
     void removeDuringLaunch();
 
 private:
-    Result<void, SandboxError> launch(SandboxLauncher &launcher, const LaunchRequest &request, const SecretVault *vault);
+    Result<void, SandboxError> launch(
+        SandboxLauncher &launcher, const LaunchRequest &request, const SecretVault *vault);
     QString worktree(const QString &session);
     int sandboxes() const; // containers the lifecycle stand-in made and that still exist
     int deletes() const;
@@ -158,7 +159,8 @@ void tst_SandboxLaunch::wholeSessionLeavesNoCanary()
     const X25519KeyPair server = x25519Generate();
     const QString session = QStringLiteral("s-canary");
     auto sealed = hub::LaunchSecretSealer::seal(server.publicKey, QStringLiteral("srv-1"), session,
-        QDateTime::currentSecsSinceEpoch() + 600, {{QStringLiteral("CANARY_TOKEN"), token}, {QStringLiteral("CANARY_KEY"), apiKey}});
+        QDateTime::currentSecsSinceEpoch() + 600,
+        {{QStringLiteral("CANARY_TOKEN"), token}, {QStringLiteral("CANARY_KEY"), apiKey}});
     QVERIFY(sealed.ok());
     auto opened = LaunchSecrets::open(
         sealed.value(), server.privateKey.view(), QStringLiteral("srv-1"), session, QDateTime::currentSecsSinceEpoch());
@@ -170,9 +172,11 @@ void tst_SandboxLaunch::wholeSessionLeavesNoCanary()
     SystemClock clock;
     TestSession ws = TestSession::open(m_data, session, clock);
     QVERIFY(ws.valid());
-    QVERIFY(ws.write(QStringLiteral(".devcontainer/devcontainer.json"), QByteArray(R"({
+    QVERIFY(ws.write(QStringLiteral(".devcontainer/devcontainer.json"),
+        QByteArray(R"({
         // The stand-in sandbox image, offline.
-        "image": ")") + kSandbox.toUtf8() + QByteArray(R"(",
+        "image": ")")
+            + kSandbox.toUtf8() + QByteArray(R"(",
         "containerEnv": { "GREETING": "hello from devcontainer", },
         /* The secrets are there for postCreate too, without being printed. */
         "postCreateCommand": "echo \"$GREETING\" > greeting.txt; [ -n \"$CANARY_TOKEN\" ] && echo token-present >> greeting.txt",
@@ -189,8 +193,9 @@ void tst_SandboxLaunch::wholeSessionLeavesNoCanary()
     QList<SandboxState> seen;
     for (const QList<QVariant> &s : states)
         seen << s.first().value<SandboxState>();
-    QCOMPARE(seen, (QList<SandboxState> {SandboxState::Creating, SandboxState::Starting, SandboxState::Preparing,
-                       SandboxState::Running}));
+    QCOMPARE(seen,
+        (QList<SandboxState> {
+            SandboxState::Creating, SandboxState::Starting, SandboxState::Preparing, SandboxState::Running}));
     const QString container = QStringLiteral("isolation-standin-sandbox-") + launcher.sandboxId();
     QCOMPARE(ws.read(QStringLiteral("greeting.txt")), QByteArray("hello from devcontainer\ntoken-present\n"));
 
@@ -198,32 +203,37 @@ void tst_SandboxLaunch::wholeSessionLeavesNoCanary()
     // (0400); compared by hash so the value itself never comes back out.
     const QByteArray hash = QCryptographicHash::hash(token, QCryptographicHash::Sha256).toHex();
     auto inside = await<Result<CommandOutput, ExecdError>>([&](auto done) {
-        launcher.execd()->runCommand(launcher.command(QStringLiteral(
-                                         "printf %s \"$CANARY_TOKEN\" | sha256sum; sha256sum < "
-                                         "/dev/shm/isolation-secrets/CANARY_TOKEN; stat -c %a "
-                                         "/dev/shm/isolation-secrets/CANARY_TOKEN; stat -f -c %T /dev/shm/isolation-secrets")),
+        launcher.execd()->runCommand(
+            launcher.command(
+                QStringLiteral("printf %s \"$CANARY_TOKEN\" | sha256sum; sha256sum < "
+                               "/dev/shm/isolation-secrets/CANARY_TOKEN; stat -c %a "
+                               "/dev/shm/isolation-secrets/CANARY_TOKEN; stat -f -c %T /dev/shm/isolation-secrets")),
             done);
     });
     QVERIFY(inside && inside->ok());
     QCOMPARE(inside->value().stdOut, QByteArray(hash + "  -\n" + hash + "  -\n400\ntmpfs\n"));
     // Not in the container's own environment: a command started without them does not see them.
     auto plain = await<Result<CommandOutput, ExecdError>>([&](auto done) {
-        launcher.execd()->runCommand(QStringLiteral("printenv CANARY_TOKEN; echo \"rc=$? $GREETING\""), {}, done);
+        launcher.execd()->runCommand(
+            QStringLiteral("echo \"${CANARY_TOKEN+set}${CANARY_TOKEN-unset} ${CANARY_KEY-unset} $GREETING\""), {},
+            done);
     });
     QVERIFY(plain && plain->ok());
-    QCOMPARE(plain->value().stdOut, QByteArray("rc=1 hello from devcontainer\n"));
+    QCOMPARE(plain->value().stdOut, QByteArray("unset unset hello from devcontainer\n"));
 
     // An agent using the secret, streamed; every command line read while it runs.
     SystemTimer timer;
     AgentSupervisor agent(launcher.execd(),
-        {QStringLiteral("while true; do printf %s \"$CANARY_TOKEN\" | sha256sum; sleep 0.2; done")}, &vault, clock, timer);
+        {QStringLiteral("while true; do printf %s \"$CANARY_TOKEN\" | sha256sum; sleep 0.2; done")}, &vault, clock,
+        timer);
     QSignalSpy lines(&agent, &AgentSupervisor::line);
     agent.start();
     QVERIFY(lines.wait(15000));
     QCOMPARE(lines.first().at(1).toString().toUtf8(), QByteArray(hash + "  -"));
     QStringList hits = scan.commandLines();
     // A careless log line: the redactor takes the value out before it is written.
-    qCWarning(lcSandbox).noquote() << "the agent printed" << QString::fromUtf8(token) << "and" << QString::fromUtf8(apiKey);
+    qCWarning(lcSandbox).noquote() << "the agent printed" << QString::fromUtf8(token) << "and"
+                                   << QString::fromUtf8(apiKey);
 
     // A save of everything that changed: commit, merge, the segment (a plain git bundle).
     QVERIFY(ws.write(QStringLiteral("notes.txt"), "the session's notes\n"));
@@ -240,7 +250,8 @@ void tst_SandboxLaunch::wholeSessionLeavesNoCanary()
     auto paused = await<Result<void, SandboxError>>([&](auto done) { launcher.pause(done); });
     QVERIFY(paused && paused->ok());
     QCOMPARE(launcher.state(), SandboxState::Paused);
-    QCOMPARE(dockerInspect(container).value(QStringLiteral("State")).toObject().value(QStringLiteral("Status")).toString(),
+    QCOMPARE(
+        dockerInspect(container).value(QStringLiteral("State")).toObject().value(QStringLiteral("Status")).toString(),
         QStringLiteral("paused"));
     auto resumed = await<Result<void, SandboxError>>([&](auto done) { launcher.resume(done); });
     QVERIFY2(resumed && resumed->ok(), resumed && !resumed->ok() ? qPrintable(resumed->error().message) : "");
@@ -340,7 +351,8 @@ void tst_SandboxLaunch::failingPostCreateUndoesTheLaunch()
     auto r = launch(launcher, request, nullptr);
     QVERIFY(!r.ok());
     QCOMPARE(r.error().code, SandboxError::Code::Failed);
-    QVERIFY2(r.error().message.contains(QStringLiteral("postCreateCommand 2 failed with status 4")), qPrintable(r.error().message));
+    QVERIFY2(r.error().message.contains(QStringLiteral("postCreateCommand 2 failed with status 4")),
+        qPrintable(r.error().message));
     QVERIFY(r.error().message.contains(QStringLiteral("broken")));
     QVERIFY(!QFile::exists(request.worktree + QStringLiteral("/never.txt")));
     QTRY_COMPARE_WITH_TIMEOUT(sandboxes(), before, 30000);
@@ -348,6 +360,7 @@ void tst_SandboxLaunch::failingPostCreateUndoesTheLaunch()
 
 void tst_SandboxLaunch::secretsOnlyIntoTmpfs()
 {
+    const int before = sandboxes();
     SecretVault vault;
     const QByteArray value = "canary-" + randomBytes(8).toHex();
     QVERIFY(vault.insert(QStringLiteral("TOKEN"), SecureBytes(QByteArrayView(value))).ok());
@@ -362,6 +375,7 @@ void tst_SandboxLaunch::secretsOnlyIntoTmpfs()
     QVERIFY2(r.error().message.contains(QStringLiteral("not tmpfs")), qPrintable(r.error().message));
     QVERIFY(!QFileInfo::exists(request.worktree + QStringLiteral("/secrets")));
     QVERIFY(CanaryScan({value}).files(request.worktree).isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(sandboxes(), before, 30000); // the sandbox it made is gone again
 
     // A secret's name in the container's environment is refused before anything is sent.
     request.secretsDirectory.clear();
