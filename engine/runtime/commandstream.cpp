@@ -104,7 +104,8 @@ void CommandStream::end()
             dispatch(std::exchange(m_event, {}));
     }
     if (m_aborted) {
-        m_failure = ExecdError {ExecdError::Code::Unreachable, status, QStringLiteral("the command's stream was closed")};
+        m_failure
+            = ExecdError {ExecdError::Code::Unreachable, status, QStringLiteral("the command's stream was closed")};
     } else if (status == 0) {
         m_failure = ExecdError {
             ExecdError::Code::Unreachable, 0, QStringLiteral("cannot reach execd: %1").arg(reply->errorString())};

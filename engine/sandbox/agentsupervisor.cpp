@@ -161,8 +161,8 @@ void AgentSupervisor::flush(CommandStream::Channel channel, bool all)
 void AgentSupervisor::emitLine(CommandStream::Channel channel, const QByteArray &bytes)
 {
     QString text = QString::fromUtf8(bytes.endsWith('\r') ? bytes.chopped(1) : bytes);
-    m_recent.push_back((channel == CommandStream::Channel::StdOut ? QStringLiteral("out: ") : QStringLiteral("err: "))
-        + text);
+    m_recent.push_back(
+        (channel == CommandStream::Channel::StdOut ? QStringLiteral("out: ") : QStringLiteral("err: ")) + text);
     while (m_recent.size() > size_t(qMax(0, m_policy.keptLines)))
         m_recent.pop_front();
     Q_EMIT line(channel, text);
@@ -196,9 +196,11 @@ void AgentSupervisor::onFinished()
         setState(AgentState::Exited, QStringLiteral("the agent exited with status 0"));
         return;
     }
-    const QString why = failure ? failure->message : QStringLiteral("the agent exited with status %1").arg(m_lastExitCode);
+    const QString why
+        = failure ? failure->message : QStringLiteral("the agent exited with status %1").arg(m_lastExitCode);
     if (++m_failures >= m_policy.maxFailures) {
-        setState(AgentState::Failed, QStringLiteral("%1; it ended %2 times in a row, not restarted again").arg(why).arg(m_failures));
+        setState(AgentState::Failed,
+            QStringLiteral("%1; it ended %2 times in a row, not restarted again").arg(why).arg(m_failures));
         return;
     }
     const std::chrono::milliseconds delay = m_backoff.nextDelay();
@@ -216,8 +218,10 @@ void AgentSupervisor::setState(AgentState state, const QString &reason)
     if (state == m_state)
         return;
     m_state = state;
-    qCInfo(lcSandbox).noquote() << QStringLiteral("agent %1%2").arg(agentStateName(state),
-        reason.isEmpty() ? QString() : QStringLiteral(": ") + logging::redact(reason));
+    qCInfo(lcSandbox).noquote() << QStringLiteral("agent %1%2")
+                                       .arg(agentStateName(state),
+                                           reason.isEmpty() ? QString()
+                                                            : QStringLiteral(": ") + logging::redact(reason));
     Q_EMIT stateChanged(state);
 }
 

@@ -109,8 +109,12 @@ Result<QString, SandboxError> prepareTarget(const CloneRequest &request)
     if (canonicalParent != root && !canonicalParent.startsWith(root + QLatin1Char('/')))
         return SandboxError::refused(QStringLiteral("%1 leads out of the worktree").arg(request.directory));
     const QFileInfo info(target);
-    if (info.isSymLink() || (info.exists() && (!info.isDir() || !QDir(target).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System))))
-        return SandboxError::refused(QStringLiteral("%1 already exists and is not an empty directory").arg(request.directory));
+    if (info.isSymLink()
+        || (info.exists()
+            && (!info.isDir()
+                || !QDir(target).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System))))
+        return SandboxError::refused(
+            QStringLiteral("%1 already exists and is not an empty directory").arg(request.directory));
     return target;
 }
 
@@ -144,7 +148,8 @@ Result<CloneResult, SandboxError> clone(const CloneRequest &request, CloneState 
         // libgit2 removes what it made; a directory that was there before is emptied, not removed.
         QDir dir(target.value());
         if (existed) {
-            for (const QString &entry : dir.entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System))
+            for (const QString &entry :
+                dir.entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System))
                 QFileInfo(dir.filePath(entry)).isDir() ? (void)QDir(dir.filePath(entry)).removeRecursively()
                                                        : (void)QFile::remove(dir.filePath(entry));
         } else {
@@ -153,8 +158,8 @@ Result<CloneResult, SandboxError> clone(const CloneRequest &request, CloneState 
         if (state.cancel->load())
             return SandboxError::cancelled(QStringLiteral("the clone of %1 was cancelled").arg(request.url.toString()));
         if (state.authFailed) {
-            return SandboxError::failed(
-                QStringLiteral("the clone of %1 failed: the server refused the credential").arg(request.url.toString()));
+            return SandboxError::failed(QStringLiteral("the clone of %1 failed: the server refused the credential")
+                                            .arg(request.url.toString()));
         }
         return SandboxError::failed(
             logging::redact(QStringLiteral("the clone of %1 failed: %2").arg(request.url.toString(), detail)));
@@ -188,7 +193,8 @@ Result<void, SandboxError> RepoCloner::check(const CloneRequest &request)
     const QUrl &url = request.url;
     const QString scheme = url.scheme().toLower();
     if (!url.isValid() || url.host().isEmpty() || (scheme != QLatin1String("https") && scheme != QLatin1String("http")))
-        return SandboxError::refused(QStringLiteral("only https:// (or http:// to this machine) repositories can be cloned"));
+        return SandboxError::refused(
+            QStringLiteral("only https:// (or http:// to this machine) repositories can be cloned"));
     if (scheme == QLatin1String("http") && !isLoopback(url.host()))
         return SandboxError::refused(
             QStringLiteral("refusing plain http:// to %1: only https:// leaves this machine").arg(url.host()));
@@ -202,7 +208,8 @@ Result<void, SandboxError> RepoCloner::check(const CloneRequest &request)
     const QString dir = request.directory;
     const QStringList parts = dir.split(QLatin1Char('/'));
     if (dir.isEmpty() || QDir::isAbsolutePath(dir) || dir.contains(QLatin1Char('\\')) || QDir::cleanPath(dir) != dir
-        || parts.contains(QLatin1String(".git")) || parts.contains(QLatin1String("..")) || parts.contains(QLatin1String(".")))
+        || parts.contains(QLatin1String(".git")) || parts.contains(QLatin1String(".."))
+        || parts.contains(QLatin1String(".")))
         return SandboxError::refused(QStringLiteral("%1 is not a directory inside the worktree").arg(dir));
     if (request.branch.startsWith(QLatin1Char('-')) || request.branch.contains(QLatin1String("..")))
         return SandboxError::refused(QStringLiteral("%1 is not a branch name").arg(request.branch));
@@ -212,8 +219,10 @@ Result<void, SandboxError> RepoCloner::check(const CloneRequest &request)
 void RepoCloner::start(CloneRequest request, Callback done)
 {
     if (auto ok = check(request); !ok || m_running) {
-        const SandboxError error = ok ? SandboxError::refused(QStringLiteral("a clone is already running")) : ok.error();
-        QMetaObject::invokeMethod(this, [done, error] { done(error); }, Qt::QueuedConnection);
+        const SandboxError error
+            = ok ? SandboxError::refused(QStringLiteral("a clone is already running")) : ok.error();
+        QMetaObject::invokeMethod(
+            this, [done, error] { done(error); }, Qt::QueuedConnection);
         return;
     }
     m_running = true;

@@ -58,7 +58,8 @@ Result<LaunchRequest, SandboxError> LaunchRequest::fromWorkspace(
             request.image = c.image;
         request.env = c.containerEnv;
         request.postCreateCommands = c.postCreateCommands;
-        qCInfo(lcSandbox).noquote() << QStringLiteral("session %1: %2 chooses image %3, %4 variables, %5 postCreate commands")
+        qCInfo(lcSandbox).noquote() << QStringLiteral(
+            "session %1: %2 chooses image %3, %4 variables, %5 postCreate commands")
                                            .arg(sessionId, c.path, request.image)
                                            .arg(request.env.size())
                                            .arg(request.postCreateCommands.size());
@@ -123,8 +124,8 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
     for (auto it = request.env.begin(); it != request.env.end(); ++it) {
         if (secrets && secrets->contains(it.key()))
             return later(std::move(done),
-                SandboxError::refused(QStringLiteral("%1 is a secret: it cannot be in the container's environment")
-                                          .arg(it.key())));
+                SandboxError::refused(
+                    QStringLiteral("%1 is a secret: it cannot be in the container's environment").arg(it.key())));
     }
 
     m_request = std::move(request);
@@ -150,7 +151,7 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
         if (generation != self->m_generation) {
             // remove() came first: what was created goes at once.
             if (r.ok())
-                self->m_lifecycle->deleteSandbox(r.value().value(QStringLiteral("id")).toString(), [](auto) { });
+                self->m_lifecycle->deleteSandbox(r.value().value(QStringLiteral("id")).toString(), [](auto) {});
             return;
         }
         if (!r.ok())
@@ -238,8 +239,8 @@ void SandboxLauncher::prepare(quint64 generation)
     // user (a non-root engine with rootful Docker), root in the sandbox cannot write to it. Said
     // plainly here rather than by a failing agent later (docs/runtime.md, "The worktree").
     QPointer<SandboxLauncher> self(this);
-    const QString probe = QStringLiteral("d=%1/.isolation-write-check.$$; mkdir \"$d\" && rmdir \"$d\"")
-                              .arg(QLatin1String(kWorkspace));
+    const QString probe
+        = QStringLiteral("d=%1/.isolation-write-check.$$; mkdir \"$d\" && rmdir \"$d\"").arg(QLatin1String(kWorkspace));
     m_execd->runCommand(probe, {}, [self, generation](Result<CommandOutput, ExecdError> r) {
         if (!self || generation != self->m_generation)
             return;
@@ -256,14 +257,15 @@ void SandboxLauncher::prepare(quint64 generation)
             if (!self || generation != self->m_generation)
                 return;
             if (!delivered.ok()) {
-                return self->fail(SandboxError {delivered.error().retryable() ? SandboxError::Code::Unavailable
-                                                                               : SandboxError::Code::Failed,
+                return self->fail(SandboxError {
+                    delivered.error().retryable() ? SandboxError::Code::Unavailable : SandboxError::Code::Failed,
                     delivered.error().message});
             }
             self->runPostCreate(generation, 0);
         };
         if (self->m_secrets && !self->m_secrets->isEmpty() && !self->m_request.secretsDirectory.isEmpty())
-            SecretDelivery::deliverFiles(self->m_execd.get(), *self->m_secrets, self->m_request.secretsDirectory, afterSecrets);
+            SecretDelivery::deliverFiles(
+                self->m_execd.get(), *self->m_secrets, self->m_request.secretsDirectory, afterSecrets);
         else
             afterSecrets({});
     });
@@ -279,7 +281,8 @@ void SandboxLauncher::runPostCreate(quint64 generation, int index)
             if (!self || generation != self->m_generation)
                 return;
             if (!r.ok())
-                return self->fail(SandboxError::unavailable(QStringLiteral("postCreateCommand: %1").arg(r.error().message)));
+                return self->fail(
+                    SandboxError::unavailable(QStringLiteral("postCreateCommand: %1").arg(r.error().message)));
             const QString output
                 = logging::redact(QString::fromUtf8(r.value().stdOut) + QString::fromUtf8(r.value().stdErr));
             self->m_postCreateOutput += output;
@@ -304,10 +307,11 @@ void SandboxLauncher::fail(SandboxError error)
 {
     error.message = logging::redact(error.message);
     qCWarning(lcSandbox).noquote() << QStringLiteral("session %1: %2").arg(m_request.sessionId, error.message);
-    if (!m_id.isEmpty() && (m_state == SandboxState::Creating || m_state == SandboxState::Starting
+    if (!m_id.isEmpty()
+        && (m_state == SandboxState::Creating || m_state == SandboxState::Starting
             || m_state == SandboxState::Preparing)) {
         // A launch that failed leaves nothing running.
-        m_lifecycle->deleteSandbox(m_id, [](auto) { });
+        m_lifecycle->deleteSandbox(m_id, [](auto) {});
         m_id.clear();
     }
     if (m_state == SandboxState::Resuming) {

@@ -58,8 +58,8 @@ Result<LaunchSecrets, SecretsError> LaunchSecrets::open(QByteArrayView sealed, Q
     }
     const qint64 expiresAt = qint64(expires.toDouble());
     if (nowUnix >= expiresAt) {
-        return SecretsError {SecretsError::Code::Expired,
-            QStringLiteral("launch secrets expired %1 s ago").arg(nowUnix - expiresAt)};
+        return SecretsError {
+            SecretsError::Code::Expired, QStringLiteral("launch secrets expired %1 s ago").arg(nowUnix - expiresAt)};
     }
     const QJsonObject map = secrets.toObject();
     if (map.size() > kMaxSecrets)
@@ -74,10 +74,10 @@ Result<LaunchSecrets, SecretsError> LaunchSecrets::open(QByteArrayView sealed, Q
         if (!it.value().isString())
             return malformed(QStringLiteral("the value of %1 is not a string").arg(it.key()));
         QByteArray value = it.value().toString().toUtf8();
-        const QString why = value.contains('\0')       ? QStringLiteral("holds a NUL byte")
-            : value.size() < kMinValueBytes            ? QStringLiteral("is shorter than %1 bytes").arg(kMinValueBytes)
-            : value.size() > kMaxValueBytes            ? QStringLiteral("is longer than %1 bytes").arg(kMaxValueBytes)
-                                                       : QString();
+        const QString why = value.contains('\0') ? QStringLiteral("holds a NUL byte")
+            : value.size() < kMinValueBytes      ? QStringLiteral("is shorter than %1 bytes").arg(kMinValueBytes)
+            : value.size() > kMaxValueBytes      ? QStringLiteral("is longer than %1 bytes").arg(kMaxValueBytes)
+                                                 : QString();
         SecureBytes kept(value);
         value.fill('\0'); // the only reference to this buffer: zeroed in place
         if (!why.isEmpty())

@@ -59,7 +59,8 @@ struct Uploads
 bool SecretDelivery::isValidDirectory(const QString &directory)
 {
     static const QRegularExpression pattern(QStringLiteral("^(/[A-Za-z0-9._-]+)+$"));
-    return pattern.match(directory).hasMatch() && !directory.contains(QLatin1String("/..")) && directory.count('/') >= 2;
+    return pattern.match(directory).hasMatch() && !directory.contains(QLatin1String("/.."))
+        && directory.count('/') >= 2;
 }
 
 void SecretDelivery::deliverFiles(

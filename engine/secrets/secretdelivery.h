@@ -26,8 +26,8 @@ public:
     // tmpfs inside the sandbox; otherwise nothing is written and `done` gets InvalidInput (a bad
     // name) or Failed (not tmpfs). Unavailable: execd did not answer. The values are copied when
     // this is called; `done` runs once, later, on the caller's thread.
-    static void deliverFiles(ExecdClient *execd, const SecretVault &vault, const QString &directory,
-        std::function<void(Status)> done);
+    static void deliverFiles(
+        ExecdClient *execd, const SecretVault &vault, const QString &directory, std::function<void(Status)> done);
 
     // Removes the directory again (before a sandbox is suspended to disk or handed on).
     static void removeFiles(ExecdClient *execd, const QString &directory, std::function<void(Status)> done);

@@ -13,10 +13,10 @@ CryptoResult<QByteArray> LaunchSecretSealer::seal(QByteArrayView serverX25519Pub
     QJsonObject values;
     for (auto it = secrets.begin(); it != secrets.end(); ++it)
         values.insert(it.key(), QString::fromUtf8(it.value()));
-    QByteArray plaintext = QJsonDocument(QJsonObject {{QStringLiteral("sessionId"), sessionId},
-                                             {QStringLiteral("expiresAt"), expiresAt},
-                                             {QStringLiteral("secrets"), values}})
-                               .toJson(QJsonDocument::Compact);
+    QByteArray plaintext = QJsonDocument(
+        QJsonObject {{QStringLiteral("sessionId"), sessionId}, {QStringLiteral("expiresAt"), expiresAt},
+            {QStringLiteral("secrets"),
+                values}}).toJson(QJsonDocument::Compact);
     auto sealed = sealPlaintext(serverX25519Public, serverId, plaintext);
     plaintext.fill('\0');
     return sealed;

@@ -54,8 +54,8 @@ QStringList CanaryScan::commandLines() const
 QStringList CanaryScan::files(const QString &root, int *scanned) const
 {
     QStringList hits;
-    QDirIterator it(root, QDir::Files | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-        QDirIterator::Subdirectories);
+    QDirIterator it(
+        root, QDir::Files | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString path = it.next();
         struct stat st;
@@ -76,7 +76,8 @@ QStringList CanaryScan::temporaryFiles(const QDateTime &since, int *scanned) con
 {
     QStringList hits;
     const QDir tmp(QDir::tempPath());
-    const QFileInfoList entries = tmp.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    const QFileInfoList entries
+        = tmp.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
     for (const QFileInfo &entry : entries) {
         if (entry.fileName().startsWith(QLatin1String("bash_")) || entry.lastModified() < since || entry.isSymLink())
             continue;
@@ -102,7 +103,8 @@ QStringList CanaryScan::gitObjects(const QString &gitDir, int *scanned) const
         {QStringLiteral("--git-dir=") + gitDir, QStringLiteral("cat-file"), QStringLiteral("--batch-all-objects"),
             QStringLiteral("--unordered"), QStringLiteral("--batch")});
     if (!git.waitForFinished(120000) || git.exitCode() != 0)
-        return {QStringLiteral("git cat-file failed in %1: %2").arg(gitDir, QString::fromUtf8(git.readAllStandardError()))};
+        return {
+            QStringLiteral("git cat-file failed in %1: %2").arg(gitDir, QString::fromUtf8(git.readAllStandardError()))};
     const QByteArray out = git.readAllStandardOutput();
     // "<id> <type> <size>\n<content>\n", one after the other.
     QStringList hits;

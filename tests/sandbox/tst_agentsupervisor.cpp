@@ -74,9 +74,8 @@ bool tst_AgentSupervisor::waitFor(AgentSupervisor &agent, AgentState state, int 
 
 int tst_AgentSupervisor::sandboxCount(const QString &pattern)
 {
-    auto r = await<Result<CommandOutput, ExecdError>>([&](auto done) {
-        m_sandbox->execd()->runCommand(QStringLiteral("ps | grep -c '%1'").arg(pattern), {}, done);
-    });
+    auto r = await<Result<CommandOutput, ExecdError>>(
+        [&](auto done) { m_sandbox->execd()->runCommand(QStringLiteral("ps | grep -c '%1'").arg(pattern), {}, done); });
     return r && r->ok() ? r->value().stdOut.trimmed().toInt() : -1;
 }
 
@@ -115,8 +114,8 @@ void tst_AgentSupervisor::cleanupTestCase()
 
 void tst_AgentSupervisor::exitsByItself()
 {
-    AgentSupervisor agent(m_sandbox->execd(), {QStringLiteral("echo one; echo two >&2; pwd; exit 0")}, nullptr,
-        m_clock, m_timer, testPolicy());
+    AgentSupervisor agent(m_sandbox->execd(), {QStringLiteral("echo one; echo two >&2; pwd; exit 0")}, nullptr, m_clock,
+        m_timer, testPolicy());
     QSignalSpy lines(&agent, &AgentSupervisor::line);
     QSignalSpy ended(&agent, &AgentSupervisor::runEnded);
     const int starts = m_timer.starts();
@@ -172,9 +171,9 @@ void tst_AgentSupervisor::crashLoopBacksOffThenGivesUp()
 void tst_AgentSupervisor::longRunForgivesFailures()
 {
     // Runs 1 and 2 crash at once, run 3 lasts until the clock says a minute went by.
-    const QString command = QStringLiteral(
-        "n=$(cat /tmp/forgive 2>/dev/null || echo 0); n=$((n+1)); echo $n > /tmp/forgive; "
-        "if [ $n -ge 3 ]; then echo long; sleep 2; fi; exit 5");
+    const QString command
+        = QStringLiteral("n=$(cat /tmp/forgive 2>/dev/null || echo 0); n=$((n+1)); echo $n > /tmp/forgive; "
+                         "if [ $n -ge 3 ]; then echo long; sleep 2; fi; exit 5");
     AgentSupervisor agent(m_sandbox->execd(), {command}, nullptr, m_clock, m_timer, testPolicy());
     QSignalSpy lines(&agent, &AgentSupervisor::line);
     agent.start();
@@ -219,7 +218,8 @@ void tst_AgentSupervisor::streamsWhileRunningAndStopsForGood()
 
 void tst_AgentSupervisor::stopBeforeExecdNamedIt()
 {
-    AgentSupervisor agent(m_sandbox->execd(), {QStringLiteral("exec sleep 3599")}, nullptr, m_clock, m_timer, testPolicy());
+    AgentSupervisor agent(
+        m_sandbox->execd(), {QStringLiteral("exec sleep 3599")}, nullptr, m_clock, m_timer, testPolicy());
     QSignalSpy stopped(&agent, &AgentSupervisor::stopped);
     agent.start();
     agent.stop(); // execd has not even answered yet
@@ -245,8 +245,8 @@ void tst_AgentSupervisor::stopWhileWaiting()
 void tst_AgentSupervisor::splitsLinesAcrossChunks()
 {
     AgentSupervisor agent(m_sandbox->execd(),
-        {QStringLiteral("printf 'par'; sleep 0.3; printf 'tial\\nnext\\r\\n'; sleep 0.3; printf 'no newline'")}, nullptr,
-        m_clock, m_timer, testPolicy());
+        {QStringLiteral("printf 'par'; sleep 0.3; printf 'tial\\nnext\\r\\n'; sleep 0.3; printf 'no newline'")},
+        nullptr, m_clock, m_timer, testPolicy());
     QSignalSpy lines(&agent, &AgentSupervisor::line);
     agent.start();
     QVERIFY(waitFor(agent, AgentState::Exited));
@@ -265,7 +265,8 @@ void tst_AgentSupervisor::secretsInItsEnvironment()
     AgentSupervisor agent(m_sandbox->execd(), spec, &vault, m_clock, m_timer, testPolicy());
     agent.start();
     QVERIFY(waitFor(agent, AgentState::Exited));
-    QCOMPARE(agent.recentLines(), (QStringList {QStringLiteral("out: has-secret"), QStringLiteral("out: plain-value")}));
+    QCOMPARE(
+        agent.recentLines(), (QStringList {QStringLiteral("out: has-secret"), QStringLiteral("out: plain-value")}));
 }
 
 QTEST_GUILESS_MAIN(tst_AgentSupervisor)

@@ -51,13 +51,12 @@ void tst_Devcontainer::stripsComments_data()
     QTest::newRow("plain JSON untouched") << QByteArray("{\"a\": [1, 2]}") << QByteArray("{\"a\":[1,2]}");
     QTest::newRow("line comments") << QByteArray("// head\n{\"a\": 1 // one\n}") << QByteArray("{\"a\":1}");
     QTest::newRow("block comments") << QByteArray("{/* x */\"a\": /* y\n z */ 1}") << QByteArray("{\"a\":1}");
-    QTest::newRow("comment markers inside strings")
-        << QByteArray("{\"url\": \"http://x/*y*/\", \"b\": \"//\"}")
-        << QByteArray("{\"b\":\"//\",\"url\":\"http://x/*y*/\"}");
-    QTest::newRow("escaped quotes in strings")
-        << QByteArray("{\"a\": \"say \\\"//hi\\\"\", // c\n \"b\": 2}") << QByteArray("{\"a\":\"say \\\"//hi\\\"\",\"b\":2}");
-    QTest::newRow("trailing commas")
-        << QByteArray("{\"a\": [1, 2,], \"b\": {\"c\": 3,},}") << QByteArray("{\"a\":[1,2],\"b\":{\"c\":3}}");
+    QTest::newRow("comment markers inside strings") << QByteArray("{\"url\": \"http://x/*y*/\", \"b\": \"//\"}")
+                                                    << QByteArray("{\"b\":\"//\",\"url\":\"http://x/*y*/\"}");
+    QTest::newRow("escaped quotes in strings") << QByteArray("{\"a\": \"say \\\"//hi\\\"\", // c\n \"b\": 2}")
+                                               << QByteArray("{\"a\":\"say \\\"//hi\\\"\",\"b\":2}");
+    QTest::newRow("trailing commas") << QByteArray("{\"a\": [1, 2,], \"b\": {\"c\": 3,},}")
+                                     << QByteArray("{\"a\":[1,2],\"b\":{\"c\":3}}");
     QTest::newRow("trailing comma before a comment")
         << QByteArray("{\"a\": 1, // last\n /* really */ }") << QByteArray("{\"a\":1}");
     QTest::newRow("a comma in a string stays") << QByteArray("{\"a\": \",}\"}") << QByteArray("{\"a\":\",}\"}");
@@ -74,7 +73,8 @@ void tst_Devcontainer::stripsComments()
     QCOMPARE(stripped.value().count('\n'), jsonc.count('\n'));
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(stripped.value(), &error);
-    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString() + QLatin1Char(' ') + stripped.value()));
+    QVERIFY2(
+        error.error == QJsonParseError::NoError, qPrintable(error.errorString() + QLatin1Char(' ') + stripped.value()));
     QCOMPARE(doc.toJson(QJsonDocument::Compact), json);
 }
 
@@ -127,7 +127,8 @@ void tst_Devcontainer::postCreateForms_data()
 {
     QTest::addColumn<QByteArray>("value");
     QTest::addColumn<QStringList>("commands");
-    QTest::newRow("a string") << QByteArray("\"npm ci && npm test\"") << QStringList {QStringLiteral("npm ci && npm test")};
+    QTest::newRow("a string") << QByteArray("\"npm ci && npm test\"")
+                              << QStringList {QStringLiteral("npm ci && npm test")};
     QTest::newRow("an array") << QByteArray("[\"npm\", \"ci\"]") << QStringList {QStringLiteral("exec 'npm' 'ci'")};
     QTest::newRow("an object, in key order")
         << QByteArray("{\"b\": \"second\", \"a\": [\"first\", \"it's\"]}")

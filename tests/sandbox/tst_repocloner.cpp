@@ -6,8 +6,8 @@
 #include "canaryscan.h"
 #include "core/clock.h"
 #include "crypto/random.h"
-#include "sandbox/repocloner.h"
 #include "gitcli.h"
+#include "sandbox/repocloner.h"
 #include "testsession.h"
 
 #include <QElapsedTimer>
@@ -126,7 +126,8 @@ void tst_RepoCloner::cleanupTestCase()
     qInfo().noquote() << "git server log:\n" << m_serverLog;
 }
 
-Result<CloneResult, SandboxError> tst_RepoCloner::cloneAndWatch(CloneRequest request, QStringList *cmdlineHits, int *scans)
+Result<CloneResult, SandboxError> tst_RepoCloner::cloneAndWatch(
+    CloneRequest request, QStringList *cmdlineHits, int *scans)
 {
     RepoCloner cloner;
     std::optional<Result<CloneResult, SandboxError>> result;
@@ -152,13 +153,15 @@ void tst_RepoCloner::canaryScanFindsWhatItLooksFor()
     const QByteArray canary = "canary-" + randomBytes(12).toHex();
     CanaryScan scan({canary});
     QProcess holder;
-    holder.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("sleep 30"), QString::fromUtf8(canary)});
+    holder.start(
+        QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("sleep 30"), QString::fromUtf8(canary)});
     QVERIFY(holder.waitForStarted());
     const QStringList seen = scan.commandLines();
     holder.kill();
     holder.waitForFinished();
     QCOMPARE(seen.size(), 1);
-    QVERIFY(seen.first().startsWith(QString::number(holder.processId())) || seen.first().contains(QStringLiteral("sleep 30")));
+    QVERIFY(seen.first().startsWith(QString::number(holder.processId()))
+        || seen.first().contains(QStringLiteral("sleep 30")));
     QVERIFY(scan.commandLines().isEmpty());
 
     QTemporaryDir dir;
@@ -179,8 +182,13 @@ void tst_RepoCloner::canaryScanFindsWhatItLooksFor()
     QVERIFY(GitCli::run({QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("one")}, repo).ok());
     QVERIFY(GitCli::writeFile(repo + QStringLiteral("/f.txt"), canary + "\n"));
     QVERIFY(GitCli::run({QStringLiteral("commit"), QStringLiteral("-qam"), QStringLiteral("two")}, repo).ok());
-    QVERIFY(GitCli::run({QStringLiteral("reset"), QStringLiteral("-q"), QStringLiteral("--hard"), QStringLiteral("HEAD~1")}, repo).ok());
-    QVERIFY(GitCli::run({QStringLiteral("reflog"), QStringLiteral("expire"), QStringLiteral("--expire=now"), QStringLiteral("--all")}, repo).ok());
+    QVERIFY(GitCli::run(
+        {QStringLiteral("reset"), QStringLiteral("-q"), QStringLiteral("--hard"), QStringLiteral("HEAD~1")}, repo)
+                .ok());
+    QVERIFY(GitCli::run(
+        {QStringLiteral("reflog"), QStringLiteral("expire"), QStringLiteral("--expire=now"), QStringLiteral("--all")},
+        repo)
+                .ok());
     int objects = 0;
     const QStringList found = scan.gitObjects(repo + QStringLiteral("/.git"), &objects);
     QCOMPARE(found.size(), 1); // the blob, unreachable now
@@ -195,8 +203,10 @@ void tst_RepoCloner::refusedBeforeStarting_data()
     const QString good = QStringLiteral("https://example.invalid/r.git");
     QTest::newRow("ssh") << QStringLiteral("ssh://example.invalid/r.git") << QStringLiteral("r");
     QTest::newRow("file") << QStringLiteral("file:///etc") << QStringLiteral("r");
-    QTest::newRow("plain http to another machine") << QStringLiteral("http://example.invalid/r.git") << QStringLiteral("r");
-    QTest::newRow("a credential in the URL") << QStringLiteral("https://alice:tok@example.invalid/r.git") << QStringLiteral("r");
+    QTest::newRow("plain http to another machine")
+        << QStringLiteral("http://example.invalid/r.git") << QStringLiteral("r");
+    QTest::newRow("a credential in the URL")
+        << QStringLiteral("https://alice:tok@example.invalid/r.git") << QStringLiteral("r");
     QTest::newRow("a user in the URL") << QStringLiteral("https://alice@example.invalid/r.git") << QStringLiteral("r");
     QTest::newRow("an absolute directory") << good << QStringLiteral("/tmp/r");
     QTest::newRow("a directory leaving the worktree") << good << QStringLiteral("../r");
@@ -248,12 +258,14 @@ void tst_RepoCloner::clonesWithTheCredentialInNoCommandLineAndNoFile()
     QCOMPARE(GitCli::readFile(clone + QStringLiteral("/README.md")), QByteArray("the tools\n"));
     // A real repository of its own: the git CLI reads it, and its remote carries no credential.
     QCOMPARE(GitCli::out({QStringLiteral("rev-parse"), QStringLiteral("HEAD")}, clone), m_mainHead);
-    const QByteArray remote = GitCli::out({QStringLiteral("remote"), QStringLiteral("get-url"), QStringLiteral("origin")}, clone);
+    const QByteArray remote
+        = GitCli::out({QStringLiteral("remote"), QStringLiteral("get-url"), QStringLiteral("origin")}, clone);
     QCOMPARE(remote, url(QStringLiteral("tools.git")).toString().toUtf8());
 
     // The server asked for the credential (401) and then served the pack to it.
     QTRY_VERIFY((m_serverLog += m_server.readAllStandardError()).contains("401 GET /cgi-bin/git/tools.git/info/refs"));
-    QTRY_VERIFY((m_serverLog += m_server.readAllStandardError()).contains("200 POST /cgi-bin/git/tools.git/git-upload-pack"));
+    QTRY_VERIFY(
+        (m_serverLog += m_server.readAllStandardError()).contains("200 POST /cgi-bin/git/tools.git/git-upload-pack"));
 
     // No file anywhere the engine or the test wrote holds it: the worktree (the clone's .git
     // included), the session's git data, the temporary files of this run.
@@ -271,7 +283,8 @@ void tst_RepoCloner::clonesWithTheCredentialInNoCommandLineAndNoFile()
     auto committed = m_session.ws->commit();
     QVERIFY2(committed.ok(), committed.ok() ? "" : qPrintable(committed.error().message));
     QVERIFY(committed.value().created);
-    const QStringList tracked = m_session.files(QStringLiteral("session/s1")).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList tracked
+        = m_session.files(QStringLiteral("session/s1")).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QVERIFY2(tracked.contains(QStringLiteral("notes.txt")), qPrintable(tracked.join(QLatin1Char(' '))));
     for (const QString &path : tracked)
         QVERIFY2(!path.startsWith(QLatin1String("repos/")), qPrintable(path));
@@ -313,7 +326,8 @@ void tst_RepoCloner::wrongCredentialFails()
     QCOMPARE(result.error().code, SandboxError::Code::Failed);
     QVERIFY2(t.elapsed() < 20000, "a refused credential must not be retried in a loop");
     if (!token.isEmpty())
-        QVERIFY2(result.error().message.contains(QStringLiteral("refused the credential")), qPrintable(result.error().message));
+        QVERIFY2(result.error().message.contains(QStringLiteral("refused the credential")),
+            qPrintable(result.error().message));
     QVERIFY(!result.error().message.contains(QString::fromUtf8(m_token)));
     QVERIFY(!QFileInfo::exists(m_session.work + QStringLiteral("/repos/denied")));
 }

@@ -96,7 +96,8 @@ void tst_LaunchSecrets::refused_data()
     QTest::newRow("another session") << kServer << false << QStringLiteral("s-other") << kNow + 600 << wrongSession;
     QTest::newRow("expired") << kServer << false << kSession << kNow - 1 << expired;
     QTest::newRow("expiring this second") << kServer << false << kSession << kNow << expired;
-    QTest::newRow("sealed for another server") << QStringLiteral("srv-2") << false << kSession << kNow + 600 << unreadable;
+    QTest::newRow("sealed for another server")
+        << QStringLiteral("srv-2") << false << kSession << kNow + 600 << unreadable;
     QTest::newRow("sealed to another key") << kServer << true << kSession << kNow + 600 << unreadable;
 }
 
@@ -146,28 +147,27 @@ void tst_LaunchSecrets::malformed_data()
     QTest::newRow("not JSON") << QByteArray("secrets: none");
     QTest::newRow("an array") << QByteArray("[1,2]");
     QTest::newRow("no sessionId") << QByteArray("{\"expiresAt\":1700000600,\"secrets\":{}}");
-    QTest::newRow("expiresAt a string")
-        << QByteArray("{\"sessionId\":\"s-42\",\"expiresAt\":\"tomorrow\",\"secrets\":{}}");
+    QTest::newRow("expiresAt a string") << QByteArray(
+        "{\"sessionId\":\"s-42\",\"expiresAt\":\"tomorrow\",\"secrets\":{}}");
     QTest::newRow("expiresAt a fraction")
         << QByteArray("{\"sessionId\":\"s-42\",\"expiresAt\":1700000600.5,\"secrets\":{}}");
     QTest::newRow("secrets an array") << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":[]}");
-    QTest::newRow("a name with a dash")
-        << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"MY-TOKEN\":\"abcdefgh\"}}");
+    QTest::newRow("a name with a dash") << QByteArray(
+        "{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"MY-TOKEN\":\"abcdefgh\"}}");
     QTest::newRow("a name starting with a digit")
         << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"1TOKEN\":\"abcdefgh\"}}");
-    QTest::newRow("a number as value")
-        << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"TOKEN\":12345678}}");
+    QTest::newRow("a number as value") << QByteArray(
+        "{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"TOKEN\":12345678}}");
     QTest::newRow("a value too short to redact")
         << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"TOKEN\":\"abc\"}}");
-    QTest::newRow("a NUL in a value")
-        << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"TOKEN\":\"abc\\u0000def\"}}");
+    QTest::newRow("a NUL in a value") << QByteArray(
+        "{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"TOKEN\":\"abc\\u0000def\"}}");
     QByteArray many = "{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{";
     for (int i = 0; i <= LaunchSecrets::kMaxSecrets; ++i)
         many += (i ? "," : "") + QByteArray("\"S") + QByteArray::number(i) + "\":\"abcdefgh\"";
     QTest::newRow("too many secrets") << QByteArray(many + "}}");
-    QTest::newRow("a value too long")
-        << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"TOKEN\":\""
-               + QByteArray(LaunchSecrets::kMaxValueBytes + 1, 'x') + "\"}}");
+    QTest::newRow("a value too long") << QByteArray("{\"sessionId\":\"s-42\"" + tail + ",\"secrets\":{\"TOKEN\":\""
+        + QByteArray(LaunchSecrets::kMaxValueBytes + 1, 'x') + "\"}}");
 }
 
 void tst_LaunchSecrets::malformed()
