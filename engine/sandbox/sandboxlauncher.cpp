@@ -145,13 +145,13 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
     spec.mounts = {{QStringLiteral("workspace"), m_request.worktree, QString::fromLatin1(kWorkspace), false}};
     setState(SandboxState::Creating);
     QPointer<SandboxLauncher> self(this);
-    m_lifecycle->createSandbox(spec, [self, generation](Result<QJsonObject, LifecycleError> r) {
-        if (!self)
-            return;
-        if (generation != self->m_generation) {
-            // remove() came first: what was created goes at once.
+    LifecycleClient *lifecycle = m_lifecycle; // answers on itself: alive when this runs
+    m_lifecycle->createSandbox(spec, [self, generation, lifecycle](Result<QJsonObject, LifecycleError> r) {
+        if (!self || generation != self->m_generation) {
+            // remove() came first, or this launcher is gone: no one would ever know the sandbox,
+            // so what was created goes at once.
             if (r.ok())
-                self->m_lifecycle->deleteSandbox(r.value().value(QStringLiteral("id")).toString(), [](auto) {});
+                lifecycle->deleteSandbox(r.value().value(QStringLiteral("id")).toString(), [](auto) {});
             return;
         }
         if (!r.ok())

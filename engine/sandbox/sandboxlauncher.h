@@ -61,7 +61,9 @@ public:
 
     // `network` and `lifecycle` must outlive this object.
     SandboxLauncher(QNetworkAccessManager *network, LifecycleClient *lifecycle, QObject *parent = nullptr);
-    ~SandboxLauncher() override; // the sandbox stays; remove() it first when it should go
+    // The sandbox stays (remove() it first when it should go); one whose create request is still
+    // out is deleted when the answer comes, since nothing would know it.
+    ~SandboxLauncher() override;
 
     void setTimeouts(LaunchTimeouts timeouts) { m_timeouts = timeouts; }
 

@@ -5,7 +5,8 @@
 // (unreachable ones included), no bundle, no log line, no Docker config or log of the sandbox, no
 // file of its writable layer, and no /proc/*/cmdline. Launches that cannot work are refused or
 // undone: a mount outside the session directory, a worktree the sandbox cannot write, a failing
-// postCreateCommand, secrets asked into a directory that is not tmpfs, a removal mid-launch.
+// postCreateCommand, secrets asked into a directory that is not tmpfs, a removal mid-launch, a
+// launcher destroyed mid-create.
 #include "canaryscan.h"
 #include "core/logging.h"
 #include "core/timer.h"
@@ -425,6 +426,16 @@ void tst_SandboxLaunch::removeDuringLaunch()
     QTRY_VERIFY(early.has_value());
     QCOMPARE(early->error().code, SandboxError::Code::Cancelled);
     QTRY_COMPARE_WITH_TIMEOUT(deletes(), deletesBefore + 2, 60000);
+    QTRY_COMPARE_WITH_TIMEOUT(sandboxes(), before, 30000);
+
+    // The launcher destroyed while the create request is still out: nothing would ever know the
+    // sandbox, so it is deleted once the answer comes.
+    {
+        SandboxLauncher gone(&m_net, m_lifecycle.get());
+        gone.launch(request, nullptr, [](Result<void, SandboxError>) { QFAIL("a destroyed launcher answered"); });
+        QCOMPARE(gone.state(), SandboxState::Creating);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(deletes(), deletesBefore + 3, 60000);
     QTRY_COMPARE_WITH_TIMEOUT(sandboxes(), before, 30000);
 }
 
