@@ -26,6 +26,7 @@
 #include <QCryptographicHash>
 #include <QNetworkAccessManager>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 
 #include <unistd.h>
 
@@ -281,6 +282,23 @@ void tst_SandboxLaunch::wholeSessionLeavesNoCanary()
     const Run lifecycleLog = docker({QStringLiteral("logs"), RuntimeFixture::container(m_runtime.get())});
     if (scan.holds(sandboxLog.out + sandboxLog.err) || scan.holds(lifecycleLog.out + lifecycleLog.err))
         hits << QStringLiteral("docker logs");
+    // Every request of the session checked against the OpenAPI specs: commands with envs, the
+    // agent's streamed command and its interrupt, the secrets' uploads, pause and resume.
+    QTemporaryDir logDir;
+    QFile requests(logDir.filePath(QStringLiteral("requests.log")));
+    QVERIFY(requests.open(QIODevice::WriteOnly));
+    requests.write(lifecycleLog.out + sandboxLog.out);
+    requests.close();
+    const Run checked = runProgram(QStringLiteral(ISOLATION_PYTHON3),
+        {QStringLiteral(ISOLATION_CHECK_REQUESTS), QStringLiteral(ISOLATION_TEST_DATA "/opensandbox"),
+            requests.fileName(), QStringLiteral("--min"), QStringLiteral("10")});
+    QVERIFY2(checked.exitCode == 0, QByteArray(checked.out + checked.err).constData());
+    const QByteArray id = launcher.sandboxId().toUtf8();
+    const QList<QByteArray> expected {"execd POST /command", "execd DELETE /command", "execd POST /files/upload",
+        QByteArray("lifecycle POST /v1/sandboxes/" + id + "/pause"),
+        QByteArray("lifecycle POST /v1/sandboxes/" + id + "/resume")};
+    for (const QByteArray &request : expected)
+        QVERIFY2(checked.out.contains(request), qPrintable(QString::fromUtf8(checked.out)));
     QVERIFY2(hits.isEmpty(), qPrintable(hits.join(QLatin1Char('\n'))));
     qInfo() << "searched" << files << "files," << objects << "git objects," << dockerScanned << "Docker files";
     QVERIFY(objects > 5);
