@@ -2,8 +2,8 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QHash>
 #include <QMutex>
-#include <QSet>
 
 #include <cstdio>
 
@@ -18,7 +18,7 @@ struct State
 {
     QMutex mutex;
     QFile file;
-    QSet<QByteArray> secrets;
+    QHash<QByteArray, int> secrets; // secret -> how many holders registered it
 };
 
 State &state()
@@ -27,10 +27,10 @@ State &state()
     return s;
 }
 
-QByteArray redactLocked(QByteArray text, const QSet<QByteArray> &secrets)
+QByteArray redactLocked(QByteArray text, const QHash<QByteArray, int> &secrets)
 {
-    for (const QByteArray &secret : secrets)
-        text.replace(secret, QByteArrayLiteral("[redacted]"));
+    for (auto it = secrets.keyBegin(); it != secrets.keyEnd(); ++it)
+        text.replace(*it, QByteArrayLiteral("[redacted]"));
     return text;
 }
 
@@ -101,14 +101,16 @@ void addRedaction(const QByteArray &secret)
         return;
     State &s = state();
     QMutexLocker lock(&s.mutex);
-    s.secrets.insert(secret);
+    ++s.secrets[secret];
 }
 
 void removeRedaction(const QByteArray &secret)
 {
     State &s = state();
     QMutexLocker lock(&s.mutex);
-    s.secrets.remove(secret);
+    auto it = s.secrets.find(secret);
+    if (it != s.secrets.end() && --it.value() <= 0)
+        s.secrets.erase(it);
 }
 
 QString redact(const QString &text)

@@ -18,7 +18,8 @@ bool install(const QString &logFile);
 void uninstall();
 
 // Every later log line has each occurrence of `secret` replaced by "[redacted]".
-// Secrets shorter than 4 bytes are ignored (they would redact ordinary words).
+// Secrets shorter than 4 bytes are ignored (they would redact ordinary words). Registrations are
+// counted: a secret two holders registered stays redacted until both have removed it.
 void addRedaction(const QByteArray &secret);
 void removeRedaction(const QByteArray &secret);
 

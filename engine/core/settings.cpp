@@ -64,6 +64,12 @@ int Settings::runtimeHealthIntervalMs() const
     return ms >= 100 ? ms : 5000;
 }
 
+QString Settings::sandboxImage() const
+{
+    const QString image = envOr("ISOLATION_SANDBOX_IMAGE", *m_settings, QStringLiteral("sandbox/image"));
+    return image.isEmpty() ? QStringLiteral("debian:12") : image;
+}
+
 QVariant Settings::value(const QString &key, const QVariant &fallback) const
 {
     return m_settings->value(key, fallback);

@@ -32,6 +32,9 @@ public:
     QString runtimeExecdImage() const;
     quint16 runtimePort() const; // runtime/port; 0: the system chooses
     int runtimeHealthIntervalMs() const; // runtime/healthIntervalMs, default 5000
+    // The image of a session without a devcontainer.json: ISOLATION_SANDBOX_IMAGE, else
+    // sandbox/image, else debian:12.
+    QString sandboxImage() const;
 
     QVariant value(const QString &key, const QVariant &fallback = {}) const;
     void setValue(const QString &key, const QVariant &value);

@@ -1,5 +1,7 @@
 #include "execdclient.h"
 
+#include "commandstream.h"
+
 #include <QHttpMultiPart>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -63,42 +65,65 @@ void ExecdClient::ping(Callback<bool> done)
 
 void ExecdClient::runCommand(const QString &command, const QString &cwd, Callback<CommandOutput> done)
 {
-    QJsonObject body {{QStringLiteral("command"), command}, {QStringLiteral("background"), false}};
-    if (!cwd.isEmpty())
-        body.insert(QStringLiteral("cwd"), cwd);
-    QNetworkRequest r = request(QStringLiteral("/command"));
+    runCommand(CommandRequest {command, cwd, {}, std::nullopt}, std::move(done));
+}
+
+void ExecdClient::runCommand(const CommandRequest &request, Callback<CommandOutput> done)
+{
+    // Collected commands keep the client's idle timeout; streamed ones have none.
+    CommandStream *stream = post(request, this, m_timeoutMs);
+    auto out = std::make_shared<CommandOutput>();
+    connect(stream, &CommandStream::output, stream, [out](CommandStream::Channel channel, const QByteArray &data) {
+        (channel == CommandStream::Channel::StdOut ? out->stdOut : out->stdErr) += data;
+    });
+    connect(stream, &CommandStream::finished, this, [stream, out, done = std::move(done)] {
+        stream->deleteLater();
+        if (stream->failure()) {
+            done(*stream->failure());
+            return;
+        }
+        out->id = stream->id();
+        out->exitCode = stream->exitCode();
+        out->error = stream->errorText();
+        done(std::move(*out));
+    });
+}
+
+CommandStream *ExecdClient::startCommand(const CommandRequest &request, QObject *parent)
+{
+    return post(request, parent ? parent : this, 0);
+}
+
+CommandStream *ExecdClient::post(const CommandRequest &request, QObject *parent, int idleTimeoutMs)
+{
+    QJsonObject body {{QStringLiteral("command"), request.command}, {QStringLiteral("background"), false}};
+    if (!request.cwd.isEmpty())
+        body.insert(QStringLiteral("cwd"), request.cwd);
+    if (request.timeoutMs)
+        body.insert(QStringLiteral("timeout"), *request.timeoutMs);
+    if (!request.envs.isEmpty()) {
+        QJsonObject envs;
+        for (auto it = request.envs.begin(); it != request.envs.end(); ++it)
+            envs.insert(it.key(), it.value());
+        body.insert(QStringLiteral("envs"), envs);
+    }
+    QNetworkRequest r = this->request(QStringLiteral("/command"));
     r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
     r.setRawHeader("Accept", "text/event-stream");
-    QNetworkReply *reply = m_network->post(r, QJsonDocument(body).toJson(QJsonDocument::Compact));
-    finish<CommandOutput>(reply, std::move(done), [](const QByteArray &stream) -> Result<CommandOutput, ExecdError> {
-        // Server-sent events: each event's data is one ServerStreamEvent (JSON). Qt has no SSE
-        // reader; events are lines "data: {json}" separated by blank lines (a bare JSON line is taken too).
-        CommandOutput out;
-        for (QByteArray line : stream.split('\n')) {
-            line = line.trimmed();
-            if (line.startsWith("data:"))
-                line = line.mid(5).trimmed();
-            if (line.isEmpty() || line.startsWith(':') || !line.startsWith('{'))
-                continue;
-            const QJsonObject e = QJsonDocument::fromJson(line).object();
-            const QString type = e.value(QStringLiteral("type")).toString();
-            const QByteArray text = e.value(QStringLiteral("text")).toString().toUtf8();
-            if (type == QLatin1String("init"))
-                out.id = QString::fromUtf8(text);
-            else if (type == QLatin1String("stdout"))
-                out.stdOut += text;
-            else if (type == QLatin1String("stderr"))
-                out.stdErr += text;
-            else if (type == QLatin1String("error")) {
-                const QJsonObject error = e.value(QStringLiteral("error")).toObject();
-                out.error = error.value(QStringLiteral("evalue")).toString();
-                bool numeric = false;
-                const int code = out.error.toInt(&numeric);
-                out.exitCode = numeric ? code : 1;
-            }
-        }
-        return out;
-    });
+    r.setTransferTimeout(idleTimeoutMs);
+    return new CommandStream(m_network->post(r, QJsonDocument(body).toJson(QJsonDocument::Compact)), parent);
+}
+
+void ExecdClient::interrupt(const QString &commandId, Callback<bool> done)
+{
+    QNetworkRequest r = request(QStringLiteral("/command"));
+    QUrl url = r.url();
+    QUrlQuery q;
+    q.addQueryItem(QStringLiteral("id"), commandId);
+    url.setQuery(q);
+    r.setUrl(url);
+    finish<bool>(m_network->deleteResource(r), std::move(done),
+        [](const QByteArray &) -> Result<bool, ExecdError> { return true; });
 }
 
 void ExecdClient::upload(const QString &path, const QByteArray &content, int mode, Callback<bool> done)

@@ -6,16 +6,20 @@
 #include "core/result.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QObject>
 #include <QUrl>
 
 #include <functional>
+#include <optional>
 
 class QNetworkAccessManager;
 class QNetworkReply;
 class QNetworkRequest;
 
 namespace isolation {
+
+class CommandStream;
 
 struct ExecdError
 {
@@ -29,6 +33,16 @@ struct ExecdError
     QString message;
 
     bool retryable() const { return code == Code::Unreachable; }
+};
+
+// A POST /command (RunCommandRequest). `envs` reach only the process execd starts: the way
+// launch secrets enter a sandbox at run time, never through its creation config.
+struct CommandRequest
+{
+    QString command; // run by `sh -c`
+    QString cwd;
+    QHash<QString, QString> envs;
+    std::optional<qint64> timeoutMs; // execd ends the command after this long
 };
 
 struct CommandOutput
@@ -57,6 +71,12 @@ public:
     void ping(Callback<bool> done);
     // Runs `command` in the foreground (sh -c) and collects its output stream.
     void runCommand(const QString &command, const QString &cwd, Callback<CommandOutput> done);
+    void runCommand(const CommandRequest &request, Callback<CommandOutput> done);
+    // Starts a command and streams its output as it comes (no idle timeout). The stream is a child
+    // of `parent` (this client when null); deleting it closes the stream, not the command.
+    CommandStream *startCommand(const CommandRequest &request, QObject *parent = nullptr);
+    // DELETE /command?id=: execd stops the command (the id of CommandStream::started).
+    void interrupt(const QString &commandId, Callback<bool> done);
     void upload(const QString &path, const QByteArray &content, int mode, Callback<bool> done);
     void download(const QString &path, Callback<QByteArray> done);
     // http://.../proxy/PORT/PATH: HTTP and WebSocket to a port inside the sandbox.
@@ -64,6 +84,7 @@ public:
 
 private:
     QNetworkRequest request(const QString &path) const;
+    CommandStream *post(const CommandRequest &request, QObject *parent, int idleTimeoutMs);
     template<typename T>
     void finish(QNetworkReply *reply, Callback<T> done, std::function<Result<T, ExecdError>(const QByteArray &)> read);
 

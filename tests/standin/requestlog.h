@@ -1,6 +1,7 @@
 // Stand-ins only: each request a stand-in receives is printed to stdout as one line
-// "ISOLATION-STANDIN-REQUEST {json}" (method, path, query, headers without secrets, JSON body),
-// so a test can read them with `docker logs` and check them against the OpenAPI specs.
+// "ISOLATION-STANDIN-REQUEST {json}" (method, path, query, headers without secrets, JSON body
+// with the values of a command's `envs` redacted, since launch secrets travel there), so a test
+// can read them with `docker logs` and check them against the OpenAPI specs.
 #pragma once
 
 #include "http/httpmessage.h"
@@ -32,7 +33,14 @@ inline void recordRequest(const char *api, const HttpRequest &request)
     const QByteArray type = request.header("content-type");
     if (type.startsWith("application/json")) {
         const QJsonDocument doc = QJsonDocument::fromJson(request.body);
-        record.insert(QStringLiteral("body"), doc.isArray() ? QJsonValue(doc.array()) : QJsonValue(doc.object()));
+        QJsonObject body = doc.object();
+        if (body.value(QStringLiteral("envs")).isObject()) {
+            QJsonObject envs = body.value(QStringLiteral("envs")).toObject();
+            for (auto it = envs.begin(); it != envs.end(); ++it)
+                it.value() = QStringLiteral("[redacted]");
+            body.insert(QStringLiteral("envs"), envs);
+        }
+        record.insert(QStringLiteral("body"), doc.isArray() ? QJsonValue(doc.array()) : QJsonValue(body));
         record.insert(QStringLiteral("bodyIsJson"), !doc.isNull());
     }
     const QByteArray line = "ISOLATION-STANDIN-REQUEST " + QJsonDocument(record).toJson(QJsonDocument::Compact) + '\n';

@@ -15,7 +15,12 @@
 #include <QProcess>
 #include <QTcpSocket>
 
+#include <QPointer>
+#include <QTimer>
+
+#include <csignal>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace isolation::standin {
 
@@ -63,6 +68,10 @@ StandinExecd::StandinExecd(QObject *parent)
         recordRequest("execd", r);
         command(r, reply);
     });
+    m_http.route("DELETE", QStringLiteral("/command"), [this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        interrupt(r, reply);
+    });
     m_http.route("POST", QStringLiteral("/files/upload"), [this](const HttpRequest &r, HttpReply reply) {
         recordRequest("execd", r);
         upload(r, reply);
@@ -102,7 +111,10 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
     for (auto it = envs.begin(); it != envs.end(); ++it)
         env.insert(it.key(), it.value().toString());
     process->setProcessEnvironment(env);
+    // A process group of its own, so an interrupt reaches everything the command started.
+    process->setChildProcessModifier([] { ::setsid(); });
     const QString id = QStringLiteral("cmd-%1").arg(++m_commands);
+    m_running.insert(id, process);
     const qint64 started = QDateTime::currentMSecsSinceEpoch();
     reply.sendHead(200, {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}});
     reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("init")}, {QStringLiteral("text"), id}}));
@@ -118,7 +130,8 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
     };
     connect(process, &QProcess::readyReadStandardOutput, this, flush);
     connect(process, &QProcess::readyReadStandardError, this, flush);
-    auto done = [process, reply, started, flush](int exitCode, bool crashed, const QString &error) {
+    auto done = [this, id, process, reply, started, flush](int exitCode, bool crashed, const QString &error) {
+        m_running.remove(id);
         flush(); // whatever is still buffered goes out before the end events
         if (exitCode != 0 || crashed || !error.isEmpty())
             reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("error")},
@@ -138,6 +151,23 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
             done(127, false, process->errorString());
     });
     process->start();
+}
+
+void StandinExecd::interrupt(const HttpRequest &request, HttpReply reply)
+{
+    const QString id = request.query.queryItemValue(QStringLiteral("id"));
+    if (id.isEmpty())
+        return reply.send(apiError(400, "MISSING_QUERY", QStringLiteral("missing query parameter 'id'")));
+    QPointer<QProcess> process = m_running.value(id);
+    if (!process || process->state() == QProcess::NotRunning)
+        return reply.send(apiError(404, "NOT_FOUND", QStringLiteral("no running command %1").arg(id)));
+    const pid_t group = pid_t(process->processId());
+    ::kill(-group, SIGTERM);
+    QTimer::singleShot(3000, process, [process, group] {
+        if (process && process->state() != QProcess::NotRunning)
+            ::kill(-group, SIGKILL);
+    });
+    reply.send(HttpResponse {200, {}, {}});
 }
 
 void StandinExecd::upload(const HttpRequest &request, HttpReply reply)

@@ -1,11 +1,16 @@
 // The OFFLINE STAND-IN for OpenSandbox's execd (not execd): the daemon in every stand-in
-// sandbox, serving the subset of execd-api.yaml the engine uses — /ping, /command (SSE output),
-// /files/upload, /files/download — and /proxy/{port}/... for HTTP and WebSocket.
+// sandbox, serving the subset of execd-api.yaml the engine uses — /ping, /command (SSE output;
+// DELETE interrupts one by id), /files/upload, /files/download — and /proxy/{port}/... for HTTP
+// and WebSocket.
 #pragma once
 
 #include "http/httpserver.h"
 
+#include <QHash>
 #include <QObject>
+#include <QPointer>
+
+class QProcess;
 
 class QNetworkAccessManager;
 
@@ -20,6 +25,7 @@ public:
 
 private:
     void command(const HttpRequest &request, HttpReply reply);
+    void interrupt(const HttpRequest &request, HttpReply reply);
     void upload(const HttpRequest &request, HttpReply reply);
     void download(const HttpRequest &request, HttpReply reply);
     void proxy(const HttpRequest &request, HttpReply reply);
@@ -28,6 +34,7 @@ private:
     HttpServer m_http;
     QNetworkAccessManager *m_network;
     int m_commands = 0;
+    QHash<QString, QPointer<QProcess>> m_running; // command id -> its shell, while it runs
 };
 
 } // namespace isolation::standin

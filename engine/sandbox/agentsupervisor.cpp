@@ -1,0 +1,228 @@
+#include "agentsupervisor.h"
+
+#include "core/logging.h"
+#include "core/timer.h"
+#include "runtime/execdclient.h"
+#include "sandboxerror.h"
+#include "secrets/secretvault.h"
+
+namespace isolation {
+
+QString agentStateName(AgentState state)
+{
+    switch (state) {
+    case AgentState::Idle:
+        return QStringLiteral("idle");
+    case AgentState::Running:
+        return QStringLiteral("running");
+    case AgentState::Waiting:
+        return QStringLiteral("waiting");
+    case AgentState::Stopping:
+        return QStringLiteral("stopping");
+    case AgentState::Stopped:
+        return QStringLiteral("stopped");
+    case AgentState::Exited:
+        return QStringLiteral("exited");
+    case AgentState::Failed:
+        return QStringLiteral("failed");
+    }
+    return QStringLiteral("idle");
+}
+
+AgentSupervisor::AgentSupervisor(ExecdClient *execd, AgentSpec spec, const SecretVault *secrets, const Clock &clock,
+    Timer &timer, AgentPolicy policy, QObject *parent)
+    : QObject(parent)
+    , m_execd(execd)
+    , m_spec(std::move(spec))
+    , m_secrets(secrets)
+    , m_timer(timer)
+    , m_policy(policy)
+    , m_backoff(policy.backoff, clock, policy.random01)
+{
+    m_stopTimer.setSingleShot(true);
+    connect(&m_stopTimer, &QTimer::timeout, this, [this] {
+        qCWarning(lcSandbox) << "the agent did not end within" << m_policy.stopTimeoutMs << "ms of its interrupt";
+        if (m_stream)
+            m_stream->abort(); // onFinished() completes the stop
+        else
+            finishStop();
+    });
+}
+
+AgentSupervisor::~AgentSupervisor()
+{
+    m_timer.stop(); // its callback points at this object
+    if (m_stream)
+        m_stream->disconnect(this);
+}
+
+QString AgentSupervisor::commandId() const
+{
+    return m_stream ? m_stream->id() : QString();
+}
+
+QStringList AgentSupervisor::recentLines() const
+{
+    return QStringList(m_recent.begin(), m_recent.end());
+}
+
+void AgentSupervisor::start()
+{
+    if (m_state == AgentState::Running || m_state == AgentState::Waiting || m_state == AgentState::Stopping)
+        return;
+    m_failures = 0;
+    m_backoff.reset();
+    launch();
+}
+
+void AgentSupervisor::launch()
+{
+    CommandRequest request {m_spec.command, m_spec.cwd, m_spec.env, std::nullopt};
+    if (m_secrets) {
+        const QHash<QString, QString> secrets = m_secrets->environment();
+        for (auto it = secrets.begin(); it != secrets.end(); ++it)
+            request.envs.insert(it.key(), it.value());
+    }
+    m_stream = m_execd->startCommand(request, this);
+    request.envs.clear();
+    connect(m_stream, &CommandStream::output, this, &AgentSupervisor::onOutput);
+    connect(m_stream, &CommandStream::finished, this, &AgentSupervisor::onFinished);
+    connect(m_stream, &CommandStream::started, this, [this](const QString &id) {
+        qCInfo(lcSandbox).noquote() << QStringLiteral("agent run %1 started as %2").arg(m_runs).arg(id);
+        if (m_state == AgentState::Stopping)
+            stop(); // stop() came before execd named the command
+    });
+    ++m_runs;
+    m_backoff.connected();
+    setState(AgentState::Running);
+}
+
+void AgentSupervisor::stop()
+{
+    switch (m_state) {
+    case AgentState::Running: {
+        setState(AgentState::Stopping, QStringLiteral("stopping on request"));
+        m_stopTimer.start(m_policy.stopTimeoutMs);
+        [[fallthrough]];
+    }
+    case AgentState::Stopping: {
+        const QString id = commandId();
+        if (id.isEmpty())
+            return; // the started() handler comes back here
+        QPointer<AgentSupervisor> self(this);
+        m_execd->interrupt(id, [self](Result<bool, ExecdError> r) {
+            if (!self || r.ok())
+                return;
+            // Already gone (execd does not know the id any more) or execd unreachable: stop reading.
+            qCInfo(lcSandbox).noquote() << "interrupting the agent:" << r.error().message;
+            if (self->m_stream)
+                self->m_stream->abort();
+        });
+        return;
+    }
+    case AgentState::Waiting:
+        m_timer.stop();
+        [[fallthrough]];
+    case AgentState::Idle:
+    case AgentState::Stopped:
+    case AgentState::Exited:
+    case AgentState::Failed:
+        finishStop();
+        return;
+    }
+}
+
+void AgentSupervisor::finishStop()
+{
+    m_stopTimer.stop();
+    setState(AgentState::Stopped, QStringLiteral("stopped on request"));
+    Q_EMIT stopped();
+}
+
+void AgentSupervisor::onOutput(CommandStream::Channel channel, const QByteArray &data)
+{
+    m_pending[int(channel)] += data;
+    flush(channel, false);
+}
+
+void AgentSupervisor::flush(CommandStream::Channel channel, bool all)
+{
+    QByteArray &pending = m_pending[int(channel)];
+    qsizetype at = 0;
+    while ((at = pending.indexOf('\n')) >= 0 || pending.size() > m_policy.maxLineBytes) {
+        const qsizetype cut = at >= 0 && at <= m_policy.maxLineBytes ? at : m_policy.maxLineBytes;
+        emitLine(channel, pending.left(cut));
+        pending.remove(0, at >= 0 && at <= m_policy.maxLineBytes ? cut + 1 : cut);
+    }
+    if (all && !pending.isEmpty())
+        emitLine(channel, std::exchange(pending, {}));
+}
+
+void AgentSupervisor::emitLine(CommandStream::Channel channel, const QByteArray &bytes)
+{
+    QString text = QString::fromUtf8(bytes.endsWith('\r') ? bytes.chopped(1) : bytes);
+    m_recent.push_back(
+        (channel == CommandStream::Channel::StdOut ? QStringLiteral("out: ") : QStringLiteral("err: ")) + text);
+    while (m_recent.size() > size_t(qMax(0, m_policy.keptLines)))
+        m_recent.pop_front();
+    Q_EMIT line(channel, text);
+}
+
+void AgentSupervisor::onFinished()
+{
+    flush(CommandStream::Channel::StdOut, true);
+    flush(CommandStream::Channel::StdErr, true);
+    CommandStream *stream = m_stream;
+    m_stream = nullptr;
+    if (!stream)
+        return;
+    stream->deleteLater();
+    const std::optional<ExecdError> failure = stream->failure();
+    m_lastExitCode = failure ? -1 : stream->exitCode();
+    m_backoff.disconnected();
+    if (m_backoff.attempts() == 0)
+        m_failures = 0; // it stayed up long enough: earlier failures are forgiven
+    Q_EMIT runEnded(m_lastExitCode);
+
+    if (m_state == AgentState::Stopping) {
+        finishStop();
+        return;
+    }
+    if (failure && failure->code == ExecdError::Code::Rejected && failure->status >= 400 && failure->status < 500) {
+        setState(AgentState::Failed, QStringLiteral("execd refused the agent's command: %1").arg(failure->message));
+        return;
+    }
+    if (!failure && m_lastExitCode == 0) {
+        setState(AgentState::Exited, QStringLiteral("the agent exited with status 0"));
+        return;
+    }
+    const QString why
+        = failure ? failure->message : QStringLiteral("the agent exited with status %1").arg(m_lastExitCode);
+    if (++m_failures >= m_policy.maxFailures) {
+        setState(AgentState::Failed,
+            QStringLiteral("%1; it ended %2 times in a row, not restarted again").arg(why).arg(m_failures));
+        return;
+    }
+    const std::chrono::milliseconds delay = m_backoff.nextDelay();
+    setState(AgentState::Waiting, QStringLiteral("%1; restarting in %2 ms").arg(why).arg(delay.count()));
+    Q_EMIT restartScheduled(m_failures, delay.count());
+    m_timer.start(delay, [this] {
+        if (m_state == AgentState::Waiting)
+            launch();
+    });
+}
+
+void AgentSupervisor::setState(AgentState state, const QString &reason)
+{
+    m_reason = reason;
+    if (state == m_state)
+        return;
+    m_state = state;
+    qCInfo(lcSandbox).noquote() << QStringLiteral("agent %1%2")
+                                       .arg(agentStateName(state),
+                                           reason.isEmpty() ? QString()
+                                                            : QStringLiteral(": ") + logging::redact(reason));
+    Q_EMIT stateChanged(state);
+}
+
+} // namespace isolation

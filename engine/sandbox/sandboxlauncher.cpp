@@ -1,0 +1,394 @@
+#include "sandboxlauncher.h"
+
+#include "core/logging.h"
+#include "devcontainerconfig.h"
+#include "runtime/lifecycleclient.h"
+#include "secrets/secretdelivery.h"
+#include "secrets/secretvault.h"
+
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QPointer>
+#include <QTimer>
+
+namespace isolation {
+
+QString sandboxStateName(SandboxState state)
+{
+    switch (state) {
+    case SandboxState::Idle:
+        return QStringLiteral("idle");
+    case SandboxState::Creating:
+        return QStringLiteral("creating");
+    case SandboxState::Starting:
+        return QStringLiteral("starting");
+    case SandboxState::Preparing:
+        return QStringLiteral("preparing");
+    case SandboxState::Running:
+        return QStringLiteral("running");
+    case SandboxState::Pausing:
+        return QStringLiteral("pausing");
+    case SandboxState::Paused:
+        return QStringLiteral("paused");
+    case SandboxState::Resuming:
+        return QStringLiteral("resuming");
+    case SandboxState::Deleting:
+        return QStringLiteral("deleting");
+    case SandboxState::Deleted:
+        return QStringLiteral("deleted");
+    case SandboxState::Failed:
+        return QStringLiteral("failed");
+    }
+    return QStringLiteral("idle");
+}
+
+Result<LaunchRequest, SandboxError> LaunchRequest::fromWorkspace(
+    const QString &sessionId, const QString &worktree, const QString &defaultImage)
+{
+    LaunchRequest request;
+    request.sessionId = sessionId;
+    request.worktree = worktree;
+    request.image = defaultImage;
+    auto config = DevcontainerConfig::load(worktree);
+    if (!config)
+        return config.error();
+    if (config.value()) {
+        const DevcontainerConfig &c = *config.value();
+        if (!c.image.isEmpty())
+            request.image = c.image;
+        request.env = c.containerEnv;
+        request.postCreateCommands = c.postCreateCommands;
+        qCInfo(lcSandbox).noquote() << QStringLiteral(
+            "session %1: %2 chooses image %3, %4 variables, %5 postCreate commands")
+                                           .arg(sessionId, c.path, request.image)
+                                           .arg(request.env.size())
+                                           .arg(request.postCreateCommands.size());
+    }
+    if (request.image.isEmpty())
+        return SandboxError::refused(QStringLiteral("no image: neither devcontainer.json nor the settings name one"));
+    return request;
+}
+
+SandboxLauncher::SandboxLauncher(QNetworkAccessManager *network, LifecycleClient *lifecycle, QObject *parent)
+    : QObject(parent)
+    , m_network(network)
+    , m_lifecycle(lifecycle)
+{ }
+
+SandboxLauncher::~SandboxLauncher() = default;
+
+SandboxError SandboxLauncher::fromLifecycle(const LifecycleError &e, const QString &what)
+{
+    const QString message = what + QStringLiteral(": ") + e.message;
+    if (e.code == LifecycleError::Code::Refused)
+        return SandboxError::refused(message);
+    return e.retryable() ? SandboxError::unavailable(message) : SandboxError::failed(message);
+}
+
+void SandboxLauncher::later(Callback done, Result<void, SandboxError> result)
+{
+    QTimer::singleShot(0, this, [done = std::move(done), result = std::move(result)] { done(result); });
+}
+
+void SandboxLauncher::setState(SandboxState state)
+{
+    if (state == m_state)
+        return;
+    m_state = state;
+    qCInfo(lcSandbox).noquote() << QStringLiteral("session %1: sandbox %2 %3")
+                                       .arg(m_request.sessionId, m_id.isEmpty() ? QStringLiteral("-") : m_id,
+                                           sandboxStateName(state));
+    Q_EMIT stateChanged(state);
+}
+
+CommandRequest SandboxLauncher::command(const QString &shellCommand) const
+{
+    CommandRequest request {shellCommand, QString::fromLatin1(kWorkspace), {}, std::nullopt};
+    if (m_secrets)
+        request.envs = m_secrets->environment();
+    return request;
+}
+
+void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, Callback done)
+{
+    if (m_state != SandboxState::Idle && m_state != SandboxState::Deleted && m_state != SandboxState::Failed)
+        return later(std::move(done), SandboxError::refused(QStringLiteral("the sandbox is already launched")));
+    if (request.sessionId.isEmpty() || !DevcontainerConfig::isValidImage(request.image))
+        return later(std::move(done), SandboxError::refused(QStringLiteral("a launch needs a session and an image")));
+    if (!QFileInfo(request.worktree).isDir())
+        return later(std::move(done),
+            SandboxError::refused(QStringLiteral("the worktree %1 does not exist").arg(request.worktree)));
+    if (!request.secretsDirectory.isEmpty() && !SecretDelivery::isValidDirectory(request.secretsDirectory))
+        return later(std::move(done),
+            SandboxError::refused(QStringLiteral("%1 cannot hold secrets").arg(request.secretsDirectory)));
+    for (auto it = request.env.begin(); it != request.env.end(); ++it) {
+        if (secrets && secrets->contains(it.key()))
+            return later(std::move(done),
+                SandboxError::refused(
+                    QStringLiteral("%1 is a secret: it cannot be in the container's environment").arg(it.key())));
+    }
+
+    m_request = std::move(request);
+    m_secrets = secrets;
+    m_pending = std::move(done);
+    m_execd.reset();
+    m_id.clear();
+    m_postCreateOutput.clear();
+    const quint64 generation = ++m_generation;
+
+    SandboxSpec spec;
+    spec.image = m_request.image;
+    spec.entrypoint = m_request.entrypoint;
+    spec.env = m_request.env; // never the secrets: the create request ends up in Docker's config.v2.json
+    spec.metadata = {{QStringLiteral("session"), m_request.sessionId}};
+    spec.timeoutSeconds = m_request.timeoutSeconds;
+    spec.mounts = {{QStringLiteral("workspace"), m_request.worktree, QString::fromLatin1(kWorkspace), false}};
+    setState(SandboxState::Creating);
+    QPointer<SandboxLauncher> self(this);
+    LifecycleClient *lifecycle = m_lifecycle; // answers on itself: alive when this runs
+    m_lifecycle->createSandbox(spec, [self, generation, lifecycle](Result<QJsonObject, LifecycleError> r) {
+        if (!self || generation != self->m_generation) {
+            // remove() came first, or this launcher is gone: no one would ever know the sandbox,
+            // so what was created goes at once.
+            if (r.ok())
+                lifecycle->deleteSandbox(r.value().value(QStringLiteral("id")).toString(), [](auto) {});
+            return;
+        }
+        if (!r.ok())
+            return self->fail(fromLifecycle(r.error(), QStringLiteral("cannot create the sandbox")));
+        self->m_id = r.value().value(QStringLiteral("id")).toString();
+        if (self->m_id.isEmpty())
+            return self->fail(SandboxError::failed(QStringLiteral("the runtime created a sandbox without an id")));
+        self->setState(SandboxState::Starting);
+        self->m_since.start();
+        self->pollRunning(generation);
+    });
+}
+
+void SandboxLauncher::pollRunning(quint64 generation)
+{
+    QPointer<SandboxLauncher> self(this);
+    m_lifecycle->getSandbox(m_id, [self, generation](Result<QJsonObject, LifecycleError> r) {
+        if (!self || generation != self->m_generation)
+            return;
+        const QJsonObject status = r.ok() ? r.value().value(QStringLiteral("status")).toObject() : QJsonObject();
+        const QString state = status.value(QStringLiteral("state")).toString();
+        if (r.ok() && state == QLatin1String("Running"))
+            return self->fetchEndpoint(generation);
+        const bool waiting = r.ok() ? state == QLatin1String("Pending") : r.error().retryable();
+        if (!waiting || self->m_since.elapsed() > self->m_timeouts.runningMs) {
+            const QString why = !r.ok() ? r.error().message
+                : waiting ? QStringLiteral("still %1 after %2 ms").arg(state).arg(self->m_timeouts.runningMs)
+                          : QStringLiteral("%1 (%2)").arg(state, status.value(QStringLiteral("reason")).toString());
+            return self->fail(SandboxError::failed(QStringLiteral("the sandbox did not start: %1").arg(why)));
+        }
+        QTimer::singleShot(self->m_timeouts.pollMs, self, [self, generation] {
+            if (self && generation == self->m_generation)
+                self->pollRunning(generation);
+        });
+    });
+}
+
+void SandboxLauncher::fetchEndpoint(quint64 generation)
+{
+    QPointer<SandboxLauncher> self(this);
+    m_lifecycle->endpoint(m_id, ExecdClient::Port, [self, generation](Result<QJsonObject, LifecycleError> r) {
+        if (!self || generation != self->m_generation)
+            return;
+        if (!r.ok())
+            return self->fail(fromLifecycle(r.error(), QStringLiteral("no endpoint for execd")));
+        const QString where = r.value().value(QStringLiteral("endpoint")).toString();
+        const QUrl base(where.contains(QLatin1String("://")) ? where : QStringLiteral("http://") + where);
+        if (!base.isValid() || base.host().isEmpty())
+            return self->fail(SandboxError::failed(QStringLiteral("execd's endpoint %1 is not a URL").arg(where)));
+        const QByteArray token = r.value()
+                                     .value(QStringLiteral("headers"))
+                                     .toObject()
+                                     .value(QStringLiteral("X-EXECD-ACCESS-TOKEN"))
+                                     .toString()
+                                     .toUtf8();
+        self->m_execd = std::make_unique<ExecdClient>(self->m_network, base, token);
+        self->m_since.start();
+        self->waitForExecd(generation, [self, generation] { self->prepare(generation); });
+    });
+}
+
+void SandboxLauncher::waitForExecd(quint64 generation, std::function<void()> then)
+{
+    QPointer<SandboxLauncher> self(this);
+    m_execd->ping([self, generation, then = std::move(then)](Result<bool, ExecdError> r) {
+        if (!self || generation != self->m_generation)
+            return;
+        if (r.ok())
+            return then();
+        if (self->m_since.elapsed() > self->m_timeouts.execdMs) {
+            return self->fail(
+                SandboxError::failed(QStringLiteral("execd in the sandbox never answered: %1").arg(r.error().message)));
+        }
+        QTimer::singleShot(self->m_timeouts.pollMs, self, [self, generation, then] {
+            if (self && generation == self->m_generation)
+                self->waitForExecd(generation, then);
+        });
+    });
+}
+
+void SandboxLauncher::prepare(quint64 generation)
+{
+    setState(SandboxState::Preparing);
+    // Sandboxes run as root without capabilities: on a host where the worktree belongs to another
+    // user (a non-root engine with rootful Docker), root in the sandbox cannot write to it. Said
+    // plainly here rather than by a failing agent later (docs/runtime.md, "The worktree").
+    QPointer<SandboxLauncher> self(this);
+    const QString probe
+        = QStringLiteral("d=%1/.isolation-write-check.$$; mkdir \"$d\" && rmdir \"$d\"").arg(QLatin1String(kWorkspace));
+    m_execd->runCommand(probe, {}, [self, generation](Result<CommandOutput, ExecdError> r) {
+        if (!self || generation != self->m_generation)
+            return;
+        if (!r.ok())
+            return self->fail(SandboxError::unavailable(QStringLiteral("execd: %1").arg(r.error().message)));
+        if (r.value().exitCode != 0) {
+            return self->fail(SandboxError::failed(
+                QStringLiteral("the sandbox cannot write to %1 (%2): the worktree belongs to a user the sandbox's "
+                               "root is not, and sandboxes run without capabilities; see docs/runtime.md, "
+                               "\"The worktree\"")
+                    .arg(QLatin1String(kWorkspace), QString::fromUtf8(r.value().stdErr.trimmed()))));
+        }
+        auto afterSecrets = [self, generation](Status delivered) {
+            if (!self || generation != self->m_generation)
+                return;
+            if (!delivered.ok()) {
+                return self->fail(SandboxError {
+                    delivered.error().retryable() ? SandboxError::Code::Unavailable : SandboxError::Code::Failed,
+                    delivered.error().message});
+            }
+            self->runPostCreate(generation, 0);
+        };
+        if (self->m_secrets && !self->m_secrets->isEmpty() && !self->m_request.secretsDirectory.isEmpty())
+            SecretDelivery::deliverFiles(
+                self->m_execd.get(), *self->m_secrets, self->m_request.secretsDirectory, afterSecrets);
+        else
+            afterSecrets({});
+    });
+}
+
+void SandboxLauncher::runPostCreate(quint64 generation, int index)
+{
+    if (index >= m_request.postCreateCommands.size())
+        return succeed();
+    QPointer<SandboxLauncher> self(this);
+    m_execd->runCommand(command(m_request.postCreateCommands.at(index)),
+        [self, generation, index](Result<CommandOutput, ExecdError> r) {
+            if (!self || generation != self->m_generation)
+                return;
+            if (!r.ok())
+                return self->fail(
+                    SandboxError::unavailable(QStringLiteral("postCreateCommand: %1").arg(r.error().message)));
+            const QString output
+                = logging::redact(QString::fromUtf8(r.value().stdOut) + QString::fromUtf8(r.value().stdErr));
+            self->m_postCreateOutput += output;
+            if (r.value().exitCode != 0) {
+                return self->fail(SandboxError::failed(QStringLiteral("postCreateCommand %1 failed with status %2: %3")
+                                                           .arg(index + 1)
+                                                           .arg(r.value().exitCode)
+                                                           .arg(output.right(500).trimmed())));
+            }
+            self->runPostCreate(generation, index + 1);
+        });
+}
+
+void SandboxLauncher::succeed()
+{
+    setState(SandboxState::Running);
+    if (Callback done = std::exchange(m_pending, {}))
+        done({});
+}
+
+void SandboxLauncher::fail(SandboxError error)
+{
+    error.message = logging::redact(error.message);
+    qCWarning(lcSandbox).noquote() << QStringLiteral("session %1: %2").arg(m_request.sessionId, error.message);
+    if (!m_id.isEmpty()
+        && (m_state == SandboxState::Creating || m_state == SandboxState::Starting
+            || m_state == SandboxState::Preparing)) {
+        // A launch that failed leaves nothing running.
+        m_lifecycle->deleteSandbox(m_id, [](auto) {});
+        m_id.clear();
+    }
+    if (m_state == SandboxState::Resuming) {
+        setState(SandboxState::Paused);
+    } else {
+        ++m_generation;
+        setState(SandboxState::Failed);
+    }
+    if (Callback done = std::exchange(m_pending, {}))
+        done(error);
+}
+
+void SandboxLauncher::pause(Callback done)
+{
+    if (m_state != SandboxState::Running)
+        return later(std::move(done), SandboxError::refused(QStringLiteral("only a running sandbox can be paused")));
+    setState(SandboxState::Pausing);
+    const quint64 generation = m_generation;
+    QPointer<SandboxLauncher> self(this);
+    m_lifecycle->pauseSandbox(m_id, [self, generation, done = std::move(done)](Result<QJsonObject, LifecycleError> r) {
+        if (!self)
+            return;
+        if (generation != self->m_generation)
+            return done(SandboxError::cancelled(QStringLiteral("the sandbox was removed")));
+        if (!r.ok()) {
+            self->setState(SandboxState::Running);
+            return done(fromLifecycle(r.error(), QStringLiteral("cannot pause the sandbox")));
+        }
+        self->setState(SandboxState::Paused);
+        done({});
+    });
+}
+
+void SandboxLauncher::resume(Callback done)
+{
+    if (m_state != SandboxState::Paused)
+        return later(std::move(done), SandboxError::refused(QStringLiteral("only a paused sandbox can be resumed")));
+    setState(SandboxState::Resuming);
+    m_pending = std::move(done);
+    const quint64 generation = m_generation;
+    QPointer<SandboxLauncher> self(this);
+    m_lifecycle->resumeSandbox(m_id, [self, generation](Result<QJsonObject, LifecycleError> r) {
+        if (!self || generation != self->m_generation)
+            return;
+        if (!r.ok())
+            return self->fail(fromLifecycle(r.error(), QStringLiteral("cannot resume the sandbox")));
+        self->m_since.start();
+        self->waitForExecd(generation, [self] { self->succeed(); });
+    });
+}
+
+void SandboxLauncher::remove(Callback done)
+{
+    ++m_generation; // every step in flight stops where it is
+    if (Callback pending = std::exchange(m_pending, {}))
+        later(std::move(pending), SandboxError::cancelled(QStringLiteral("the sandbox was removed")));
+    if (m_id.isEmpty()) {
+        // Nothing made yet (or a create in flight: its answer deletes what it made).
+        setState(SandboxState::Deleted);
+        return later(std::move(done), {});
+    }
+    setState(SandboxState::Deleting);
+    const quint64 generation = m_generation;
+    QPointer<SandboxLauncher> self(this);
+    m_lifecycle->deleteSandbox(m_id, [self, generation, done = std::move(done)](Result<QJsonObject, LifecycleError> r) {
+        if (!self)
+            return;
+        if (generation != self->m_generation)
+            return done(SandboxError::cancelled(QStringLiteral("another removal took over")));
+        if (!r.ok() && !(r.error().code == LifecycleError::Code::Rejected && r.error().status == 404)) {
+            self->setState(SandboxState::Failed);
+            return done(fromLifecycle(r.error(), QStringLiteral("cannot delete the sandbox")));
+        }
+        self->m_id.clear();
+        self->setState(SandboxState::Deleted);
+        done({});
+    });
+}
+
+} // namespace isolation

@@ -1,0 +1,119 @@
+// Launches one session's sandbox on the runtime and takes it through pause, resume and delete:
+// created through the lifecycle API with the worktree bind-mounted at /workspace (the mount policy
+// is checked before anything is sent), then execd awaited, the worktree's write access checked,
+// the session's secrets delivered at run time (never in the create request) and
+// postCreateCommand run. On the event loop.
+#pragma once
+
+#include "runtime/execdclient.h"
+#include "sandboxerror.h"
+#include "sandboxstate.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QStringList>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+class QNetworkAccessManager;
+
+namespace isolation {
+
+class LifecycleClient;
+struct LifecycleError;
+class SecretVault;
+
+struct LaunchRequest
+{
+    QString sessionId;
+    QString worktree; // on the host, inside the engine's session directory; mounted at /workspace
+    QString image;
+    QHash<QString, QString> env; // the container's environment: never a secret (Docker keeps it on disk)
+    QStringList postCreateCommands; // run once, in order, after the sandbox is up
+    QStringList entrypoint {QStringLiteral("tail"), QStringLiteral("-f"), QStringLiteral("/dev/null")};
+    // Where secrets go as files (a tmpfs in the sandbox); empty: the environment of commands only.
+    QString secretsDirectory = QStringLiteral("/dev/shm/isolation-secrets");
+    std::optional<int> timeoutSeconds; // none: the sandbox lives until deleted
+
+    // The request for a worktree: its devcontainer.json (DevcontainerConfig) chooses the image,
+    // the environment and postCreateCommand; without one, `defaultImage` and nothing else.
+    static Result<LaunchRequest, SandboxError> fromWorkspace(
+        const QString &sessionId, const QString &worktree, const QString &defaultImage);
+};
+
+struct LaunchTimeouts
+{
+    int runningMs = 120000; // created → Running (the runtime may pull the image)
+    int execdMs = 60000; // Running → execd answers /ping
+    int pollMs = 250;
+};
+
+class SandboxLauncher final : public QObject
+{
+    Q_OBJECT
+    Q_PROPERTY(isolation::SandboxState state READ state NOTIFY stateChanged)
+public:
+    using Callback = std::function<void(Result<void, SandboxError>)>;
+    static constexpr const char *kWorkspace = "/workspace";
+
+    // `network` and `lifecycle` must outlive this object.
+    SandboxLauncher(QNetworkAccessManager *network, LifecycleClient *lifecycle, QObject *parent = nullptr);
+    // The sandbox stays (remove() it first when it should go); one whose create request is still
+    // out is deleted when the answer comes, since nothing would know it.
+    ~SandboxLauncher() override;
+
+    void setTimeouts(LaunchTimeouts timeouts) { m_timeouts = timeouts; }
+
+    // Idle, Deleted or Failed → Running. `secrets` (may be null) must outlive the sandbox: it is
+    // read again for every command (command()). A launch that fails deletes what it created.
+    // Every callback here runs once, later, on this object's thread (not after its destruction).
+    void launch(LaunchRequest request, const SecretVault *secrets, Callback done);
+    void pause(Callback done); // Running → Paused
+    void resume(Callback done); // Paused → Running (execd answers again)
+    // Deletes the sandbox from any state; a launch in flight ends with Cancelled.
+    void remove(Callback done);
+
+    SandboxState state() const { return m_state; }
+    QString sandboxId() const { return m_id; }
+    const LaunchRequest &request() const { return m_request; }
+    // execd of the sandbox: set once it answered, valid until the next launch() or this object's
+    // destruction (stop agents using it first).
+    ExecdClient *execd() const { return m_execd.get(); }
+    // A command for the sandbox in /workspace with the session's secrets in its environment.
+    CommandRequest command(const QString &shellCommand) const;
+    // What postCreateCommand printed (stdout and stderr, redacted).
+    QString postCreateOutput() const { return m_postCreateOutput; }
+
+Q_SIGNALS:
+    void stateChanged(isolation::SandboxState state);
+
+private:
+    void setState(SandboxState state);
+    void pollRunning(quint64 generation);
+    void fetchEndpoint(quint64 generation);
+    void waitForExecd(quint64 generation, std::function<void()> then);
+    void prepare(quint64 generation);
+    void runPostCreate(quint64 generation, int index);
+    void succeed();
+    void fail(SandboxError error);
+    void later(Callback done, Result<void, SandboxError> result);
+    static SandboxError fromLifecycle(const LifecycleError &e, const QString &what);
+
+    QNetworkAccessManager *m_network;
+    LifecycleClient *m_lifecycle;
+    LaunchTimeouts m_timeouts;
+    LaunchRequest m_request;
+    const SecretVault *m_secrets = nullptr;
+    std::unique_ptr<ExecdClient> m_execd;
+    SandboxState m_state = SandboxState::Idle;
+    QString m_id;
+    quint64 m_generation = 0; // bumped by remove(): callbacks of older steps stop
+    Callback m_pending; // the launch or resume in flight
+    QElapsedTimer m_since;
+    QString m_postCreateOutput;
+};
+
+} // namespace isolation
