@@ -1078,6 +1078,50 @@
         <source>Isolation will no longer reach sessions on this computer until you pair it again. Unpair?</source>
         <translation>Isolation erreicht die Sitzungen auf diesem Computer erst wieder, wenn Sie ihn erneut koppeln. Entkoppeln?</translation>
     </message>
+    <message>
+        <source>&amp;Launch Isolation at login</source>
+        <translation>Isolation bei der Anmeldung &amp;starten</translation>
+    </message>
+    <message>
+        <source>Start:</source>
+        <translation>Start:</translation>
+    </message>
+    <message>
+        <source>Colour</source>
+        <translation>Farbig</translation>
+    </message>
+    <message>
+        <source>Monochrome, for light panels</source>
+        <translation>Einfarbig, für helle Leisten</translation>
+    </message>
+    <message>
+        <source>Monochrome, for dark panels</source>
+        <translation>Einfarbig, für dunkle Leisten</translation>
+    </message>
+    <message>
+        <source>Tray &amp;icon:</source>
+        <translation>&amp;Symbol:</translation>
+    </message>
+    <message>
+        <source>Another session saved first</source>
+        <translation>Eine andere Sitzung hat zuerst gesichert</translation>
+    </message>
+    <message>
+        <source>A sync conflicts</source>
+        <translation>Ein Abgleich Konflikte hat</translation>
+    </message>
+    <message>
+        <source>This computer is unpaired</source>
+        <translation>Dieser Computer entkoppelt wird</translation>
+    </message>
+    <message>
+        <source>The runtime stops working</source>
+        <translation>Die Laufzeitumgebung nicht mehr funktioniert</translation>
+    </message>
+    <message>
+        <source>Notify me when:</source>
+        <translation>Benachrichtigen, wenn:</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SyncFlow</name>
@@ -1189,6 +1233,25 @@
     <message>
         <source>S&amp;ync</source>
         <translation>A&amp;bgleichen</translation>
+    </message>
+    <message>
+        <source>Pause &amp;notifications for an hour</source>
+        <translation>Benachrichtigungen eine Stunde &amp;pausieren</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime stopped working</source>
+        <translation>Die Sandbox-Laufzeitumgebung funktioniert nicht mehr</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::TrayPreferences</name>
+    <message>
+        <source>Cannot remove %1</source>
+        <translation>%1 kann nicht entfernt werden</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
 </context>
 <context>

@@ -1073,6 +1073,50 @@
         <source>Isolation will no longer reach sessions on this computer until you pair it again. Unpair?</source>
         <translation>在重新配对之前，Isolation 将无法访问此计算机上的会话。确定解除配对？</translation>
     </message>
+    <message>
+        <source>&amp;Launch Isolation at login</source>
+        <translation>登录时启动 Isolation(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Start:</source>
+        <translation>启动：</translation>
+    </message>
+    <message>
+        <source>Colour</source>
+        <translation>彩色</translation>
+    </message>
+    <message>
+        <source>Monochrome, for light panels</source>
+        <translation>单色，适用于浅色面板</translation>
+    </message>
+    <message>
+        <source>Monochrome, for dark panels</source>
+        <translation>单色，适用于深色面板</translation>
+    </message>
+    <message>
+        <source>Tray &amp;icon:</source>
+        <translation>托盘图标(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>Another session saved first</source>
+        <translation>另一个会话先保存了</translation>
+    </message>
+    <message>
+        <source>A sync conflicts</source>
+        <translation>同步出现冲突</translation>
+    </message>
+    <message>
+        <source>This computer is unpaired</source>
+        <translation>此计算机被解除配对</translation>
+    </message>
+    <message>
+        <source>The runtime stops working</source>
+        <translation>运行时停止工作</translation>
+    </message>
+    <message>
+        <source>Notify me when:</source>
+        <translation>在以下情况通知我：</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SyncFlow</name>
@@ -1182,6 +1226,25 @@
     <message>
         <source>S&amp;ync</source>
         <translation>同步(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>Pause &amp;notifications for an hour</source>
+        <translation>暂停通知一小时(&amp;N)</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime stopped working</source>
+        <translation>沙箱运行时已停止工作</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::TrayPreferences</name>
+    <message>
+        <source>Cannot remove %1</source>
+        <translation>无法删除 %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>

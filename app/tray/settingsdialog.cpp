@@ -1,7 +1,10 @@
 #include "settingsdialog.h"
 
 #include "engine.h"
+#include "traypreferences.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QJsonObject>
@@ -34,6 +37,28 @@ SettingsDialog::SettingsDialog(Engine &engine, QWidget *parent)
     m_pairing->setObjectName(QStringLiteral("pairingLine"));
     m_pairing->setWordWrap(true);
     form->addRow(tr("Pairing:"), m_pairing);
+    m_autostart = new QCheckBox(tr("&Launch Isolation at login"), this);
+    m_autostart->setObjectName(QStringLiteral("launchAtLogin"));
+    m_autostart->setChecked(TrayPreferences::launchesAtLogin());
+    form->addRow(tr("Start:"), m_autostart);
+    m_iconStyle = new QComboBox(this);
+    m_iconStyle->setObjectName(QStringLiteral("iconStyle"));
+    m_iconStyle->addItem(tr("Colour"), int(IconStyle::Colour));
+    m_iconStyle->addItem(tr("Monochrome, for light panels"), int(IconStyle::MonochromeDark));
+    m_iconStyle->addItem(tr("Monochrome, for dark panels"), int(IconStyle::MonochromeLight));
+    TrayPreferences prefs(m_engine.settings());
+    m_iconStyle->setCurrentIndex(m_iconStyle->findData(int(prefs.iconStyle())));
+    form->addRow(tr("Tray &icon:"), m_iconStyle);
+    const QStringList labels {tr("Another session saved first"), tr("A sync conflicts"),
+        tr("This computer is unpaired"), tr("The runtime stops working")};
+    const QStringList kinds = TrayPreferences::notificationKinds();
+    for (int i = 0; i < kinds.size(); ++i) {
+        auto *box = new QCheckBox(labels.at(i), this);
+        box->setObjectName(QStringLiteral("notify_") + kinds.at(i));
+        box->setChecked(prefs.notifies(kinds.at(i)));
+        m_notify << box;
+        form->addRow(i == 0 ? tr("Notify me when:") : QString(), box);
+    }
     layout->addLayout(form);
     m_unpair = new QPushButton(tr("&Unpair this computer…"), this);
     m_unpair->setObjectName(QStringLiteral("unpairButton"));
@@ -69,6 +94,18 @@ void SettingsDialog::update()
 
 void SettingsDialog::apply()
 {
+    TrayPreferences prefs(m_engine.settings());
+    const QStringList kinds = TrayPreferences::notificationKinds();
+    for (int i = 0; i < kinds.size(); ++i)
+        prefs.setNotifies(kinds.at(i), m_notify.at(i)->isChecked());
+    prefs.setIconStyle(IconStyle(m_iconStyle->currentData().toInt()));
+    if (m_autostart->isChecked() != TrayPreferences::launchesAtLogin()) {
+        QString error;
+        if (!TrayPreferences::setLaunchAtLogin(m_autostart->isChecked(), &error))
+            QMessageBox::warning(this, tr("Isolation settings"), error);
+    }
+    m_engine.settings().sync();
+    Q_EMIT preferencesChanged();
     const QUrl url = QUrl::fromUserInput(m_hub->text().trimmed());
     if (!m_hub->isReadOnly() && url.isValid() && url != m_engine.settings().hubUrl()) {
         m_engine.settings().setHubUrl(url);

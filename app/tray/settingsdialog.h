@@ -1,8 +1,12 @@
-// Settings: the hub to pair with, where this engine keeps its data, and Unpair.
+// Settings: the hub to pair with, launch at login, which notifications to show, the tray icon
+// style, where this engine keeps its data, and Unpair.
 #pragma once
 
 #include <QDialog>
+#include <QList>
 
+class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -17,6 +21,9 @@ class SettingsDialog final : public QDialog
 public:
     explicit SettingsDialog(Engine &engine, QWidget *parent = nullptr);
 
+Q_SIGNALS:
+    void preferencesChanged(); // notifications or icon style changed
+
 private:
     void update();
     void apply();
@@ -26,6 +33,9 @@ private:
     QLineEdit *m_hub = nullptr;
     QLabel *m_pairing = nullptr;
     QPushButton *m_unpair = nullptr;
+    QCheckBox *m_autostart = nullptr;
+    QComboBox *m_iconStyle = nullptr;
+    QList<QCheckBox *> m_notify; // one per TrayPreferences::notificationKinds()
 };
 
 } // namespace isolation

@@ -3,9 +3,11 @@
 #include "mainwindow.h"
 #include "notifier.h"
 #include "pairingdialog.h"
+#include "runtime/runtimemanager.h"
 #include "sessionscontroller.h"
 #include "settingsdialog.h"
 #include "trayicons.h"
+#include "traypreferences.h"
 
 #include "engine.h"
 
@@ -35,6 +37,11 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     m_sessionsMenu->setObjectName(QStringLiteral("sessionsMenu"));
     QAction *open = m_menu->addAction(tr("&Open Isolation…"), this, &TrayApplication::showWindow);
     open->setObjectName(QStringLiteral("openAction"));
+    m_pause = m_menu->addAction(tr("Pause &notifications for an hour"));
+    m_pause->setObjectName(QStringLiteral("pauseNotifications"));
+    m_pause->setCheckable(true);
+    connect(m_pause, &QAction::toggled, this,
+        [this](bool on) { m_pausedUntil = on ? QDateTime::currentDateTimeUtc().addSecs(3600) : QDateTime(); });
     m_settings = m_menu->addAction(tr("&Settings…"), this, &TrayApplication::showSettings);
     m_settings->setObjectName(QStringLiteral("settingsAction"));
     m_menu->addSeparator();
@@ -98,8 +105,11 @@ void TrayApplication::showPairing()
 
 void TrayApplication::showSettings()
 {
-    if (!m_settingsDialog)
-        m_settingsDialog = new SettingsDialog(m_engine);
+    if (!m_settingsDialog) {
+        auto *dialog = new SettingsDialog(m_engine);
+        connect(dialog, &SettingsDialog::preferencesChanged, this, &TrayApplication::updateState);
+        m_settingsDialog = dialog;
+    }
     m_settingsDialog->show();
     m_settingsDialog->raise();
     m_settingsDialog->activateWindow();
@@ -126,7 +136,7 @@ void TrayApplication::updateState()
     if (state != EngineState::Online && state != EngineState::Reconnecting)
         why = line;
     m_stateLine->setText(why);
-    m_icon->setIcon(stateIcon(state, badge));
+    m_icon->setIcon(stateIcon(state, badge, TrayPreferences(m_engine.settings()).iconStyle()));
     m_icon->setToolTip(tr("Isolation: %1").arg(why));
 
     // Losing the pairing is news the member must see even with the window closed: the hub
@@ -140,7 +150,7 @@ void TrayApplication::updateState()
         n.body = line;
         n.critical = true;
         n.actions = {{QStringLiteral("default"), tr("Open Isolation")}, {QStringLiteral("pair"), tr("Pair again…")}};
-        m_notifier->notify(n);
+        notify(n);
     }
     if (state != EngineState::Stopped)
         m_wasPaired = paired;
@@ -156,12 +166,52 @@ void TrayApplication::onNotificationAction(const QString &kind, const QString &a
         m_window->showTab(QStringLiteral("conflictsTab"), m_lastNotifiedSession);
     else if (kind == QLatin1String("moved_on"))
         m_window->showTab(QStringLiteral("changesTab"), m_lastNotifiedSession);
+    else if (kind == QLatin1String("runtime"))
+        m_window->showTab(QStringLiteral("runtimeTab"));
     else
         showWindow();
 }
 
+void TrayApplication::notify(const Notification &notification)
+{
+    if (!TrayPreferences(m_engine.settings()).notifies(notification.kind))
+        return;
+    if (m_pausedUntil.isValid()) {
+        if (QDateTime::currentDateTimeUtc() < m_pausedUntil)
+            return;
+        m_pausedUntil = {};
+        m_pause->setChecked(false);
+    }
+    m_notifier->notify(notification);
+}
+
+void TrayApplication::onRuntimeChanged()
+{
+    RuntimeManager *runtime = m_engine.runtime();
+    const RuntimeState state = runtime ? runtime->state() : RuntimeState::Absent;
+    if (state == RuntimeState::Healthy) {
+        m_runtimeWasHealthy = true;
+        return;
+    }
+    // Down after having worked (not a restart asked for, not the engine stopping): say so once.
+    if (m_runtimeWasHealthy
+        && (state == RuntimeState::Failed || state == RuntimeState::DockerMissing
+            || state == RuntimeState::Unhealthy)) {
+        m_runtimeWasHealthy = false;
+        Notification n;
+        n.kind = QStringLiteral("runtime");
+        n.summary = tr("The sandbox runtime stopped working");
+        n.body = runtime->reason();
+        n.actions = {{QStringLiteral("default"), tr("Open")}};
+        notify(n);
+    }
+    if (state == RuntimeState::Absent)
+        m_runtimeWasHealthy = false;
+}
+
 void TrayApplication::connectSessionEvents()
 {
+    connect(&m_engine, &Engine::runtimeChanged, this, &TrayApplication::onRuntimeChanged);
     connect(m_sessions.get(), &SessionsController::badgeChanged, this, &TrayApplication::updateState);
     connect(m_sessions.get(), &SessionsController::sessionsChanged, this, &TrayApplication::rebuildSessionsMenu);
     connect(m_sessions.get(), &SessionsController::movedOn, this, [this](const QString &id, const QString &workspace) {
@@ -173,7 +223,7 @@ void TrayApplication::connectSessionEvents()
                     "again.")
                      .arg(workspace);
         n.actions = {{QStringLiteral("default"), tr("Open")}, {QStringLiteral("sync"), tr("Sync now")}};
-        m_notifier->notify(n);
+        notify(n);
     });
     connect(m_sessions.get(), &SessionsController::conflicted, this,
         [this](const QString &id, const QString &workspace, const QList<ConflictedFile> &files) {
@@ -187,7 +237,7 @@ void TrayApplication::connectSessionEvents()
             n.body = tr("%1: %2").arg(workspace, paths.join(QStringLiteral(", ")));
             n.critical = true;
             n.actions = {{QStringLiteral("default"), tr("Open")}};
-            m_notifier->notify(n);
+            notify(n);
         });
 }
 

@@ -1,6 +1,7 @@
 // The tray: icon, tooltip and menu that follow the engine's state, and the main window.
 #pragma once
 
+#include <QDateTime>
 #include <QObject>
 #include <QPointer>
 #include <QWidget>
@@ -16,6 +17,7 @@ namespace isolation {
 class Engine;
 class MainWindow;
 class Notifier;
+struct Notification;
 class SessionsController;
 
 class TrayApplication final : public QObject
@@ -43,6 +45,9 @@ private:
     void updateState();
     void onNotificationAction(const QString &kind, const QString &action);
     void rebuildSessionsMenu();
+    // Shows it unless its kind is switched off in Settings or notifications are paused.
+    void notify(const Notification &notification);
+    void onRuntimeChanged();
     void connectSessionEvents();
 
     Engine &m_engine;
@@ -56,6 +61,9 @@ private:
     QAction *m_pair = nullptr;
     QMenu *m_sessionsMenu = nullptr;
     QString m_lastNotifiedSession; // the session a moved-on or conflict notification was about
+    QAction *m_pause = nullptr;
+    QDateTime m_pausedUntil; // "Pause notifications for an hour"
+    bool m_runtimeWasHealthy = false;
     QAction *m_settings = nullptr;
     QPointer<QWidget> m_pairingDialog;
     QPointer<QWidget> m_settingsDialog;

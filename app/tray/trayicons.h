@@ -2,6 +2,7 @@
 #pragma once
 
 #include "enginestate.h"
+#include "traypreferences.h"
 
 #include <QIcon>
 
@@ -15,7 +16,7 @@ enum class TrayBadge {
     Working, // a save or sync runs
 };
 
-QIcon stateIcon(EngineState state, TrayBadge badge = TrayBadge::None);
+QIcon stateIcon(EngineState state, TrayBadge badge = TrayBadge::None, IconStyle style = IconStyle::Colour);
 QIcon appIcon();
 
 } // namespace isolation

@@ -2,13 +2,19 @@
 #include "hubprocess.h"
 #include "mainwindow.h"
 #include "trayapplication.h"
+#include "traypreferences.h"
 
 #include "core/paths.h"
 #include "engine.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -31,6 +37,7 @@ class tst_Tray final : public QObject
 private Q_SLOTS:
     void windowHasTheSixTabs();
     void activityShowsEventsNewestFirst();
+    void settingsLaunchAtLoginNotificationsAndIcon();
     void trayFollowsEngineState();
     void pairByClicks();
     void secondStartRaisesTheFirst();
@@ -131,6 +138,69 @@ void tst_Tray::activityShowsEventsNewestFirst()
     QCOMPARE(model->rowCount(), ActivityLog::Capacity);
     QCOMPARE(model->index(0, 2).data().toString(), QStringLiteral("event %1").arg(ActivityLog::Capacity + 4));
     QCOMPARE(model->index(ActivityLog::Capacity - 1, 2).data().toString(), QStringLiteral("event 5"));
+}
+
+void tst_Tray::settingsLaunchAtLoginNotificationsAndIcon()
+{
+    QTemporaryDir config;
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
+    QTemporaryDir home;
+    Engine engine(pathsFor(home.path()), fileStore());
+    QVERIFY(engine.start().ok());
+    TrayApplication tray(engine);
+    const QString entry = config.path() + QStringLiteral("/autostart/io.isolation.Tray.desktop");
+    QVERIFY(!QFile::exists(entry));
+
+    tray.showSettings();
+    QWidget *dialog = nullptr;
+    QTRY_VERIFY((dialog = [] {
+        for (QWidget *w : QApplication::topLevelWidgets())
+            if (w->objectName() == QLatin1String("settingsDialog") && w->isVisible())
+                return w;
+        return static_cast<QWidget *>(nullptr);
+    }()));
+    auto *autostart = dialog->findChild<QCheckBox *>(QStringLiteral("launchAtLogin"));
+    auto *conflicts = dialog->findChild<QCheckBox *>(QStringLiteral("notify_conflict"));
+    auto *style = dialog->findChild<QComboBox *>(QStringLiteral("iconStyle"));
+    QVERIFY(autostart && conflicts && style);
+    QVERIFY(!autostart->isChecked());
+    QVERIFY(conflicts->isChecked());
+    const QImage colour = tray.trayIcon()->icon().pixmap(22, 22).toImage();
+    autostart->setChecked(true);
+    conflicts->setChecked(false);
+    style->setCurrentIndex(style->findData(int(IconStyle::MonochromeLight)));
+    // OK applies: the autostart entry starts a tray, the category is off, the icon is redrawn.
+    dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+    QTRY_VERIFY(QFile::exists(entry));
+    QFile file(entry);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    // Run from the build tree (no packaged entry installed): it starts this very program.
+    const QByteArray exec = "Exec=" + QCoreApplication::applicationFilePath().toUtf8() + '\n';
+    QVERIFY2(text.contains(exec), text.constData());
+    QVERIFY(text.contains("X-GNOME-Autostart-enabled=true"));
+    QVERIFY(!TrayPreferences(engine.settings()).notifies(QStringLiteral("conflict")));
+    QVERIFY(TrayPreferences(engine.settings()).notifies(QStringLiteral("moved_on")));
+    QCOMPARE(TrayPreferences(engine.settings()).iconStyle(), IconStyle::MonochromeLight);
+    const QImage mono = tray.trayIcon()->icon().pixmap(22, 22).toImage();
+    QVERIFY(mono != colour);
+    int drawn = 0;
+    for (int y = 0; y < mono.height(); ++y) {
+        for (int x = 0; x < mono.width(); ++x) {
+            const QColor c = mono.pixelColor(x, y);
+            if (c.alpha() > 0) {
+                ++drawn;
+                QVERIFY2(c.hsvSaturation() < 40, qPrintable(c.name()));
+            }
+        }
+    }
+    QVERIFY(drawn > 20);
+
+    // Switched back off: the entry goes.
+    QString error;
+    QVERIFY(TrayPreferences::setLaunchAtLogin(false, &error));
+    QVERIFY(!QFile::exists(entry));
+    qunsetenv("XDG_CONFIG_HOME");
 }
 
 void tst_Tray::trayFollowsEngineState()

@@ -129,17 +129,20 @@ void tst_TrayLanguages::trayInEachLanguage_data()
     QTest::addColumn<QString>("notPaired");
     QTest::addColumn<QString>("expiresIn");
     QTest::newRow("de") << "de_DE"
-                        << QStringList {"Diesen Computer koppeln…", "Sitzungen", "Isolation öffnen…", "Einstellungen…",
-                               "Beenden"}
+                        << QStringList {"Diesen Computer koppeln…", "Sitzungen", "Isolation öffnen…",
+                               "Benachrichtigungen eine Stunde pausieren", "Einstellungen…", "Beenden"}
                         << QStringList {"Sitzungen", "Änderungen", "Konflikte", "Warmer Cache", "Laufzeitumgebung",
                                "Aktivität"}
                         << "Nicht gekoppelt"
                         << "Der Code läuft in";
-    QTest::newRow("zh_CN") << "zh_CN" << QStringList {"配对此计算机…", "会话", "打开 Isolation…", "设置…", "退出"}
+    QTest::newRow("zh_CN") << "zh_CN"
+                           << QStringList {"配对此计算机…", "会话", "打开 Isolation…", "暂停通知一小时", "设置…",
+                                  "退出"}
                            << QStringList {"会话", "更改", "冲突", "预热缓存", "运行时", "活动"} << "未配对"
                            << "代码将在";
     QTest::newRow("en") << "en_US"
-                        << QStringList {"Pair this computer…", "Sessions", "Open Isolation…", "Settings…", "Quit"}
+                        << QStringList {"Pair this computer…", "Sessions", "Open Isolation…",
+                               "Pause notifications for an hour", "Settings…", "Quit"}
                         << QStringList {"Sessions", "Changes", "Conflicts", "Warm cache", "Runtime", "Activity"}
                         << "Not paired"
                         << "The code expires in";

@@ -278,9 +278,10 @@ void PairingService::token(const HttpRequest &request, HttpReply reply)
         m_flows.erase(it);
         return;
     case Flow::Status::Locked:
+        // Kept until it expires: while it is locked, guesses at any code are refused, so telling
+        // the device must not reopen guessing.
         reply.send(oauthError(
             QStringLiteral("access_denied"), QStringLiteral("too many wrong codes were tried; start pairing again")));
-        m_flows.erase(it);
         return;
     case Flow::Status::Consumed:
         reply.send(oauthError(QStringLiteral("expired_token"), QStringLiteral("this code was already used")));
