@@ -86,8 +86,8 @@ private Q_SLOTS:
     void tokensNeverLogged();
 
 private:
-    RawAnswer get(const QString &viewId, const QByteArray &cookie, const QByteArray &target,
-        const QByteArray &extra = {});
+    RawAnswer get(
+        const QString &viewId, const QByteArray &cookie, const QByteArray &target, const QByteArray &extra = {});
 
     DoormanFixture m_f;
     QTemporaryDir m_files;
@@ -109,7 +109,8 @@ void tst_Doorman::cleanupTestCase()
     qInstallMessageHandler(g_previous);
 }
 
-RawAnswer tst_Doorman::get(const QString &viewId, const QByteArray &cookie, const QByteArray &target, const QByteArray &extra)
+RawAnswer tst_Doorman::get(
+    const QString &viewId, const QByteArray &cookie, const QByteArray &target, const QByteArray &extra)
 {
     return exchange(m_f.doorPort,
         "GET " + target + " HTTP/1.1\r\nHost: " + m_f.host(viewId) + "\r\n"
@@ -172,7 +173,8 @@ void tst_Doorman::cookieOfOneViewDoesNotOpenAnother()
     // Two view cookies at once: ambiguous, refused.
     QCOMPARE(get(m_f.viewA, m_cookieA + "; " + m_cookieA, "/").status, 401);
     // Not a view host at all.
-    QCOMPARE(exchange(m_f.doorPort, "GET / HTTP/1.1\r\nHost: localhost\r\nCookie: " + m_cookieA + "\r\n\r\n").status, 404);
+    QCOMPARE(
+        exchange(m_f.doorPort, "GET / HTTP/1.1\r\nHost: localhost\r\nCookie: " + m_cookieA + "\r\n\r\n").status, 404);
     QCOMPARE(m_f.appRequests(), before);
 }
 
@@ -197,8 +199,8 @@ void tst_Doorman::requestHeaderHygiene()
     const QJsonObject seen = json(a.body);
     QCOMPARE(seen.value(QStringLiteral("target")).toString(), QStringLiteral("/echo?q=1"));
     const QByteArray all = QJsonDocument(seen).toJson();
-    for (const char *gone : {"authorization", "proxy-authorization", "x-client-secret", "te", "forwarded",
-             "x-execd-access-token"})
+    for (const char *gone :
+        {"authorization", "proxy-authorization", "x-client-secret", "te", "forwarded", "x-execd-access-token"})
         QVERIFY2(seenHeader(seen, QLatin1String(gone)).isEmpty(), gone);
     QVERIFY(!all.contains("sandbox-must-not-see"));
     QVERIFY(!all.contains("timeout=99"));
@@ -250,11 +252,14 @@ void tst_Doorman::headerPolicy_data()
         QTest::addRow("to sandbox: %s", n) << true << QByteArray(n) << QByteArray(v) << k;
         QTest::addRow("to browser: %s", n) << false << QByteArray(n) << QByteArray(v) << k;
     }
-    QTest::newRow("to sandbox: X-Forwarded-For") << true << QByteArray("X-Forwarded-For") << QByteArray("6.6.6.6") << false;
+    QTest::newRow("to sandbox: X-Forwarded-For")
+        << true << QByteArray("X-Forwarded-For") << QByteArray("6.6.6.6") << false;
     QTest::newRow("to sandbox: Forwarded") << true << QByteArray("Forwarded") << QByteArray("for=x") << false;
-    QTest::newRow("to browser: Set-Cookie ours") << false << QByteArray("Set-Cookie") << QByteArray("isolation_view=x") << false;
+    QTest::newRow("to browser: Set-Cookie ours")
+        << false << QByteArray("Set-Cookie") << QByteArray("isolation_view=x") << false;
     QTest::newRow("to browser: Set-Cookie app") << false << QByteArray("Set-Cookie") << QByteArray("app=1") << true;
-    QTest::newRow("to browser: Referrer-Policy") << false << QByteArray("Referrer-Policy") << QByteArray("unsafe-url") << false;
+    QTest::newRow("to browser: Referrer-Policy")
+        << false << QByteArray("Referrer-Policy") << QByteArray("unsafe-url") << false;
 }
 
 void tst_Doorman::headerPolicy()
@@ -321,19 +326,32 @@ void tst_Doorman::thousandMutatedTokensRefused()
     for (int i = 0; i < 100; ++i) {
         // Claims changed after signing (another port, kind, session or a longer life).
         const QByteArray t = fresh();
-        QJsonObject o = QJsonDocument::fromJson(QByteArray::fromBase64(t.split('.').first(), QByteArray::Base64UrlEncoding)).object();
+        QJsonObject o
+            = QJsonDocument::fromJson(QByteArray::fromBase64(t.split('.').first(), QByteArray::Base64UrlEncoding))
+                  .object();
         switch (i % 4) {
-        case 0: o.insert(QStringLiteral("port"), 22); break;
-        case 1: o.insert(QStringLiteral("kind"), QStringLiteral("terminal")); o.insert(QStringLiteral("port"), 0); break;
-        case 2: o.insert(QStringLiteral("session"), QStringLiteral("s2")); break;
-        default: o.insert(QStringLiteral("exp"), o.value(QStringLiteral("exp")).toInteger() + 86400); break;
+        case 0:
+            o.insert(QStringLiteral("port"), 22);
+            break;
+        case 1:
+            o.insert(QStringLiteral("kind"), QStringLiteral("terminal"));
+            o.insert(QStringLiteral("port"), 0);
+            break;
+        case 2:
+            o.insert(QStringLiteral("session"), QStringLiteral("s2"));
+            break;
+        default:
+            o.insert(QStringLiteral("exp"), o.value(QStringLiteral("exp")).toInteger() + 86400);
+            break;
         }
-        const QByteArray forged = QJsonDocument(o).toJson(QJsonDocument::Compact)
+        const QByteArray forged = QJsonDocument(o)
+                                      .toJson(QJsonDocument::Compact)
                                       .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
         cases.append({forged + '.' + t.split('.').last(), "forged claims"});
     }
     for (int i = 0; i < 50; ++i)
-        cases.append({m_f.token(ViewKind::Preview, m_f.appPort, 3600, {}, QStringLiteral("srv_other")), "another server's"});
+        cases.append(
+            {m_f.token(ViewKind::Preview, m_f.appPort, 3600, {}, QStringLiteral("srv_other")), "another server's"});
     for (int i = 0; i < 50; ++i)
         cases.append({m_f.token(ViewKind::Preview, m_f.appPort, 3600, {}, QStringLiteral("srv_test"),
                           otherHub.privateKey.toByteArray()),
@@ -349,10 +367,11 @@ void tst_Doorman::thousandMutatedTokensRefused()
             s.abort();
             QVERIFY(connectSocket(s, m_f.doorPort));
         }
-        s.write("GET /?view_token=" + QUrl::toPercentEncoding(QString::fromLatin1(token)) + " HTTP/1.1\r\nHost: "
-            + m_f.host(m_f.viewA) + "\r\n\r\n");
+        s.write("GET /?view_token=" + QUrl::toPercentEncoding(QString::fromLatin1(token))
+            + " HTTP/1.1\r\nHost: " + m_f.host(m_f.viewA) + "\r\n\r\n");
         const RawAnswer a = readAnswer(s);
-        QVERIFY2(a.status == 401 || a.status == 403, qPrintable(QStringLiteral("%1 got %2").arg(QLatin1String(what)).arg(a.status)));
+        QVERIFY2(a.status == 401 || a.status == 403,
+            qPrintable(QStringLiteral("%1 got %2").arg(QLatin1String(what)).arg(a.status)));
         QVERIFY(a.header("set-cookie").isEmpty());
         QVERIFY(token.size() < 20 || !a.body.contains(token));
         ++refused;
@@ -372,10 +391,13 @@ void tst_Doorman::ambiguousRequests_data()
     QTest::newRow("negative Content-Length") << QByteArray("Content-Length: -1\r\n\r\n") << 400;
     QTest::newRow("plus Content-Length") << QByteArray("Content-Length: +3\r\n\r\nabc") << 400;
     QTest::newRow("hex Content-Length") << QByteArray("Content-Length: 0x3\r\n\r\nabc") << 400;
-    QTest::newRow("Content-Length and chunked") << QByteArray("Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n") << 400;
+    QTest::newRow("Content-Length and chunked")
+        << QByteArray("Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n") << 400;
     QTest::newRow("gzip coding") << QByteArray("Transfer-Encoding: gzip\r\n\r\n") << 400;
     QTest::newRow("gzip then chunked") << QByteArray("Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunked twice") << QByteArray("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunked twice") << QByteArray(
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+                                   << 400;
     QTest::newRow("identity coding") << QByteArray("Transfer-Encoding: identity\r\n\r\n") << 400;
     QTest::newRow("chunked with junk") << QByteArray("Transfer-Encoding: xchunked\r\n\r\n") << 400;
     QTest::newRow("obs-fold space") << QByteArray("X-A: 1\r\n  continued\r\n\r\n") << 400;
@@ -390,8 +412,10 @@ void tst_Doorman::ambiguousRequests_data()
     QTest::newRow("space in name") << QByteArray("X A: a\r\n\r\n") << 400;
     QTest::newRow("no colon") << QByteArray("X-A a\r\n\r\n") << 400;
     QTest::newRow("two Host") << QByteArray("Host: other.localhost\r\n\r\n") << 400;
-    QTest::newRow("chunk size garbage") << QByteArray("Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk extension LF only") << QByteArray("Transfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size garbage") << QByteArray("Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
+                                        << 400;
+    QTest::newRow("chunk extension LF only")
+        << QByteArray("Transfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n") << 400;
     QTest::newRow("header too large") << QByteArray("X-A: " + QByteArray(20000, 'a') + "\r\n\r\n") << 431;
     QByteArray many;
     for (int i = 0; i < 80; ++i)
@@ -469,7 +493,8 @@ void tst_Doorman::streamsBothWays()
     chunked += "0\r\n\r\n";
     const RawAnswer up = exchange(m_f.doorPort,
         "POST /upload HTTP/1.1\r\nHost: " + m_f.host(m_f.viewA) + "\r\nCookie: " + m_cookieA
-            + "\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked, 30000);
+            + "\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked,
+        30000);
     QCOMPARE(up.status, 200);
     const QJsonObject seen = json(up.body);
     QCOMPARE(seen.value(QStringLiteral("bodyBytes")).toInteger(), body.size());
@@ -481,8 +506,8 @@ void tst_Doorman::streamsBothWays()
     QCOMPARE(down.body.size(), 8388608);
     QVERIFY(down.body == QByteArray(8388608, 'x'));
     // HEAD: a head, no body, the connection still good.
-    const RawAnswer head = exchange(m_f.doorPort,
-        "HEAD /page HTTP/1.1\r\nHost: " + m_f.host(m_f.viewA) + "\r\nCookie: " + m_cookieA + "\r\n\r\n");
+    const RawAnswer head = exchange(
+        m_f.doorPort, "HEAD /page HTTP/1.1\r\nHost: " + m_f.host(m_f.viewA) + "\r\nCookie: " + m_cookieA + "\r\n\r\n");
     QCOMPARE(head.status, 200);
     QVERIFY(head.body.isEmpty());
 }
@@ -509,6 +534,7 @@ void tst_Doorman::serverSentEvents()
         in += s.readAll();
     }
     QVERIFY(in.contains("tick 3"));
+    QVERIFY2(in.endsWith("\r\n0\r\n\r\n"), in.constData()); // and the stream ended
 }
 
 void tst_Doorman::webSockets()
@@ -534,7 +560,8 @@ void tst_Doorman::webSockets()
     ws->close();
 
     const int before = m_f.appRequests();
-    const QList<QByteArray> bads {QByteArray("http://" + m_f.host(m_f.viewB)), QByteArray("http://evil.example"), QByteArray()};
+    const QList<QByteArray> bads {
+        QByteArray("http://" + m_f.host(m_f.viewB)), QByteArray("http://evil.example"), QByteArray()};
     for (const QByteArray &bad : bads) {
         auto refused = open(bad, m_cookieA);
         QSignalSpy gone(refused.get(), &QWebSocket::disconnected);
@@ -588,8 +615,8 @@ void tst_Doorman::terminalView()
                                     .toJson(QJsonDocument::Compact);
         return exchange(m_f.doorPort,
             "POST /_view/terminal/run HTTP/1.1\r\nHost: " + m_f.host(view) + "\r\nCookie: " + cookie
-                + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n"
-                + body);
+                + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())
+                + "\r\n\r\n" + body);
     };
     const RawAnswer hello = run("echo hello");
     QCOMPARE(hello.status, 200);
@@ -619,11 +646,13 @@ void tst_Doorman::filesView()
     QFile onDisk(root + QStringLiteral("/sub/note.txt"));
     QVERIFY(onDisk.open(QIODevice::ReadOnly));
     QCOMPARE(onDisk.readAll(), content);
-    const RawAnswer list = get(view, cookie, "/_view/files/list?path=" + QUrl::toPercentEncoding(root + QStringLiteral("/sub")));
+    const RawAnswer list
+        = get(view, cookie, "/_view/files/list?path=" + QUrl::toPercentEncoding(root + QStringLiteral("/sub")));
     QCOMPARE(list.status, 200);
     const QJsonArray entries = QJsonDocument::fromJson(list.body).array();
     QCOMPARE(entries.size(), 1);
-    QCOMPARE(entries.first().toObject().value(QStringLiteral("path")).toString(), root + QStringLiteral("/sub/note.txt"));
+    QCOMPARE(
+        entries.first().toObject().value(QStringLiteral("path")).toString(), root + QStringLiteral("/sub/note.txt"));
     const RawAnswer down = get(view, cookie, "/_view/files/download?path=" + path);
     QCOMPARE(down.status, 200);
     QCOMPARE(down.body, content);
@@ -640,8 +669,8 @@ void tst_Doorman::execdRefusesWithoutItsToken()
     const RawAnswer direct = exchange(m_f.targets.target.port,
         "GET /proxy/" + QByteArray::number(m_f.appPort) + "/page HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     QCOMPARE(direct.status, 401);
-    const RawAnswer wrong = exchange(m_f.targets.target.port,
-        "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-EXECD-ACCESS-TOKEN: guessed\r\n\r\n");
+    const RawAnswer wrong = exchange(
+        m_f.targets.target.port, "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-EXECD-ACCESS-TOKEN: guessed\r\n\r\n");
     QCOMPARE(wrong.status, 401);
     QTest::qWait(50);
     QCOMPARE(m_f.execdRefused(), refusedBefore + 2);

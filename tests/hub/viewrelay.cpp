@@ -167,13 +167,15 @@ private:
     {
         const TunnelHead &h = m_stream->responseHead();
         if (h.status != 200) {
-            m_browser->write(plainAnswer(h.status >= 400 ? h.status : 502, "refused", "the view refused the WebSocket"));
+            m_browser->write(
+                plainAnswer(h.status >= 400 ? h.status : 502, "refused", "the view refused the WebSocket"));
             end();
             return;
         }
         QByteArray head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                           "Sec-WebSocket-Accept: "
-            + QCryptographicHash::hash(QByteArray(m_key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"), QCryptographicHash::Sha1)
+            + QCryptographicHash::hash(
+                QByteArray(m_key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"), QCryptographicHash::Sha1)
                   .toBase64()
             + "\r\n";
         for (const char *name : {"sec-websocket-protocol", "sec-websocket-extensions"}) {
@@ -266,7 +268,8 @@ Result<std::unique_ptr<HttpBodySink>, HttpResponse> ViewRelay::open(const HttpRe
         return HttpResponse::error(404, QStringLiteral("no_such_view"), QStringLiteral("no such view"));
     HubTunnel *tunnel = m_tunnels.tunnel(view->serverId);
     if (!tunnel)
-        return HttpResponse::error(503, QStringLiteral("server_offline"), QStringLiteral("the view's server is offline"));
+        return HttpResponse::error(
+            503, QStringLiteral("server_offline"), QStringLiteral("the view's server is offline"));
     TunnelHead head;
     head.method = request.method;
     head.scheme = "https";
@@ -290,7 +293,8 @@ bool ViewRelay::upgrade(const HttpRequest &request, QIODevice *device, const QBy
     const ViewRecord *view = m_views.view(viewId);
     HubTunnel *tunnel = view ? m_tunnels.tunnel(view->serverId) : nullptr;
     if (!tunnel) {
-        device->write(plainAnswer(view ? 503 : 404, view ? "server_offline" : "no_such_view", "the view is not reachable"));
+        device->write(
+            plainAnswer(view ? 503 : 404, view ? "server_offline" : "no_such_view", "the view is not reachable"));
         if (auto *s = qobject_cast<QAbstractSocket *>(device))
             s->disconnectFromHost();
         return true;

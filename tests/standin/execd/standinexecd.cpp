@@ -124,8 +124,8 @@ void StandinExecd::listDirectory(const HttpRequest &request, HttpReply reply)
     if (dirInfo.isSymLink() || !dirInfo.isDir())
         return reply.send(apiError(400, "INVALID_PATH", QStringLiteral("not a directory")));
     QJsonArray entries;
-    const QFileInfoList list = QDir(path).entryInfoList(
-        QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System, QDir::Name);
+    const QFileInfoList list
+        = QDir(path).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System, QDir::Name);
     for (const QFileInfo &f : list) {
         const QString type = f.isSymLink() ? QStringLiteral("symlink")
             : f.isDir()                    ? QStringLiteral("directory")
@@ -137,8 +137,9 @@ void StandinExecd::listDirectory(const HttpRequest &request, HttpReply reply)
         entries.append(QJsonObject {{QStringLiteral("path"), f.absoluteFilePath()}, {QStringLiteral("type"), type},
             {QStringLiteral("size"), f.isDir() ? 0 : f.size()},
             {QStringLiteral("modified_at"), f.lastModified().toUTC().toString(Qt::ISODate)},
-            {QStringLiteral("created_at"), f.birthTime().isValid() ? f.birthTime().toUTC().toString(Qt::ISODate)
-                                                                   : f.lastModified().toUTC().toString(Qt::ISODate)},
+            {QStringLiteral("created_at"),
+                f.birthTime().isValid() ? f.birthTime().toUTC().toString(Qt::ISODate)
+                                        : f.lastModified().toUTC().toString(Qt::ISODate)},
             {QStringLiteral("owner"), f.owner().isEmpty() ? QString::number(f.ownerId()) : f.owner()},
             {QStringLiteral("group"), f.group().isEmpty() ? QString::number(f.groupId()) : f.group()},
             {QStringLiteral("mode"), mode}});
@@ -269,7 +270,10 @@ void StandinExecd::proxy(const HttpRequest &request, HttpReply reply)
             forward.setRawHeader(name, value);
     }
     forward.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    QNetworkReply *answer = m_network->sendCustomRequest(forward, request.method, request.body);
+    // HEAD through head(): as a custom verb QNetworkAccessManager would wait for a body that never comes.
+    QNetworkReply *answer = request.method == "HEAD"
+        ? m_network->head(forward)
+        : m_network->sendCustomRequest(forward, request.method, request.body);
     // The answer streams through as it comes (server-sent events included).
     auto started = std::make_shared<bool>(false);
     auto head = [answer, reply, started] {
