@@ -186,8 +186,10 @@ void HubServer::registerModules()
         *m_state, *m_log, *m_servers, m_options.dataDir + QStringLiteral("/workspaces"), workspaces);
     m_workspaces->registerRoutes(m_app, admin);
     // Views: minted here, relayed on the preview origin to the view's server (docs/protocol.md).
-    m_views = std::make_unique<ViewService>(*m_state, *m_log, m_clock, m_options.dataDir + QStringLiteral("/views.json"),
-        [this](const QString &viewId) { return viewId + QStringLiteral(".preview.localhost:%1").arg(m_previewPort); });
+    m_views = std::make_unique<ViewService>(*m_state, *m_log, m_clock,
+        m_options.dataDir + QStringLiteral("/views.json"), [this](const QString &viewId) -> QString {
+            return viewId + QStringLiteral(".preview.localhost:%1").arg(m_previewPort);
+        });
     m_views->registerRoutes(m_app, admin);
     m_viewRelay = new ViewRelay(*m_views, m_tunnels, QStringLiteral("preview.localhost"), this);
     m_viewRelay->registerRoutes(m_preview);
