@@ -48,8 +48,9 @@ void ViewExchange::resolved(const ViewTarget &target)
         if (!self || self->m_ended)
             return;
         if (!session) {
-            self->m_down->respond(
-                Doorman::refusal(502, QStringLiteral("bad_gateway"), session.error().message));
+            qCInfo(lcDoorman) << "view" << self->m_admission.claims.viewId
+                              << "has no shell:" << session.error().message;
+            self->m_down->respond(Doorman::refusal(502, QStringLiteral("bad_gateway"), session.error().message));
             self->end();
             return;
         }
@@ -76,7 +77,8 @@ void ViewExchange::send(const ViewTarget &target, const QByteArray &terminalSess
     m_doorman->countForwarded();
     HttpHeaders headers;
     headers.reserve(m_admission.headers.size() + 2);
-    headers.append(qMakePair(QByteArray("Host"), QByteArray(target.host.toUtf8() + ':' + QByteArray::number(target.port))));
+    headers.append(
+        qMakePair(QByteArray("Host"), QByteArray(target.host.toUtf8() + ':' + QByteArray::number(target.port))));
     headers.append(m_admission.headers);
     headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(target.accessToken)));
     QByteArray path = m_admission.upstreamTarget;
@@ -194,7 +196,8 @@ void ViewExchange::onFailed(const QString &why)
         return;
     qCInfo(lcDoorman) << "view" << m_admission.claims.viewId << "upstream failed:" << why;
     if (!m_headSent)
-        m_down->respond(Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
+        m_down->respond(
+            Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
     else
         m_down->abort();
     end();

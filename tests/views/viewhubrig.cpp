@@ -20,7 +20,7 @@ ViewHubRig::~ViewHubRig()
     hub.stop();
 }
 
-bool ViewHubRig::start(ViewTargetResolver *targets)
+bool ViewHubRig::start(ViewTargetResolver *targets, const QString &filesRoot)
 {
     if (!m_home.isValid() || !hub.start())
         return false;
@@ -40,6 +40,8 @@ bool ViewHubRig::start(ViewTargetResolver *targets)
     Doorman::Options o;
     o.serverId = identity->serverId;
     o.hubPublicKey = identity->hubPublicKey;
+    if (!filesRoot.isEmpty())
+        o.filesRoot = filesRoot;
     doorman = std::make_unique<Doorman>(o, clock, targets);
     doorman->attach(tunnel.get());
     if (!tunnel->start())

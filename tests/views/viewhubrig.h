@@ -23,7 +23,8 @@ class ViewHubRig
 public:
     ~ViewHubRig();
     // Starts the hub, pairs, connects the tunnel and the doorman; false (and a warning) on failure.
-    bool start(ViewTargetResolver *targets);
+    // `filesRoot`: the files view's root and the terminal's working directory in the sandbox.
+    bool start(ViewTargetResolver *targets, const QString &filesRoot = {});
 
     // `isolation-hub view SESSION args...`: the URL it printed (invalid on failure).
     QUrl mint(const QStringList &args);
