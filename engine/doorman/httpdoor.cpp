@@ -153,7 +153,9 @@ private:
     bool m_completed = false;
 };
 
-DoorRequest doorRequest(const Doorman &doorman, const HttpRequest &request)
+} // namespace
+
+DoorRequest HttpDoor::doorRequest(const Doorman &doorman, const HttpRequest &request)
 {
     DoorRequest r;
     r.method = request.method;
@@ -169,8 +171,6 @@ DoorRequest doorRequest(const Doorman &doorman, const HttpRequest &request)
     return r;
 }
 
-} // namespace
-
 HttpDoor::HttpDoor(Doorman *doorman, QObject *parent)
     : QObject(parent)
     , m_doorman(doorman)
@@ -178,11 +178,12 @@ HttpDoor::HttpDoor(Doorman *doorman, QObject *parent)
 {
     m_server.setLimits(limits());
     for (const char *method : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
-        m_server.streamRoute(method, QStringLiteral("/{*rest}"),
-            [this](const HttpRequest &head) { return open(head); });
+        m_server.streamRoute(
+            method, QStringLiteral("/{*rest}"), [this](const HttpRequest &head) { return open(head); });
     }
     m_server.setFallback([](const HttpRequest &, HttpReply reply) {
-        reply.send(Doorman::refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("method not allowed"), true));
+        reply.send(
+            Doorman::refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("method not allowed"), true));
     });
     m_server.setUpgradeHandler([this](const HttpRequest &request, QIODevice *device, const QByteArray &,
                                    const QByteArray &rest) { return upgrade(request, device, rest); });
@@ -210,7 +211,8 @@ void HttpDoor::close()
 Result<std::unique_ptr<HttpBodySink>, HttpResponse> HttpDoor::open(const HttpRequest &head)
 {
     if (head.header("host").isEmpty())
-        return Doorman::refusal(400, QStringLiteral("bad_request"), QStringLiteral("one Host header is required"), true);
+        return Doorman::refusal(
+            400, QStringLiteral("bad_request"), QStringLiteral("one Host header is required"), true);
     Admission admission = m_doorman->admit(doorRequest(*m_doorman, head));
     if (admission.answer)
         return *admission.answer;

@@ -10,6 +10,7 @@
 namespace isolation {
 
 class Doorman;
+struct DoorRequest;
 
 class HttpDoor final : public QObject
 {
@@ -22,6 +23,8 @@ public:
 
     // Header limits: 16 KiB and 64 fields (more is 431).
     static HttpLimits limits();
+    // A parsed request as this door hands it to the rules (the fuzz target uses it too).
+    static DoorRequest doorRequest(const Doorman &doorman, const HttpRequest &request);
 
 private:
     Result<std::unique_ptr<HttpBodySink>, HttpResponse> open(const HttpRequest &head);
