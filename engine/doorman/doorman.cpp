@@ -162,7 +162,8 @@ Admission Doorman::admit(const DoorRequest &request)
         }
         if (verified.value().viewId != request.viewId) {
             qCInfo(lcDoorman) << "view token for another view refused at view" << request.viewId;
-            out.answer = refusal(403, QStringLiteral("forbidden"), QStringLiteral("the view token is for another view"));
+            out.answer
+                = refusal(403, QStringLiteral("forbidden"), QStringLiteral("the view token is for another view"));
             return out;
         }
         const QByteArray cookie = m_sessions.open(verified.value(), now);
@@ -205,9 +206,10 @@ Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, 
     // by itself is a navigation from this origin, which sends it.
     const QString target = QString::fromLatin1(path.target()).toHtmlEscaped();
     HttpResponse r = HttpResponse::text(200,
-        QStringLiteral("<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">"
-                       "<meta http-equiv=\"refresh\" content=\"0;url=%1\"><title>Opening the view</title></head>"
-                       "<body><p><a href=\"%1\">Open the view</a></p></body></html>")
+        QStringLiteral(
+            "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">"
+            "<meta http-equiv=\"refresh\" content=\"0;url=%1\"><title>Opening the view</title></head>"
+            "<body><p><a href=\"%1\">Open the view</a></p></body></html>")
             .arg(target)
             .toUtf8(),
         "text/html; charset=utf-8");
@@ -215,8 +217,8 @@ Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, 
     r.setHeader("Cache-Control", "no-store");
     if (!cookie.isEmpty()) {
         const qint64 maxAge = std::max<qint64>(0, claims.expiresAt - m_clock.unixSeconds());
-        QByteArray c = QByteArray(HeaderPolicy::CookieName) + '=' + cookie + "; Path=/; Max-Age="
-            + QByteArray::number(maxAge) + "; HttpOnly; SameSite=Strict";
+        QByteArray c = QByteArray(HeaderPolicy::CookieName) + '=' + cookie
+            + "; Path=/; Max-Age=" + QByteArray::number(maxAge) + "; HttpOnly; SameSite=Strict";
         if (secure)
             c += "; Secure";
         r.headers.append(qMakePair(QByteArray("Set-Cookie"), QByteArray(c)));
@@ -233,6 +235,7 @@ Admission Doorman::plan(const DoorRequest &request, const ViewClaims &claims, co
     out.forwarding.clientAddress = request.clientAddress;
     out.forwarding.proto = request.proto;
     out.forwarding.host = request.host;
+    out.forwarding.viewCookie = HeaderPolicy::viewCookie(request.headers);
     out.headers = HeaderPolicy::towardsSandbox(request.headers, out.forwarding);
     if (request.websocket) {
         // The doorman writes the handshake towards the sandbox itself.
@@ -264,7 +267,8 @@ Admission Doorman::plan(const DoorRequest &request, const ViewClaims &claims, co
         return out;
     }
     const auto filePath = [&]() -> std::optional<QString> {
-        const auto normalised = ViewPath::normaliseFilePath(QString::fromUtf8(queryValue(path.query, QStringLiteral("path"))));
+        const auto normalised
+            = ViewPath::normaliseFilePath(QString::fromUtf8(queryValue(path.query, QStringLiteral("path"))));
         if (!normalised)
             return std::nullopt;
         const QString &root = m_options.filesRoot;
@@ -320,7 +324,8 @@ Admission Doorman::plan(const DoorRequest &request, const ViewClaims &claims, co
                 if (!is(h.first, "content-type"))
                     headers.append(h);
             }
-            headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("multipart/form-data; boundary=" + boundary)));
+            headers.append(
+                qMakePair(QByteArray("Content-Type"), QByteArray("multipart/form-data; boundary=" + boundary)));
             out.headers = headers;
             return out;
         }
@@ -344,8 +349,8 @@ void Doorman::terminalSession(
         return;
     auto *create = new UpstreamExchange(m_pool, {target.host, target.port}, this);
     const QString viewId = claims.viewId;
-    const QByteArray body = QJsonDocument(QJsonObject {{QStringLiteral("cwd"), m_options.filesRoot}})
-                                .toJson(QJsonDocument::Compact);
+    const QByteArray body
+        = QJsonDocument(QJsonObject {{QStringLiteral("cwd"), m_options.filesRoot}}).toJson(QJsonDocument::Compact);
     auto finish = [this, create, viewId](Result<QByteArray> r) {
         create->deleteLater();
         auto it = m_terminals.find(viewId);

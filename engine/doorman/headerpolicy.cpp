@@ -1,5 +1,7 @@
 #include "headerpolicy.h"
 
+#include "views/viewtoken.h"
+
 namespace isolation {
 
 namespace {
@@ -30,7 +32,42 @@ bool listed(const QList<QByteArray> &names, const QByteArray &name)
     return names.contains(name.toLower());
 }
 
+bool base64url(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
 } // namespace
+
+bool HeaderPolicy::carriesToken(QByteArrayView value)
+{
+    if (QLatin1String(value.data(), value.size()).contains(QLatin1String("view_token"), Qt::CaseInsensitive))
+        return true;
+    if (value.size() < 100) // a signature alone is 86 characters
+        return false;
+    // Every run of base64url characters and dots long enough to be a token is tried as one.
+    qsizetype i = 0;
+    while (i < value.size()) {
+        if (!base64url(value[i]) && value[i] != '.') {
+            ++i;
+            continue;
+        }
+        qsizetype end = i;
+        while (end < value.size() && (base64url(value[end]) || value[end] == '.'))
+            ++end;
+        if (end - i >= 100) {
+            // Any dot inside the run may be the token's separator: try each pair of neighbours.
+            const QByteArray run = value.sliced(i, end - i).toByteArray();
+            const QList<QByteArray> parts = run.split('.');
+            for (qsizetype k = 0; k + 1 < parts.size(); ++k) {
+                if (ViewToken::decodeUnverified(QByteArray(parts.at(k) + '.' + parts.at(k + 1))))
+                    return true;
+            }
+        }
+        i = end;
+    }
+    return false;
+}
 
 bool HeaderPolicy::isHopByHop(QByteArrayView name)
 {
@@ -88,9 +125,11 @@ HttpHeaders HeaderPolicy::towardsSandbox(const HttpHeaders &in, const Forwarding
         const QByteArray &n = h.first;
         if (isHopByHop(n) || listed(named, n) || is(n, "host") || is(n, "authorization") || is(n, "content-length")
             || is(n, "expect") || is(n, "forwarded") || is(n, "x-forwarded-for") || is(n, "x-forwarded-proto")
-            || is(n, "x-forwarded-host") || is(n, "x-real-ip") || is(n, "x-execd-access-token")
-            || n.startsWith(':') || n.toLower().startsWith("x-isolation-"))
+            || is(n, "x-forwarded-host") || is(n, "x-real-ip") || is(n, "x-execd-access-token") || n.startsWith(':')
+            || n.toLower().startsWith("x-isolation-"))
             continue;
+        if (carriesToken(h.second) || (!f.viewCookie.isEmpty() && !is(n, "cookie") && h.second.contains(f.viewCookie)))
+            continue; // our credentials go no further, whatever header carries them
         if (is(n, "cookie")) {
             const QByteArray rest = cookieWithoutView(h.second);
             if (!rest.isEmpty())
@@ -116,7 +155,7 @@ HttpHeaders HeaderPolicy::towardsBrowser(const HttpHeaders &in)
     for (const auto &h : in) {
         const QByteArray &n = h.first;
         if (isHopByHop(n) || listed(named, n) || is(n, "content-length") || is(n, "referrer-policy")
-            || is(n, "authorization") || is(n, "x-execd-access-token") || n.startsWith(':'))
+            || is(n, "authorization") || is(n, "x-execd-access-token") || n.startsWith(':') || carriesToken(h.second))
             continue;
         if (is(n, "set-cookie")) {
             const qsizetype eq = h.second.indexOf('=');

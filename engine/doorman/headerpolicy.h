@@ -20,6 +20,7 @@ public:
         QByteArray host; // X-Forwarded-Host: the view's host as the browser wrote it
         QByteArray upstreamHost; // Host towards execd
         QByteArray execdToken; // X-EXECD-ACCESS-TOKEN
+        QByteArray viewCookie; // this request's view cookie value: no header carrying it goes on
     };
 
     static bool isHopByHop(QByteArrayView name);
@@ -32,6 +33,9 @@ public:
     static QByteArray cookieWithoutView(const QByteArray &cookie);
     // The view cookie's value from a Cookie header, or empty (more than one: empty).
     static QByteArray viewCookie(const HttpHeaders &headers);
+    // Whether a header value carries a view token: a URL with "view_token=" (a Referer, say) or
+    // anything shaped like a token (base64url claims, ".", base64url signature) that decodes as one.
+    static bool carriesToken(QByteArrayView value);
     // The headers every answer of the doorman carries.
     static void addStandard(HttpHeaders *headers);
 };

@@ -252,6 +252,27 @@ void tst_Doorman::headerPolicy_data()
         QTest::addRow("to sandbox: %s", n) << true << QByteArray(n) << QByteArray(v) << k;
         QTest::addRow("to browser: %s", n) << false << QByteArray(n) << QByteArray(v) << k;
     }
+    // A view token goes no further in any header: a URL carrying one, or the bare token.
+    ViewClaims c;
+    c.viewId = QStringLiteral("v00000000000000000000000a");
+    c.sessionId = QStringLiteral("s1");
+    c.serverId = QStringLiteral("srv_test");
+    c.port = 8000;
+    c.issuedAt = 1'700'000'000;
+    c.expiresAt = c.issuedAt + 60;
+    c.nonce = ViewToken::newNonce();
+    const QByteArray token = ViewToken::mint(c, ed25519Generate().privateKey.view()).value();
+    const QList<std::pair<const char *, QByteArray>> tokens {{"Referer", "http://v.localhost/?a=1&view_token=" + token},
+        {"Referer", "http://v.localhost/?VIEW_TOKEN=x"}, {"X-Token", token}, {"X-Token", "Bearer " + token + " more"}};
+    for (const auto &[n, v] : tokens) {
+        QTest::addRow("to sandbox: token in %s (%s)", n, v.left(20).constData()) << true << QByteArray(n) << v << false;
+        QTest::addRow("to browser: token in %s (%s)", n, v.left(20).constData())
+            << false << QByteArray(n) << v << false;
+    }
+    QTest::newRow("to sandbox: a long value that is no token")
+        << true << QByteArray("X-Long") << QByteArray(QByteArray(120, 'a') + '.' + QByteArray(90, 'b')) << true;
+    QTest::newRow("to sandbox: Referer without token")
+        << true << QByteArray("Referer") << QByteArray("http://v.localhost/page") << true;
     QTest::newRow("to sandbox: X-Forwarded-For")
         << true << QByteArray("X-Forwarded-For") << QByteArray("6.6.6.6") << false;
     QTest::newRow("to sandbox: Forwarded") << true << QByteArray("Forwarded") << QByteArray("for=x") << false;
@@ -269,7 +290,7 @@ void tst_Doorman::headerPolicy()
     QFETCH(QByteArray, value);
     QFETCH(bool, kept);
     HttpHeaders in {{"Connection", "X-Named"}, {name, value}};
-    HeaderPolicy::Forwarding f {"127.0.0.1", "http", "v.localhost", "127.0.0.1:1", {}};
+    HeaderPolicy::Forwarding f {"127.0.0.1", "http", "v.localhost", "127.0.0.1:1", {}, {}};
     const HttpHeaders out = towardsSandbox ? HeaderPolicy::towardsSandbox(in, f) : HeaderPolicy::towardsBrowser(in);
     bool found = false;
     for (const auto &h : out)
