@@ -79,7 +79,7 @@ bool HeaderPolicy::isHopByHop(QByteArrayView name)
     return false;
 }
 
-QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie)
+QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie, const QByteArray &viewCookie)
 {
     QList<QByteArray> kept;
     for (const QByteArray &pair : cookie.split(';')) {
@@ -88,8 +88,8 @@ QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie)
             continue;
         const qsizetype eq = p.indexOf('=');
         const QByteArray name = (eq < 0 ? p : p.left(eq)).trimmed();
-        if (name == CookieName)
-            continue;
+        if (name.contains(CookieName) || (!viewCookie.isEmpty() && p.contains(viewCookie)))
+            continue; // ours, however it is spelt
         kept.append(p);
     }
     return kept.join("; ");
@@ -131,7 +131,7 @@ HttpHeaders HeaderPolicy::towardsSandbox(const HttpHeaders &in, const Forwarding
         if (carriesToken(h.second) || (!f.viewCookie.isEmpty() && !is(n, "cookie") && h.second.contains(f.viewCookie)))
             continue; // our credentials go no further, whatever header carries them
         if (is(n, "cookie")) {
-            const QByteArray rest = cookieWithoutView(h.second);
+            const QByteArray rest = cookieWithoutView(h.second, f.viewCookie);
             if (!rest.isEmpty())
                 out.append(qMakePair(QByteArray("Cookie"), QByteArray(rest)));
             continue;

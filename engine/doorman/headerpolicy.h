@@ -29,8 +29,9 @@ public:
     static HttpHeaders towardsSandbox(const HttpHeaders &in, const Forwarding &f);
     // Headers back to the browser (framing headers are the server's to write).
     static HttpHeaders towardsBrowser(const HttpHeaders &in);
-    // The Cookie header without the view cookie; empty when nothing else is left.
-    static QByteArray cookieWithoutView(const QByteArray &cookie);
+    // The Cookie header without the view cookie (any pair named like it or carrying `viewCookie`,
+    // this request's value); empty when nothing else is left.
+    static QByteArray cookieWithoutView(const QByteArray &cookie, const QByteArray &viewCookie = {});
     // The view cookie's value from a Cookie header, or empty (more than one: empty).
     static QByteArray viewCookie(const HttpHeaders &headers);
     // Whether a header value carries a view token: a URL with "view_token=" (a Referer, say) or
