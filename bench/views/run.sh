@@ -80,10 +80,12 @@ start_nginx proxy "upstream backend { server 127.0.0.1:$BACKEND; keepalive 64; }
 wait_port "$NGINX"
 
 export QT_LOGGING_RULES="*=false" ISOLATION_RUNTIME=off QT_QPA_PLATFORM=offscreen
-rig() { # mode -> prints the rig's JSON line, leaves it running
-  local out=$WORK/rig-$1.json
-  "$RIG" --mode "$1" --backend "127.0.0.1:$BACKEND" >"$out" 2>"$WORK/rig-$1.log" &
+start_rig() { # mode: started in this shell (so cleanup stops it), its JSON line in rig-MODE.json
+  "$RIG" --mode "$1" --backend "127.0.0.1:$BACKEND" >"$WORK/rig-$1.json" 2>"$WORK/rig-$1.log" &
   PIDS+=($!)
+}
+rig() { # mode -> the rig's JSON line once it printed it
+  local out=$WORK/rig-$1.json
   for _ in $(seq 1 300); do
     [ -s "$out" ] && { cat "$out"; return 0; }
     sleep 0.1
@@ -94,6 +96,8 @@ rig() { # mode -> prints the rig's JSON line, leaves it running
 }
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
+start_rig local
+start_rig hub
 LOCAL=$(rig local)
 HUB=$(rig hub)
 
