@@ -2,6 +2,8 @@
 
 #include "views/viewtoken.h"
 
+#include <algorithm>
+
 namespace isolation {
 
 namespace {
@@ -43,28 +45,22 @@ bool HeaderPolicy::carriesToken(QByteArrayView value)
 {
     if (QLatin1String(value.data(), value.size()).contains(QLatin1String("view_token"), Qt::CaseInsensitive))
         return true;
-    if (value.size() < 100) // a signature alone is 86 characters
+    constexpr qsizetype signatureChars = 86; // 64 bytes, base64url without padding
+    if (value.size() < signatureChars + 5)
         return false;
-    // Every run of base64url characters and dots long enough to be a token is tried as one.
-    qsizetype i = 0;
-    while (i < value.size()) {
-        if (!base64url(value[i]) && value[i] != '.') {
-            ++i;
+    // A token's claims are a JSON object: base64url that starts "eyJ" ('{"'). Wherever that
+    // starts, whatever stands before it: claims, ".", 86 signature characters.
+    for (qsizetype at = value.indexOf("eyJ"); at >= 0; at = value.indexOf("eyJ", at + 1)) {
+        qsizetype dot = at;
+        while (dot < value.size() && base64url(value[dot]))
+            ++dot;
+        if (dot >= value.size() || value[dot] != '.' || dot + 1 + signatureChars > value.size())
             continue;
-        }
-        qsizetype end = i;
-        while (end < value.size() && (base64url(value[end]) || value[end] == '.'))
-            ++end;
-        if (end - i >= 100) {
-            // Any dot inside the run may be the token's separator: try each pair of neighbours.
-            const QByteArray run = value.sliced(i, end - i).toByteArray();
-            const QList<QByteArray> parts = run.split('.');
-            for (qsizetype k = 0; k + 1 < parts.size(); ++k) {
-                if (ViewToken::decodeUnverified(QByteArray(parts.at(k) + '.' + parts.at(k + 1))))
-                    return true;
-            }
-        }
-        i = end;
+        const QByteArrayView signature = value.sliced(dot + 1, signatureChars);
+        if (!std::all_of(signature.begin(), signature.end(), base64url))
+            continue;
+        if (ViewToken::decodeUnverified(value.sliced(at, dot + 1 + signatureChars - at)))
+            return true;
     }
     return false;
 }
