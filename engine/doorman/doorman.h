@@ -9,9 +9,9 @@
 #include "headerpolicy.h"
 #include "http/httpmessage.h"
 #include "viewpath.h"
+#include "views/viewtoken.h"
 #include "viewsessions.h"
 #include "viewtargets.h"
-#include "views/viewtoken.h"
 
 #include <QHostAddress>
 #include <QObject>
@@ -92,8 +92,8 @@ public:
     ViewSessions &sessions() { return m_sessions; }
 
     // The terminal view's shell session in the sandbox (execd /session), made on first use.
-    void terminalSession(const ViewClaims &claims, const ViewTarget &target,
-        std::function<void(Result<QByteArray>)> done);
+    void terminalSession(
+        const ViewClaims &claims, const ViewTarget &target, std::function<void(Result<QByteArray>)> done);
 
     quint64 forwarded() const { return m_forwarded; }
     void countForwarded() { ++m_forwarded; }

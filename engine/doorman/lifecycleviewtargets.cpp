@@ -51,33 +51,32 @@ void LifecycleViewTargets::resolve(const QString &sessionId, Callback done)
     if (it->waiting.size() > 1)
         return;
     QPointer<LifecycleViewTargets> self(this);
-    m_lifecycle->endpoint(
-        it->sandboxId, ExecdClient::Port, [self, sessionId](Result<QJsonObject, LifecycleError> r) {
-            if (!self)
-                return;
-            auto it = self->m_sessions.find(sessionId);
-            if (it == self->m_sessions.end())
-                return;
-            const QList<Callback> waiting = std::move(it->waiting);
-            it->waiting.clear();
-            Result<ViewTarget> out = Error::unavailable(QStringLiteral("the sandbox has no execd endpoint"));
-            if (!r) {
-                out = Error::unavailable(QStringLiteral("cannot resolve the sandbox: %1").arg(r.error().message));
-            } else {
-                // "127.0.0.1:PORT" (execd itself) — the lifecycle API's endpoint form.
-                const QString where = r.value().value(QStringLiteral("endpoint")).toString();
-                const qsizetype colon = where.lastIndexOf(QLatin1Char(':'));
-                bool ok = false;
-                const uint port = colon > 0 ? where.mid(colon + 1).toUInt(&ok) : 0;
-                if (ok && port > 0 && port < 65536) {
-                    it->host = where.left(colon);
-                    it->port = quint16(port);
-                    out = ViewTarget {it->host, it->port, it->accessToken};
-                }
+    m_lifecycle->endpoint(it->sandboxId, ExecdClient::Port, [self, sessionId](Result<QJsonObject, LifecycleError> r) {
+        if (!self)
+            return;
+        auto it = self->m_sessions.find(sessionId);
+        if (it == self->m_sessions.end())
+            return;
+        const QList<Callback> waiting = std::move(it->waiting);
+        it->waiting.clear();
+        Result<ViewTarget> out = Error::unavailable(QStringLiteral("the sandbox has no execd endpoint"));
+        if (!r) {
+            out = Error::unavailable(QStringLiteral("cannot resolve the sandbox: %1").arg(r.error().message));
+        } else {
+            // "127.0.0.1:PORT" (execd itself) — the lifecycle API's endpoint form.
+            const QString where = r.value().value(QStringLiteral("endpoint")).toString();
+            const qsizetype colon = where.lastIndexOf(QLatin1Char(':'));
+            bool ok = false;
+            const uint port = colon > 0 ? where.mid(colon + 1).toUInt(&ok) : 0;
+            if (ok && port > 0 && port < 65536) {
+                it->host = where.left(colon);
+                it->port = quint16(port);
+                out = ViewTarget {it->host, it->port, it->accessToken};
             }
-            for (const Callback &done : waiting)
-                done(out);
-        });
+        }
+        for (const Callback &done : waiting)
+            done(out);
+    });
 }
 
 } // namespace isolation

@@ -58,8 +58,8 @@ public:
     {
         QObject::disconnect(m_drainConnection);
         if (m_stream && handler)
-            m_drainConnection = QObject::connect(m_stream, &TunnelStream::bytesWritten, m_stream,
-                [handler = std::move(handler)](qint64) { handler(); });
+            m_drainConnection = QObject::connect(
+                m_stream, &TunnelStream::bytesWritten, m_stream, [handler = std::move(handler)](qint64) { handler(); });
     }
 
 private:
@@ -116,7 +116,8 @@ void TunnelDoor::start(TunnelStream *stream)
     r.host = headerValue(head.headers, "x-forwarded-host");
     r.clientAddress = headerValue(head.headers, "x-forwarded-for");
     if (head.method == "CONNECT" && !r.websocket) {
-        stream->respondWith(405, {{"content-type", "application/json"}}, "{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"CONNECT only for WebSockets\"}}");
+        stream->respondWith(405, {{"content-type", "application/json"}},
+            "{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"CONNECT only for WebSockets\"}}");
         return;
     }
     if (!ViewToken::isViewId(r.viewId)) {
@@ -136,8 +137,8 @@ void TunnelDoor::start(TunnelStream *stream)
     qint64 length = headerValue(head.headers, "content-length").toLongLong(&ok);
     if (!ok)
         length = (stream->remoteFinished() && stream->bytesAvailable() == 0) ? 0 : -1;
-    auto *exchange = new ViewExchange(
-        m_doorman, std::move(admission), std::make_unique<StreamDownstream>(stream), length, this);
+    auto *exchange
+        = new ViewExchange(m_doorman, std::move(admission), std::make_unique<StreamDownstream>(stream), length, this);
     connect(exchange, &ViewExchange::done, exchange, &QObject::deleteLater);
     QPointer<TunnelStream> s(stream);
     QPointer<ViewExchange> ex(exchange);

@@ -40,8 +40,8 @@ public:
     static constexpr qint64 HoldBack = 64 * 1024;
 
     // `bodyLength`: the request body's length when known, -1 when it comes chunked, 0 for none.
-    ViewExchange(Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream,
-        qint64 bodyLength, QObject *parent = nullptr);
+    ViewExchange(Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream, qint64 bodyLength,
+        QObject *parent = nullptr);
     ~ViewExchange() override;
 
     void start();

@@ -39,7 +39,9 @@ std::optional<HttpResponse> ViewPages::answer(ViewKind kind, const QByteArray &m
         }
         return nullptr;
     };
-    const Asset *asset = kind == ViewKind::Terminal ? find(kTerminal) : kind == ViewKind::Files ? find(kFiles) : nullptr;
+    const Asset *asset = kind == ViewKind::Terminal ? find(kTerminal)
+        : kind == ViewKind::Files                   ? find(kFiles)
+                                                    : nullptr;
     if (!asset)
         return std::nullopt;
     QFile f(QString::fromLatin1(asset->resource));

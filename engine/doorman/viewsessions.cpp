@@ -10,8 +10,7 @@ QByteArray ViewSessions::open(const ViewClaims &claims, qint64 nowUnix)
     if (m_nonces.contains(claims.nonce))
         return {};
     m_nonces.insert(claims.nonce, claims.expiresAt);
-    const QByteArray cookie
-        = randomBytes(32).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+    const QByteArray cookie = randomBytes(32).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
     m_cookies.insert(cookie, claims);
     return cookie;
 }

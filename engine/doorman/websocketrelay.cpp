@@ -122,7 +122,8 @@ void WebSocketRelay::handshake()
         connect(self->m_up, &UpstreamExchange::finished, self, &WebSocketRelay::onUpstreamHead);
         connect(self->m_up, &UpstreamExchange::failed, self, [self] {
             if (self)
-                self->refuse(Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
+                self->refuse(
+                    Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
         });
         self->m_up->start("GET", self->m_admission.upstreamTarget, headers, UpstreamExchange::Body::None);
     });
@@ -142,7 +143,8 @@ void WebSocketRelay::onUpstreamHead()
         return;
     }
     if (headerValue(m_up->headers(), "sec-websocket-accept") != acceptFor(m_upstreamKey)) {
-        refuse(Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox's WebSocket handshake is wrong")));
+        refuse(Doorman::refusal(
+            502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox's WebSocket handshake is wrong")));
         return;
     }
     HttpHeaders answer;

@@ -23,8 +23,8 @@ ViewTokenError invalid(const QString &why)
 std::optional<QByteArray> decodeB64(QByteArrayView text)
 {
     for (char c : text) {
-        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
-            || c == '_';
+        const bool ok
+            = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
         if (!ok)
             return std::nullopt;
     }

@@ -222,7 +222,8 @@ int view(const AdminClient &client, const QStringList &args, bool json)
     if (!p.parse(QStringList {QStringLiteral("isolation-hub")} + args) || p.positionalArguments().size() != 2)
         return fail(QStringLiteral("usage: view SESSION --kind terminal|preview|files [--port N] [--server ID]"), 2);
     QJsonObject body {{QStringLiteral("session"), p.positionalArguments().at(1)},
-        {QStringLiteral("kind"), p.value(QStringLiteral("kind"))}, {QStringLiteral("port"), p.value(QStringLiteral("port")).toInt()}};
+        {QStringLiteral("kind"), p.value(QStringLiteral("kind"))},
+        {QStringLiteral("port"), p.value(QStringLiteral("port")).toInt()}};
     if (p.isSet(QStringLiteral("server")))
         body.insert(QStringLiteral("server"), p.value(QStringLiteral("server")));
     auto r = client.call("POST", QStringLiteral("/v1/admin/views"), body);

@@ -154,7 +154,8 @@ void ViewService::registerRoutes(HttpServer &app, const std::function<bool(const
 {
     app.route("POST", QStringLiteral("/v1/admin/views"), [this, isAdmin](const HttpRequest &request, HttpReply reply) {
         if (!isAdmin(request))
-            return reply.send(HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+            return reply.send(
+                HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
         QJsonObject body;
         QString why;
         if (!request.jsonBody(&body, &why))
@@ -177,7 +178,8 @@ void ViewService::registerRoutes(HttpServer &app, const std::function<bool(const
     });
     app.route("GET", QStringLiteral("/v1/admin/views"), [this, isAdmin](const HttpRequest &request, HttpReply reply) {
         if (!isAdmin(request))
-            return reply.send(HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+            return reply.send(
+                HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
         QJsonArray list;
         for (const ViewRecord &v : m_views)
             list.append(toJson(v));

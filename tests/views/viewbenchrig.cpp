@@ -47,9 +47,11 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
-    p.addOption({QStringLiteral("mode"), QStringLiteral("local or hub"), QStringLiteral("mode"), QStringLiteral("local")});
+    p.addOption(
+        {QStringLiteral("mode"), QStringLiteral("local or hub"), QStringLiteral("mode"), QStringLiteral("local")});
     p.addOption({QStringLiteral("backend"), QStringLiteral("host:port"), QStringLiteral("backend")});
-    p.addOption({QStringLiteral("port"), QStringLiteral("sandbox port in the view"), QStringLiteral("port"), QStringLiteral("8000")});
+    p.addOption({QStringLiteral("port"), QStringLiteral("sandbox port in the view"), QStringLiteral("port"),
+        QStringLiteral("8000")});
     p.process(app);
     const QStringList backend = p.value(QStringLiteral("backend")).split(QLatin1Char(':'));
     if (backend.size() != 2) {

@@ -68,7 +68,8 @@ void StandinEchoHttp::answer(const HttpRequest &request, HttpReply reply)
     QJsonArray headers;
     for (const auto &[name, value] : request.headers)
         headers.append(QJsonArray {QString::fromLatin1(name), QString::fromUtf8(value)});
-    const QJsonObject seen {{QStringLiteral("n"), ++m_seen}, {QStringLiteral("method"), QString::fromLatin1(request.method)},
+    const QJsonObject seen {{QStringLiteral("n"), ++m_seen},
+        {QStringLiteral("method"), QString::fromLatin1(request.method)},
         {QStringLiteral("target"), QString::fromUtf8(request.target)}, {QStringLiteral("headers"), headers},
         {QStringLiteral("bodyBytes"), request.body.size()},
         {QStringLiteral("bodySha256"),
@@ -101,7 +102,8 @@ void StandinEchoHttp::answer(const HttpRequest &request, HttpReply reply)
         return;
     }
     if (path == QLatin1String("/big")) {
-        const qint64 n = std::clamp<qint64>(request.query.queryItemValue(QStringLiteral("n")).toLongLong(), 0, 256 << 20);
+        const qint64 n
+            = std::clamp<qint64>(request.query.queryItemValue(QStringLiteral("n")).toLongLong(), 0, 256 << 20);
         QByteArray body(n, 'x');
         reply.send(HttpResponse::text(200, body, "application/octet-stream"));
         return;

@@ -97,8 +97,8 @@ void StandinShell::run(const HttpRequest &request, HttpReply reply)
     const QString cwd = body.value(QStringLiteral("cwd")).toString();
     if (!cwd.isEmpty())
         script += "cd " + shellQuote(cwd) + " && ";
-    script += "{ " + body.value(QStringLiteral("command")).toString().toUtf8() + "\n} </dev/null; printf '\\n"
-        + marker + " %d\\n' $? ; printf '" + marker + "\\n' >&2\n";
+    script += "{ " + body.value(QStringLiteral("command")).toString().toUtf8() + "\n} </dev/null; printf '\\n" + marker
+        + " %d\\n' $? ; printf '" + marker + "\\n' >&2\n";
     const qint64 started = QDateTime::currentMSecsSinceEpoch();
     reply.sendHead(200, {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}});
     reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("init")}, {QStringLiteral("text"), id}}));
@@ -132,7 +132,9 @@ void StandinShell::run(const HttpRequest &request, HttpReply reply)
         state->err += shell->readAllStandardError();
         if (!state->outDone) {
             const qsizetype at = state->out.indexOf(QByteArray("\n" + marker + ' '));
-            const QByteArray text = at >= 0 ? state->out.left(at) : state->out.left(std::max<qsizetype>(0, state->out.size() - marker.size() - 24));
+            const QByteArray text = at >= 0
+                ? state->out.left(at)
+                : state->out.left(std::max<qsizetype>(0, state->out.size() - marker.size() - 24));
             if (!text.isEmpty())
                 reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("stdout")},
                     {QStringLiteral("text"), QString::fromUtf8(text)}}));
