@@ -225,6 +225,8 @@ void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
 {
     if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
         return;
+    if (response.header("connection").toLower() == "close") // the route wants the connection closed
+        m_keepAlive = false;
     QByteArray out = statusLine(response.status);
     for (const auto &h : response.headers) {
         if (!managedHeader(h.first))
@@ -241,7 +243,7 @@ void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
     completeExchange();
 }
 
-void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers)
+void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers, std::optional<qint64> length)
 {
     if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
         return;
@@ -250,7 +252,17 @@ void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers)
         if (!managedHeader(h.first))
             out += h.first + ": " + h.second + "\r\n";
     }
-    out += "Transfer-Encoding: chunked\r\n";
+    m_sized = length.has_value();
+    if (m_sized) {
+        m_sizedBody = bodyAllowed(status) && !m_headRequest;
+        m_sizedLeft = m_sizedBody ? *length : 0;
+        if (bodyAllowed(status))
+            out += "Content-Length: " + QByteArray::number(*length) + "\r\n";
+    } else {
+        m_chunkBody = bodyAllowed(status) && !m_headRequest;
+        if (bodyAllowed(status))
+            out += "Transfer-Encoding: chunked\r\n";
+    }
     if (!m_keepAlive)
         out += "Connection: close\r\n";
     out += "\r\n";
@@ -258,19 +270,46 @@ void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers)
     m_streaming = true;
 }
 
+qint64 HttpConnection::bytesToWrite() const
+{
+    return m_device ? m_device->bytesToWrite() : 0;
+}
+
+void HttpConnection::setDrainHandler(quint64 sequence, std::function<void()> handler, qint64 lowWater)
+{
+    if (!isCurrent(sequence))
+        return;
+    m_drained = std::move(handler);
+    m_drainLowWater = lowWater;
+}
+
 void HttpConnection::writeChunk(quint64 sequence, const QByteArray &chunk)
 {
     if (!isCurrent(sequence) || !m_streaming || chunk.isEmpty() || !m_device)
         return;
-    m_device->write(QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n");
+    if (m_sized) {
+        const qint64 n = std::min<qint64>(chunk.size(), m_sizedLeft);
+        if (n > 0 && m_sizedBody)
+            m_device->write(chunk.constData(), n);
+        m_sizedLeft -= n;
+        return;
+    }
+    if (m_chunkBody)
+        m_device->write(QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n");
 }
 
 void HttpConnection::finishChunks(quint64 sequence)
 {
     if (!isCurrent(sequence) || !m_streaming || !m_device)
         return;
-    m_device->write("0\r\n\r\n");
     m_streaming = false;
+    if (m_sized) {
+        m_sized = false;
+        if (m_sizedLeft > 0) // the body came short of its Content-Length: the peer must see that
+            m_keepAlive = false;
+    } else if (m_chunkBody) {
+        m_device->write("0\r\n\r\n");
+    }
     completeExchange();
 }
 
@@ -300,6 +339,10 @@ void HttpConnection::sendDevice(
 
 void HttpConnection::pumpBody()
 {
+    if (m_drained && m_device && m_device->bytesToWrite() < m_drainLowWater) {
+        auto drained = m_drained; // it may replace or clear itself
+        drained();
+    }
     while (m_body && m_device && m_device->bytesToWrite() < kWriteHighWater) {
         const QByteArray piece = m_body->read(std::min(kBodyPieceBytes, m_bodyLeft));
         if (piece.isEmpty()) {
@@ -321,6 +364,7 @@ void HttpConnection::pumpBody()
 void HttpConnection::completeExchange()
 {
     m_busy = false;
+    m_drained = nullptr;
     if (!m_keepAlive) {
         closeGracefully();
         return;

@@ -8,6 +8,7 @@
 #include <QHostAddress>
 #include <QObject>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -26,7 +27,10 @@ public:
     ~HttpConnection() override;
 
     void sendResponse(quint64 sequence, HttpResponse response);
-    void sendHead(quint64 sequence, int status, HttpHeaders headers);
+    // Without `length` the body is chunked; with it, sent as is under Content-Length.
+    void sendHead(quint64 sequence, int status, HttpHeaders headers, std::optional<qint64> length = std::nullopt);
+    qint64 bytesToWrite() const;
+    void setDrainHandler(quint64 sequence, std::function<void()> handler, qint64 lowWater);
     void writeChunk(quint64 sequence, const QByteArray &chunk);
     void finishChunks(quint64 sequence);
     void sendDevice(quint64 sequence, int status, HttpHeaders headers, std::unique_ptr<QIODevice> body, qint64 size);
@@ -68,6 +72,15 @@ private:
     HttpRequest m_streamHead;
     qint64 m_dropped = 0;
     bool m_dropLimitHit = false;
+
+    // A streamed answer under Content-Length (sendHead with a length): bytes still to come, and
+    // whether any body goes out at all (not for HEAD, 204, 304).
+    bool m_sized = false;
+    bool m_chunkBody = true; // a chunked answer has a body (not for HEAD, 204, 304)
+    qint64 m_sizedLeft = 0;
+    bool m_sizedBody = true;
+    std::function<void()> m_drained;
+    qint64 m_drainLowWater = 0;
 
     // An answer body read from a device as the peer takes it (sendDevice).
     std::unique_ptr<QIODevice> m_body;

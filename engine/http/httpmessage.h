@@ -43,6 +43,8 @@ struct HttpResponse
     QByteArray body;
 
     HttpResponse &setHeader(const QByteArray &name, const QByteArray &value);
+    // "Connection: close" makes the server close the connection after this answer.
+    QByteArray header(QByteArrayView name) const { return headerValue(headers, name); }
 
     static HttpResponse json(int status, const QJsonObject &object);
     static HttpResponse json(int status, const QJsonArray &array);

@@ -185,6 +185,7 @@ int HttpRequestParser::validateHeaders()
 
     int contentLengths = 0;
     int transferEncodings = 0;
+    int hosts = 0;
     for (auto &h : m_request.headers) {
         h.second = h.second.trimmed();
         if (!isToken(h.first))
@@ -193,6 +194,8 @@ int HttpRequestParser::validateHeaders()
             return fail(400, QStringLiteral("control character in header %1").arg(QString::fromLatin1(h.first)));
         if (QByteArrayView(h.first).compare("content-length", Qt::CaseInsensitive) == 0)
             ++contentLengths;
+        if (QByteArrayView(h.first).compare("host", Qt::CaseInsensitive) == 0)
+            ++hosts;
         if (QByteArrayView(h.first).compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
             ++transferEncodings;
             if (h.second.toLower() != "chunked")
@@ -201,6 +204,8 @@ int HttpRequestParser::validateHeaders()
     }
     if (contentLengths > 1)
         return fail(400, QStringLiteral("more than one Content-Length"));
+    if (hosts > 1)
+        return fail(400, QStringLiteral("more than one Host"));
     if (transferEncodings > 1)
         return fail(400, QStringLiteral("more than one Transfer-Encoding"));
     if (contentLengths && transferEncodings)

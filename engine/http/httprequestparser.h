@@ -1,6 +1,6 @@
 // An HTTP/1.1 request parser: Node's http-parser underneath, plus the stricter rules every
 // front door here applies (one Content-Length, no Content-Length with Transfer-Encoding, only
-// the chunked coding, no obs-fold, no control bytes in values) and size limits.
+// the chunked coding, no obs-fold, no control bytes in values, one Host) and size limits.
 #pragma once
 
 #include "httpmessage.h"

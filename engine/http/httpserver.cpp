@@ -27,6 +27,23 @@ void HttpReply::sendHead(int status, HttpHeaders headers) const
         m_connection->sendHead(m_sequence, status, std::move(headers));
 }
 
+void HttpReply::sendHead(int status, HttpHeaders headers, qint64 contentLength) const
+{
+    if (m_connection)
+        m_connection->sendHead(m_sequence, status, std::move(headers), std::max<qint64>(contentLength, 0));
+}
+
+qint64 HttpReply::bytesToWrite() const
+{
+    return m_connection && m_connection->isCurrent(m_sequence) ? m_connection->bytesToWrite() : 0;
+}
+
+void HttpReply::setDrainHandler(std::function<void()> handler, qint64 lowWater) const
+{
+    if (m_connection)
+        m_connection->setDrainHandler(m_sequence, std::move(handler), lowWater);
+}
+
 void HttpReply::write(const QByteArray &chunk) const
 {
     if (m_connection)

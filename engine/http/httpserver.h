@@ -33,8 +33,16 @@ public:
     void send(HttpResponse response) const;
     // Streaming: the head once (chunked transfer coding), then any number of chunks, then finish().
     void sendHead(int status, HttpHeaders headers) const;
+    // The same under Content-Length instead: write() exactly `contentLength` bytes in all, then
+    // finish() (fewer closes the connection). No body goes out for HEAD, 1xx, 204 and 304.
+    void sendHead(int status, HttpHeaders headers, qint64 contentLength) const;
     void write(const QByteArray &chunk) const;
     void finish() const;
+    // Flow control for streamed answers: what the socket still holds, and a function run (on the
+    // event loop) each time some of it left while less than `lowWater` remains queued. Replaced by
+    // the next call; dropped when the answer is complete.
+    qint64 bytesToWrite() const;
+    void setDrainHandler(std::function<void()> handler, qint64 lowWater = 256 * 1024) const;
     // Answers with `size` bytes read from `body` (open for reading) under Content-Length, a piece
     // at a time as the peer takes them, so a large file never sits in memory. Takes `body`. A body
     // that ends early closes the connection (the peer sees a short answer, never a wrong one).

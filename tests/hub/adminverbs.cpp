@@ -210,6 +210,32 @@ int workspaces(const AdminClient &client, bool json)
 
 } // namespace
 
+int view(const AdminClient &client, const QStringList &args, bool json)
+{
+    QCommandLineParser p;
+    p.addPositionalArgument(QStringLiteral("view"), {});
+    p.addPositionalArgument(QStringLiteral("session"), {});
+    p.addOption({QStringLiteral("kind"), {}, QStringLiteral("kind")});
+    p.addOption({QStringLiteral("port"), {}, QStringLiteral("port")});
+    p.addOption({QStringLiteral("server"), {}, QStringLiteral("id")});
+    p.addOption({QStringLiteral("json"), {}});
+    if (!p.parse(QStringList {QStringLiteral("isolation-hub")} + args) || p.positionalArguments().size() != 2)
+        return fail(QStringLiteral("usage: view SESSION --kind terminal|preview|files [--port N] [--server ID]"), 2);
+    QJsonObject body {{QStringLiteral("session"), p.positionalArguments().at(1)},
+        {QStringLiteral("kind"), p.value(QStringLiteral("kind"))},
+        {QStringLiteral("port"), p.value(QStringLiteral("port")).toInt()}};
+    if (p.isSet(QStringLiteral("server")))
+        body.insert(QStringLiteral("server"), p.value(QStringLiteral("server")));
+    auto r = client.call("POST", QStringLiteral("/v1/admin/views"), body);
+    if (!r)
+        return fail(r.error().message);
+    if (json)
+        printJson(r.value());
+    else
+        print(r.value().value(QStringLiteral("url")).toString());
+    return 0;
+}
+
 const char *adminVerbsHelp()
 {
     return "  status [--json]        Show the running hub's origins.\n"
@@ -223,7 +249,9 @@ const char *adminVerbsHelp()
 
            "  workspace create NAME [--json]\n"
            "                         Create a workspace of the hub's member; prints its id.\n"
-           "  workspaces [--json]    List workspaces: segments and bytes stored (all encrypted).\n";
+           "  workspaces [--json]    List workspaces: segments and bytes stored (all encrypted).\n"
+           "  view SESSION --kind terminal|preview|files [--port N] [--server ID] [--json]\n"
+           "                         Make a view of a session; prints its URL (one use, one hour).\n";
 }
 
 int runAdminVerb(const AdminClient &client, const QString &verb, const QStringList &args)
@@ -247,6 +275,8 @@ int runAdminVerb(const AdminClient &client, const QString &verb, const QStringLi
         return createWorkspace(client, args, json);
     if (verb == QLatin1String("workspaces"))
         return workspaces(client, json);
+    if (verb == QLatin1String("view"))
+        return view(client, args, json);
     return -1;
 }
 

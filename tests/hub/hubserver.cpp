@@ -5,6 +5,8 @@
 #include "pairingservice.h"
 #include "serverservice.h"
 #include "tunnelauthenticator.h"
+#include "viewrelay.h"
+#include "viewservice.h"
 #include "workspaceservice.h"
 
 #include "crypto/consttime.h"
@@ -63,6 +65,8 @@ Status HubServer::start()
     m_log = std::make_unique<ActionLog>(m_options.dataDir + QStringLiteral("/actions.log"));
     registerModules();
     if (auto s = m_workspaces->load(); !s)
+        return s;
+    if (auto s = m_views->load(); !s)
         return s;
 
     auto app = m_app.listenTcp(m_options.listenAddress, m_options.listenPort);
@@ -181,6 +185,14 @@ void HubServer::registerModules()
     m_workspaces = std::make_unique<WorkspaceService>(
         *m_state, *m_log, *m_servers, m_options.dataDir + QStringLiteral("/workspaces"), workspaces);
     m_workspaces->registerRoutes(m_app, admin);
+    // Views: minted here, relayed on the preview origin to the view's server (docs/protocol.md).
+    m_views = std::make_unique<ViewService>(*m_state, *m_log, m_clock,
+        m_options.dataDir + QStringLiteral("/views.json"), [this](const QString &viewId) -> QString {
+            return viewId + QStringLiteral(".preview.localhost:%1").arg(m_previewPort);
+        });
+    m_views->registerRoutes(m_app, admin);
+    m_viewRelay = new ViewRelay(*m_views, m_tunnels, QStringLiteral("preview.localhost"), this);
+    m_viewRelay->registerRoutes(m_preview);
     m_app.route("GET", QStringLiteral("/v1/admin/log"), [this](const HttpRequest &request, HttpReply reply) {
         if (!isAdmin(request)) {
             reply.send(
@@ -194,7 +206,8 @@ void HubServer::registerModules()
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Isolation local hub</title></head>"
             "<body style=\"font:16px system-ui,sans-serif;max-width:34em;margin:3em auto\"><h1>Isolation local hub</h1>"
             "<p>This hub speaks the Isolation cloud's protocol on this machine.</p>"
-            "<ul><li><a href=\"/pair\">Pair a computer</a> (type the code it shows)</li></ul></body></html>",
+            "<ul><li><a href=\"/pair\">Pair a computer</a> (type the code it shows)</li>"
+            "<li><a href=\"/views\">Views</a> (terminals, previews and files of sessions)</li></ul></body></html>",
             "text/html; charset=utf-8");
         reply.send(r);
     });

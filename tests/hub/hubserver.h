@@ -21,6 +21,8 @@ class HubState;
 class PairingService;
 class ServerService;
 class TunnelAuthenticator;
+class ViewRelay;
+class ViewService;
 class WorkspaceService;
 
 class HubServer final : public QObject
@@ -83,6 +85,8 @@ private:
     std::unique_ptr<TunnelAuthenticator> m_tunnelAuth;
     bool m_verifierOverridden = false;
     std::unique_ptr<WorkspaceService> m_workspaces;
+    std::unique_ptr<ViewService> m_views;
+    ViewRelay *m_viewRelay = nullptr;
 };
 
 } // namespace isolation::hub

@@ -1,6 +1,9 @@
 // isolation-standin-execd: the OFFLINE STAND-IN for OpenSandbox's execd (not execd).
 //   isolation-standin-execd [--port N] -- ENTRYPOINT...   serve execd on N (44772), run the entry process
 //   isolation-standin-execd --echo-websocket PORT         a WebSocket echo server, a peer for proxy tests
+//   isolation-standin-execd --echo-http PORT              a web application that reports what reached it
+// EXECD_ACCESS_TOKEN in the environment: every request must carry it (X-EXECD-ACCESS-TOKEN).
+#include "standinechohttp.h"
 #include "standinexecd.h"
 
 #include "core/signalwatcher.h"
@@ -41,6 +44,17 @@ int main(int argc, char *argv[])
     QObject::connect(&signals, &isolation::SignalWatcher::terminationRequested, &app, &QCoreApplication::quit);
     if (args.value(0) == QLatin1String("--echo-websocket"))
         return echoServer(quint16(args.value(1).toUInt()));
+    if (args.value(0) == QLatin1String("--echo-http")) {
+        isolation::standin::StandinEchoHttp echo;
+        if (auto p = echo.listen(quint16(args.value(1).toUInt())); !p) {
+            std::fprintf(stderr, "isolation-standin-execd: %s\n", qPrintable(p.error().message));
+            return 1;
+        }
+        return QCoreApplication::exec();
+    }
+    // The access token is for execd alone: no process it starts may read it from its environment.
+    const QByteArray token = qgetenv("EXECD_ACCESS_TOKEN");
+    qunsetenv("EXECD_ACCESS_TOKEN");
 
     quint16 port = 44772;
     if (args.value(0) == QLatin1String("--port")) {
@@ -50,6 +64,7 @@ int main(int argc, char *argv[])
     if (args.value(0) == QLatin1String("--"))
         args.removeFirst();
     isolation::standin::StandinExecd execd;
+    execd.setAccessToken(token);
     if (auto p = execd.listen(port); !p) {
         std::fprintf(stderr, "isolation-standin-execd: %s\n", qPrintable(p.error().message));
         return 1;

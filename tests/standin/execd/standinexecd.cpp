@@ -1,6 +1,7 @@
 #include "standinexecd.h"
 
 #include "../requestlog.h"
+#include "crypto/consttime.h"
 #include "standinmultipart.h"
 #include "standinsplice.h"
 
@@ -8,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -59,33 +61,99 @@ quint16 proxyTarget(const QString &path, QString *rest)
 StandinExecd::StandinExecd(QObject *parent)
     : QObject(parent)
     , m_network(new QNetworkAccessManager(this))
+    , m_shell(new StandinShell(this))
 {
-    m_http.route("GET", QStringLiteral("/ping"), [](const HttpRequest &r, HttpReply reply) {
+    m_http.route("GET", QStringLiteral("/ping"), guarded([](const HttpRequest &r, HttpReply reply) {
         recordRequest("execd", r);
         reply.send(HttpResponse {200, {}, {}});
-    });
-    m_http.route("POST", QStringLiteral("/command"), [this](const HttpRequest &r, HttpReply reply) {
+    }));
+    m_http.route("POST", QStringLiteral("/command"), guarded([this](const HttpRequest &r, HttpReply reply) {
         recordRequest("execd", r);
         command(r, reply);
-    });
-    m_http.route("DELETE", QStringLiteral("/command"), [this](const HttpRequest &r, HttpReply reply) {
+    }));
+    m_http.route("DELETE", QStringLiteral("/command"), guarded([this](const HttpRequest &r, HttpReply reply) {
         recordRequest("execd", r);
         interrupt(r, reply);
-    });
-    m_http.route("POST", QStringLiteral("/files/upload"), [this](const HttpRequest &r, HttpReply reply) {
+    }));
+    m_http.route("POST", QStringLiteral("/session"), guarded([this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        m_shell->create(r, reply);
+    }));
+    m_http.route("POST", QStringLiteral("/session/{id}/run"), guarded([this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        m_shell->run(r, reply);
+    }));
+    m_http.route("DELETE", QStringLiteral("/session/{id}"), guarded([this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        m_shell->remove(r, reply);
+    }));
+    m_http.route("POST", QStringLiteral("/files/upload"), guarded([this](const HttpRequest &r, HttpReply reply) {
         recordRequest("execd", r);
         upload(r, reply);
-    });
-    m_http.route("GET", QStringLiteral("/files/download"), [this](const HttpRequest &r, HttpReply reply) {
+    }));
+    m_http.route("GET", QStringLiteral("/files/download"), guarded([this](const HttpRequest &r, HttpReply reply) {
         recordRequest("execd", r);
         download(r, reply);
-    });
-    m_http.setFallback([this](const HttpRequest &r, HttpReply reply) { proxy(r, reply); });
+    }));
+    m_http.route("GET", QStringLiteral("/directories/list"), guarded([this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        listDirectory(r, reply);
+    }));
+    m_http.setFallback(guarded([this](const HttpRequest &r, HttpReply reply) { proxy(r, reply); }));
     m_http.setUpgradeHandler([this](const HttpRequest &r, QIODevice *device, const QByteArray &,
                                  const QByteArray &rest) { return proxyUpgrade(r, device, rest); });
     HttpRequestParser::Limits limits = m_http.limits();
     limits.maxBodyBytes = 256 * 1024 * 1024;
     m_http.setLimits(limits);
+}
+
+bool StandinExecd::authorised(const HttpRequest &request) const
+{
+    return m_token.isEmpty() || constantTimeEquals(request.header("x-execd-access-token"), m_token);
+}
+
+HttpServer::Handler StandinExecd::guarded(std::function<void(const HttpRequest &, HttpReply)> handler)
+{
+    return [this, handler = std::move(handler)](const HttpRequest &r, HttpReply reply) {
+        if (!authorised(r)) {
+            std::printf("ISOLATION-STANDIN-REFUSED %s %s\n", r.method.constData(), qPrintable(r.path));
+            std::fflush(stdout);
+            return reply.send(apiError(401, "UNAUTHORIZED", QStringLiteral("missing or wrong X-EXECD-ACCESS-TOKEN")));
+        }
+        handler(r, reply);
+    };
+}
+
+void StandinExecd::listDirectory(const HttpRequest &request, HttpReply reply)
+{
+    const QString path = request.query.queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded);
+    const QFileInfo dirInfo(path);
+    if (!QDir::isAbsolutePath(path) || !dirInfo.exists())
+        return reply.send(apiError(404, "FILE_NOT_FOUND", QStringLiteral("no such directory")));
+    if (dirInfo.isSymLink() || !dirInfo.isDir())
+        return reply.send(apiError(400, "INVALID_PATH", QStringLiteral("not a directory")));
+    QJsonArray entries;
+    const QFileInfoList list
+        = QDir(path).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System, QDir::Name);
+    for (const QFileInfo &f : list) {
+        const QString type = f.isSymLink() ? QStringLiteral("symlink")
+            : f.isDir()                    ? QStringLiteral("directory")
+            : f.isFile()                   ? QStringLiteral("file")
+                                           : QStringLiteral("other");
+        const uint perms = uint(f.permissions());
+        // Qt's owner/group/other bits into the octal digits FileInfo.mode writes as decimal.
+        const int mode = int(((perms >> 12) & 7) * 100 + ((perms >> 4) & 7) * 10 + (perms & 7));
+        entries.append(QJsonObject {{QStringLiteral("path"), f.absoluteFilePath()}, {QStringLiteral("type"), type},
+            {QStringLiteral("size"), f.isDir() ? 0 : f.size()},
+            {QStringLiteral("modified_at"), f.lastModified().toUTC().toString(Qt::ISODate)},
+            {QStringLiteral("created_at"),
+                f.birthTime().isValid() ? f.birthTime().toUTC().toString(Qt::ISODate)
+                                        : f.lastModified().toUTC().toString(Qt::ISODate)},
+            {QStringLiteral("owner"), f.owner().isEmpty() ? QString::number(f.ownerId()) : f.owner()},
+            {QStringLiteral("group"), f.group().isEmpty() ? QString::number(f.groupId()) : f.group()},
+            {QStringLiteral("mode"), mode}});
+    }
+    reply.send(HttpResponse::json(200, entries));
 }
 
 Result<quint16> StandinExecd::listen(quint16 port)
@@ -218,46 +286,81 @@ void StandinExecd::proxy(const HttpRequest &request, HttpReply reply)
     const quint16 port = proxyTarget(request.path, &rest);
     if (port == 0)
         return reply.send(apiError(404, "NOT_FOUND", QStringLiteral("no route %1").arg(request.path)));
-    QUrl url(QStringLiteral("http://127.0.0.1"));
-    url.setPort(port);
-    url.setPath(rest);
-    url.setQuery(request.query);
+    // The target as sent, less "/proxy/PORT": never decoded here, so the port sees what was sent.
+    const QByteArray prefix = "/proxy/" + QByteArray::number(port);
+    QByteArray raw = request.target.mid(prefix.size());
+    if (raw.isEmpty() || raw.startsWith('?'))
+        raw.prepend('/');
+    const QUrl url = QUrl::fromEncoded("http://127.0.0.1:" + QByteArray::number(port) + raw);
     QNetworkRequest forward(url);
     for (const auto &[name, value] : request.headers) {
         const QByteArray lower = name.toLower();
-        if (lower != "host" && lower != "connection" && lower != "content-length" && lower != "transfer-encoding")
+        if (lower != "host" && lower != "connection" && lower != "content-length" && lower != "transfer-encoding"
+            && lower != "x-execd-access-token")
             forward.setRawHeader(name, value);
     }
-    QNetworkReply *answer = m_network->sendCustomRequest(forward, request.method, request.body);
-    connect(answer, &QNetworkReply::finished, this, [answer, reply] {
-        answer->deleteLater();
+    forward.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    // HEAD through head(): as a custom verb QNetworkAccessManager would wait for a body that never comes.
+    QNetworkReply *answer = request.method == "HEAD"
+        ? m_network->head(forward)
+        : m_network->sendCustomRequest(forward, request.method, request.body);
+    // The answer streams through as it comes (server-sent events included).
+    auto started = std::make_shared<bool>(false);
+    auto head = [answer, reply, started] {
+        if (*started)
+            return;
         const int status = answer->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 0)
-            return reply.send(apiError(502, "BAD_GATEWAY", answer->errorString()));
-        HttpResponse r {status, {}, answer->readAll()};
+            return;
+        *started = true;
+        HttpHeaders headers;
         for (const auto &[name, value] : answer->rawHeaderPairs()) {
             const QByteArray lower = name.toLower();
-            if (lower != "connection" && lower != "content-length" && lower != "transfer-encoding")
-                r.headers.append({name, value});
+            if (lower == "connection" || lower == "content-length" || lower == "transfer-encoding")
+                continue;
+            for (const QByteArray &v : value.split('\n')) // Qt joins repeated Set-Cookie with LF
+                headers.append({name, v});
         }
-        reply.send(r);
+        reply.sendHead(status, headers);
+    };
+    connect(answer, &QNetworkReply::metaDataChanged, this, head);
+    connect(answer, &QNetworkReply::readyRead, this, [answer, reply, head] {
+        head();
+        reply.write(answer->readAll());
+    });
+    connect(answer, &QNetworkReply::finished, this, [answer, reply, head, started] {
+        answer->deleteLater();
+        head();
+        if (!*started)
+            return reply.send(apiError(502, "BAD_GATEWAY", answer->errorString()));
+        reply.write(answer->readAll());
+        reply.finish();
     });
 }
 
 bool StandinExecd::proxyUpgrade(const HttpRequest &request, QIODevice *device, const QByteArray &rest)
 {
+    if (!authorised(request)) {
+        device->write("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        if (auto *s = qobject_cast<QAbstractSocket *>(device))
+            s->disconnectFromHost();
+        return true;
+    }
     QString path;
     const quint16 port = proxyTarget(request.path, &path);
     if (port == 0)
         return false;
     // The request head again, for the port inside the sandbox: same method and headers, path without /proxy/PORT.
-    QByteArray head = request.method + ' ' + path.toUtf8();
-    if (!request.query.isEmpty())
-        head += '?' + request.query.toString(QUrl::FullyEncoded).toUtf8();
-    head += " HTTP/1.1\r\n";
-    for (const auto &[name, value] : request.headers)
+    QByteArray raw = request.target.mid(QByteArray("/proxy/" + QByteArray::number(port)).size());
+    if (raw.isEmpty() || raw.startsWith('?'))
+        raw.prepend('/');
+    QByteArray head = request.method + ' ' + raw + " HTTP/1.1\r\n";
+    for (const auto &[name, value] : request.headers) {
+        if (name.toLower() == "x-execd-access-token")
+            continue;
         head += name.toLower() == "host" ? QByteArray("Host: 127.0.0.1:" + QByteArray::number(port) + "\r\n")
                                          : QByteArray(name + ": " + value + "\r\n");
+    }
     head += "\r\n";
     auto *upstream = new QTcpSocket;
     device->setParent(nullptr);

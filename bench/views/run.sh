@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Views benchmarks, ratios measured in the same run (bench/README.md):
+#   1. the doorman's local door vs nginx proxy_pass, both in front of the same backend
+#      (HTTP/1.1 keep-alive, 32 connections, 5 KiB answers; requests/s and p99)
+#   2. the whole path browser -> hub preview origin -> tunnel -> doorman -> backend vs an
+#      `ssh -L` forward to the same backend
+# The backend is an nginx answering 5 KiB to any path (it stands in for a sandbox's execd, so
+# both sides measure the proxy, not the application). Each nginx has one worker, as the doorman
+# and the hub each run one event loop.
+# usage: bench/views/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR: a Release build with the tests,
+#        e.g. cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release &&
+#        ninja -C build/release isolation-viewbench-rig isolation-hub)
+# Needs nginx, wrk, openssh-server (Debian). Prints a table and the ratios.
+set -euo pipefail
+
+BUILD=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS]}" && pwd)
+SECONDS_EACH=${2:-10}
+RIG=$BUILD/tests/isolation-viewbench-rig
+CONNECTIONS=32
+THREADS=2
+for tool in nginx wrk sshd ssh ssh-keygen python3; do
+  command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || { echo "run.sh: $tool is missing" >&2; exit 2; }
+done
+[ -x "$RIG" ] || { echo "run.sh: $RIG is missing (ninja isolation-viewbench-rig)" >&2; exit 2; }
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+wait_port() {
+  for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "run.sh: nothing listens on $1" >&2
+  return 1
+}
+
+start_nginx() { # name, server block
+  local dir=$WORK/$1
+  mkdir -p "$dir/logs"
+  cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+error_log $dir/logs/error.log warn;
+pid $dir/nginx.pid;
+$( [ "$(id -u)" -eq 0 ] && echo "user root;" )
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
+  $2
+}
+CONF
+  nginx -p "$dir" -c "$dir/nginx.conf" &
+  PIDS+=($!)
+}
+
+BACKEND=$(free_port)
+mkdir -p "$WORK/www"
+head -c 5120 /dev/zero | tr '\0' 'b' >"$WORK/www/bytes"
+start_nginx backend "server { listen 127.0.0.1:$BACKEND; root $WORK/www;
+  location / { default_type application/octet-stream; try_files /bytes =404; } }"
+wait_port "$BACKEND"
+
+NGINX=$(free_port)
+start_nginx proxy "upstream backend { server 127.0.0.1:$BACKEND; keepalive 64; }
+  server { listen 127.0.0.1:$NGINX; location / { proxy_pass http://backend; proxy_http_version 1.1;
+    proxy_set_header Connection \"\"; } }"
+wait_port "$NGINX"
+
+export QT_LOGGING_RULES="*=false" ISOLATION_RUNTIME=off QT_QPA_PLATFORM=offscreen
+start_rig() { # mode: started in this shell (so cleanup stops it), its JSON line in rig-MODE.json
+  "$RIG" --mode "$1" --backend "127.0.0.1:$BACKEND" >"$WORK/rig-$1.json" 2>"$WORK/rig-$1.log" &
+  PIDS+=($!)
+}
+rig() { # mode -> the rig's JSON line once it printed it
+  local out=$WORK/rig-$1.json
+  for _ in $(seq 1 300); do
+    [ -s "$out" ] && { cat "$out"; return 0; }
+    sleep 0.1
+  done
+  echo "run.sh: the $1 rig did not start:" >&2
+  cat "$WORK/rig-$1.log" >&2
+  return 1
+}
+field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+
+start_rig local
+start_rig hub
+LOCAL=$(rig local)
+HUB=$(rig hub)
+
+# ssh -L to the same backend, through an sshd of our own (temporary keys, this user).
+SSHD=$(free_port)
+FORWARD=$(free_port)
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/client_key"
+cp "$WORK/client_key.pub" "$WORK/authorized_keys"
+chmod 600 "$WORK/authorized_keys"
+mkdir -p /run/sshd 2>/dev/null || true
+/usr/sbin/sshd -D -e -p "$SSHD" -h "$WORK/host_key" -o ListenAddress=127.0.0.1 -o UsePAM=no -o StrictModes=no \
+  -o AuthorizedKeysFile="$WORK/authorized_keys" -o PidFile="$WORK/sshd.pid" -o PermitRootLogin=prohibit-password \
+  2>"$WORK/sshd.log" &
+PIDS+=($!)
+wait_port "$SSHD"
+ssh -N -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
+  -i "$WORK/client_key" -p "$SSHD" -L "127.0.0.1:$FORWARD:127.0.0.1:$BACKEND" "$(id -un)@127.0.0.1" &
+PIDS+=($!)
+wait_port "$FORWARD"
+
+measure() { # name url [host cookie] -> "name rps p99ms"
+  local name=$1 url=$2 args=()
+  [ $# -ge 4 ] && args=(-H "Host: $3" -H "Cookie: $4")
+  # warm up, then measure
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "${args[@]}" "$url/bytes" >/dev/null
+  local out
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency "${args[@]}" "$url/bytes")
+  echo "$out" >"$WORK/wrk-$name.txt"
+  if echo "$out" | grep -q "Non-2xx"; then
+    echo "run.sh: $name answered errors:" >&2
+    echo "$out" >&2
+    return 1
+  fi
+  local rps p99
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p99=$(echo "$out" | awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v=v*1000}; print v}')
+  echo "$name $rps $p99"
+}
+
+echo "# views benchmark: $CONNECTIONS connections, keep-alive, 5 KiB answers, ${SECONDS_EACH}s each ($(nproc) cores)"
+R_DOOR=$(measure doorman "$(field "$LOCAL" url)" "$(field "$LOCAL" host)" "$(field "$LOCAL" cookie)")
+R_NGINX=$(measure nginx "http://127.0.0.1:$NGINX")
+R_HUB=$(measure hub-path "$(field "$HUB" url)" "$(field "$HUB" host)" "$(field "$HUB" cookie)")
+R_SSH=$(measure ssh-L "http://127.0.0.1:$FORWARD")
+R_BACKEND=$(measure backend "http://127.0.0.1:$BACKEND")
+
+printf '%-10s %12s %10s\n' what 'requests/s' 'p99 ms'
+for r in "$R_BACKEND" "$R_DOOR" "$R_NGINX" "$R_HUB" "$R_SSH"; do
+  # shellcheck disable=SC2086
+  printf '%-10s %12s %10s\n' $r
+done
+python3 - "$R_DOOR" "$R_NGINX" "$R_HUB" "$R_SSH" <<'PY'
+import sys
+d, n, h, s = (l.split() for l in sys.argv[1:])
+print(f"doorman / nginx:  {float(d[1]) / float(n[1]):.2f}x requests/s (target >= 1.0), p99 {d[2]} ms vs {n[2]} ms")
+print(f"hub path / ssh -L: {float(h[1]) / float(s[1]):.2f}x requests/s (target >= 1.0), p99 {h[2]} ms vs {s[2]} ms")
+PY

@@ -1,0 +1,386 @@
+#include "doorman.h"
+
+#include "httpdoor.h"
+#include "tunneldoor.h"
+#include "upstreamexchange.h"
+#include "viewpages.h"
+
+#include "tunnel/tunnelclient.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QUrl>
+#include <QUrlQuery>
+
+Q_LOGGING_CATEGORY(lcDoorman, "isolation.doorman")
+
+namespace isolation {
+
+namespace {
+
+bool is(QByteArrayView a, const char *b)
+{
+    return a.compare(b, Qt::CaseInsensitive) == 0;
+}
+
+QByteArray queryValue(const QByteArray &query, const QString &name)
+{
+    const QUrlQuery q(QString::fromLatin1(query));
+    if (q.allQueryItemValues(name).size() != 1)
+        return {};
+    return q.queryItemValue(name, QUrl::FullyDecoded).toUtf8();
+}
+
+} // namespace
+
+Doorman::Doorman(Options options, const Clock &clock, ViewTargetResolver *targets, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_clock(clock)
+    , m_targets(targets)
+    , m_pool(new UpstreamPool(this))
+{
+    m_purge.setInterval(30000);
+    connect(&m_purge, &QTimer::timeout, this, [this] {
+        const qint64 now = m_clock.unixSeconds();
+        m_sessions.purge(now);
+        for (auto it = m_terminals.begin(); it != m_terminals.end();) {
+            if (now >= it->expiresAt && it->waiting.isEmpty() && !it->sessionId.isEmpty()) {
+                const Terminal t = *it;
+                it = m_terminals.erase(it);
+                // The view's own process in the sandbox ends with the view.
+                auto *del = new UpstreamExchange(m_pool, {t.target.host, t.target.port}, this);
+                connect(del, &UpstreamExchange::finished, del, &QObject::deleteLater);
+                connect(del, &UpstreamExchange::failed, del, &QObject::deleteLater);
+                del->start("DELETE", "/session/" + t.sessionId,
+                    {{"Host", t.target.host.toUtf8()}, {"X-EXECD-ACCESS-TOKEN", t.target.accessToken}},
+                    UpstreamExchange::Body::None);
+            } else {
+                ++it;
+            }
+        }
+    });
+    m_purge.start();
+}
+
+Doorman::~Doorman()
+{
+    close();
+}
+
+Result<quint16> Doorman::listenLocal(const QHostAddress &address, quint16 port)
+{
+    if (!m_http)
+        m_http = new HttpDoor(this, this);
+    return m_http->listen(address, port);
+}
+
+void Doorman::attach(TunnelClient *tunnel)
+{
+    if (!m_tunnel)
+        m_tunnel = new TunnelDoor(this, this);
+    QPointer<Doorman> self(this);
+    tunnel->setStreamHandler("/v/", [self](TunnelStream *stream) {
+        if (self)
+            self->serveStream(stream);
+        else
+            stream->respondWith(503, {{"content-type", "application/json"}}, {});
+    });
+}
+
+void Doorman::serveStream(TunnelStream *stream)
+{
+    if (!m_tunnel)
+        m_tunnel = new TunnelDoor(this, this);
+    m_tunnel->serve(stream);
+}
+
+void Doorman::close()
+{
+    if (m_http)
+        m_http->close();
+    m_pool->clear();
+}
+
+QString Doorman::viewIdFromHost(QByteArrayView host) const
+{
+    // "<viewId>.<suffix>" with an optional ":port"; the host compares without case.
+    QByteArray h = host.toByteArray().toLower();
+    const qsizetype colon = h.lastIndexOf(':');
+    if (colon >= 0 && h.indexOf(']') < 0)
+        h.truncate(colon);
+    const QByteArray suffix = '.' + m_options.localSuffix.toLower().toUtf8();
+    if (!h.endsWith(suffix))
+        return {};
+    const QString id = QString::fromLatin1(h.first(h.size() - suffix.size()));
+    return ViewToken::isViewId(id) ? id : QString();
+}
+
+HttpResponse Doorman::refusal(int status, const QString &code, const QString &message, bool close)
+{
+    HttpResponse r = HttpResponse::error(status, code, message);
+    HeaderPolicy::addStandard(&r.headers);
+    r.setHeader("Cache-Control", "no-store");
+    if (close)
+        r.setHeader("Connection", "close");
+    return r;
+}
+
+Admission Doorman::admit(const DoorRequest &request)
+{
+    Admission out;
+    if (request.viewId.isEmpty() || !ViewToken::isViewId(request.viewId)) {
+        out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no such view"));
+        return out;
+    }
+    auto path = ViewPath::parse(request.target);
+    if (!path) {
+        out.answer = refusal(400, QStringLiteral("bad_request"), path.error().message, true);
+        return out;
+    }
+    const qint64 now = m_clock.unixSeconds();
+    const bool secure = request.proto == "https";
+    const ViewClaims *known = m_sessions.find(HeaderPolicy::viewCookie(request.headers), request.viewId, now);
+
+    if (!path.value().token.isEmpty()) {
+        if (request.websocket || (request.method != "GET" && request.method != "HEAD")) {
+            out.answer = refusal(400, QStringLiteral("bad_request"),
+                QStringLiteral("a view token belongs on a page's address only"), true);
+            return out;
+        }
+        if (known) // this browser holds the view already: just drop the token from the address
+            return exchangePage(path.value(), {}, *known, secure);
+        auto verified = ViewToken::verify(path.value().token, m_options.hubPublicKey, m_options.serverId, now);
+        if (!verified) {
+            qCInfo(lcDoorman) << "view token refused for view" << request.viewId << ":" << verified.error().message;
+            out.answer = refusal(verified.error().httpStatus(),
+                verified.error().httpStatus() == 403 ? QStringLiteral("forbidden") : QStringLiteral("unauthorized"),
+                verified.error().message);
+            return out;
+        }
+        if (verified.value().viewId != request.viewId) {
+            qCInfo(lcDoorman) << "view token for another view refused at view" << request.viewId;
+            out.answer
+                = refusal(403, QStringLiteral("forbidden"), QStringLiteral("the view token is for another view"));
+            return out;
+        }
+        const QByteArray cookie = m_sessions.open(verified.value(), now);
+        if (cookie.isEmpty()) {
+            out.answer = refusal(401, QStringLiteral("unauthorized"),
+                QStringLiteral("this view link was used already; open the view again from the hub"));
+            return out;
+        }
+        qCInfo(lcDoorman) << "view" << request.viewId << "opened (" << viewKindName(verified.value().kind) << ")";
+        return exchangePage(path.value(), cookie, verified.value(), secure);
+    }
+
+    if (!known) {
+        out.answer = refusal(
+            401, QStringLiteral("unauthorized"), QStringLiteral("open this view through the link the hub gives"));
+        return out;
+    }
+    // A page of another view (or any other site) may navigate here, never fetch from here.
+    const QByteArray site = headerValue(request.headers, "sec-fetch-site").toLower();
+    const QByteArray mode = headerValue(request.headers, "sec-fetch-mode").toLower();
+    if (!request.websocket && (site == "cross-site" || site == "same-site") && mode != "navigate") {
+        out.answer = refusal(403, QStringLiteral("forbidden"), QStringLiteral("requests from other sites are refused"));
+        return out;
+    }
+    if (request.websocket) {
+        const QByteArray origin = headerValue(request.headers, "origin");
+        if (origin != request.proto + "://" + request.host) {
+            out.answer = refusal(403, QStringLiteral("forbidden"), QStringLiteral("WebSocket from another origin"));
+            return out;
+        }
+    }
+    return plan(request, *known, path.value());
+}
+
+Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims, bool secure)
+{
+    Admission out;
+    // Not a 302: the browser's first request came from another site (the hub's page), and a
+    // SameSite=Strict cookie is not sent on a redirect of such a navigation. A page that moves on
+    // by itself is a navigation from this origin, which sends it.
+    const QString target = QString::fromLatin1(path.target()).toHtmlEscaped();
+    HttpResponse r = HttpResponse::text(200,
+        QStringLiteral(
+            "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">"
+            "<meta http-equiv=\"refresh\" content=\"0;url=%1\"><title>Opening the view</title></head>"
+            "<body><p><a href=\"%1\">Open the view</a></p></body></html>")
+            .arg(target)
+            .toUtf8(),
+        "text/html; charset=utf-8");
+    HeaderPolicy::addStandard(&r.headers);
+    r.setHeader("Cache-Control", "no-store");
+    if (!cookie.isEmpty()) {
+        const qint64 maxAge = std::max<qint64>(0, claims.expiresAt - m_clock.unixSeconds());
+        QByteArray c = QByteArray(HeaderPolicy::CookieName) + '=' + cookie
+            + "; Path=/; Max-Age=" + QByteArray::number(maxAge) + "; HttpOnly; SameSite=Strict";
+        if (secure)
+            c += "; Secure";
+        r.headers.append(qMakePair(QByteArray("Set-Cookie"), QByteArray(c)));
+    }
+    out.answer = r;
+    return out;
+}
+
+Admission Doorman::plan(const DoorRequest &request, const ViewClaims &claims, const ViewPath &path)
+{
+    Admission out;
+    out.claims = claims;
+    out.method = request.method;
+    out.forwarding.clientAddress = request.clientAddress;
+    out.forwarding.proto = request.proto;
+    out.forwarding.host = request.host;
+    out.forwarding.viewCookie = HeaderPolicy::viewCookie(request.headers);
+    out.headers = HeaderPolicy::towardsSandbox(request.headers, out.forwarding);
+    if (request.websocket) {
+        // The doorman writes the handshake towards the sandbox itself.
+        HttpHeaders kept;
+        for (const auto &h : std::as_const(out.headers)) {
+            if (!h.first.toLower().startsWith("sec-websocket-") || is(h.first, "sec-websocket-protocol")
+                || is(h.first, "sec-websocket-extensions"))
+                kept.append(h);
+        }
+        out.headers = kept;
+    }
+
+    switch (claims.kind) {
+    case ViewKind::Preview:
+        out.upstreamTarget = "/proxy/" + QByteArray::number(claims.port) + path.target();
+        return out;
+    case ViewKind::Terminal:
+    case ViewKind::Files:
+        break;
+    }
+    if (request.websocket) {
+        out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no WebSocket here"));
+        return out;
+    }
+    const QByteArray p = path.decodedPath;
+    if (auto page = ViewPages::answer(claims.kind, request.method, p)) {
+        HeaderPolicy::addStandard(&page->headers);
+        out.answer = *page;
+        return out;
+    }
+    const auto filePath = [&]() -> std::optional<QString> {
+        const auto normalised
+            = ViewPath::normaliseFilePath(QString::fromUtf8(queryValue(path.query, QStringLiteral("path"))));
+        if (!normalised)
+            return std::nullopt;
+        const QString &root = m_options.filesRoot;
+        if (*normalised != root && !normalised->startsWith(root + QLatin1Char('/')))
+            return std::nullopt;
+        return normalised;
+    };
+    const auto encoded = [](const QString &s) { return QUrl::toPercentEncoding(s, "/"); };
+
+    if (claims.kind == ViewKind::Terminal && p == "/_view/terminal/run") {
+        if (request.method != "POST") {
+            out.answer = refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("POST only"));
+            return out;
+        }
+        out.upstreamTarget = "/session/{session}/run";
+        out.needsTerminalSession = true;
+        return out;
+    }
+    if (claims.kind == ViewKind::Files && p.startsWith("/_view/files/")) {
+        const auto file = filePath();
+        if (!file) {
+            out.answer = refusal(403, QStringLiteral("forbidden"),
+                QStringLiteral("only paths under %1 can be browsed").arg(m_options.filesRoot));
+            return out;
+        }
+        if (p == "/_view/files/list" && request.method == "GET") {
+            out.upstreamTarget = "/directories/list?path=" + encoded(*file) + "&depth=1";
+            out.dropBody = true;
+            return out;
+        }
+        if (p == "/_view/files/download" && (request.method == "GET" || request.method == "HEAD")) {
+            out.upstreamTarget = "/files/download?path=" + encoded(*file);
+            out.dropBody = true;
+            return out;
+        }
+        if (p == "/_view/files/upload" && request.method == "PUT") {
+            // execd takes multipart/form-data: the metadata part, then the file part with the body.
+            const QByteArray boundary = "isolation-" + QByteArray::number(m_clock.monotonicMs()) + "-"
+                + QByteArray::number(quintptr(&out), 16);
+            const QByteArray metadata
+                = QJsonDocument(QJsonObject {{QStringLiteral("path"), *file}, {QStringLiteral("mode"), 644}})
+                      .toJson(QJsonDocument::Compact);
+            out.method = "POST";
+            out.upstreamTarget = "/files/upload";
+            out.bodyPrefix = "--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n"
+                + metadata + "\r\n--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload\"\r\n"
+                  "Content-Type: application/octet-stream\r\n\r\n";
+            out.bodySuffix = "\r\n--" + boundary + "--\r\n";
+            HttpHeaders headers;
+            for (const auto &h : std::as_const(out.headers)) {
+                if (!is(h.first, "content-type"))
+                    headers.append(h);
+            }
+            headers.append(
+                qMakePair(QByteArray("Content-Type"), QByteArray("multipart/form-data; boundary=" + boundary)));
+            out.headers = headers;
+            return out;
+        }
+    }
+    out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no such page in this view"));
+    return out;
+}
+
+void Doorman::terminalSession(
+    const ViewClaims &claims, const ViewTarget &target, std::function<void(Result<QByteArray>)> done)
+{
+    Terminal &t = m_terminals[claims.viewId];
+    t.expiresAt = claims.expiresAt;
+    t.target = target;
+    if (!t.sessionId.isEmpty()) {
+        done(t.sessionId);
+        return;
+    }
+    t.waiting.append(std::move(done));
+    if (t.waiting.size() > 1)
+        return;
+    auto *create = new UpstreamExchange(m_pool, {target.host, target.port}, this);
+    const QString viewId = claims.viewId;
+    const QByteArray body
+        = QJsonDocument(QJsonObject {{QStringLiteral("cwd"), m_options.filesRoot}}).toJson(QJsonDocument::Compact);
+    auto finish = [this, create, viewId](Result<QByteArray> r) {
+        create->deleteLater();
+        auto it = m_terminals.find(viewId);
+        if (it == m_terminals.end())
+            return;
+        const auto waiting = std::move(it->waiting);
+        it->waiting.clear();
+        if (r)
+            it->sessionId = r.value();
+        else
+            m_terminals.erase(it);
+        for (const auto &d : waiting)
+            d(r);
+    };
+    connect(create, &UpstreamExchange::failed, this,
+        [finish](const QString &why) { finish(Error::unavailable(QStringLiteral("no shell session: %1").arg(why))); });
+    connect(create, &UpstreamExchange::finished, this, [create, finish] {
+        const QJsonObject o = QJsonDocument::fromJson(create->read()).object();
+        const QByteArray id = o.value(QStringLiteral("session_id")).toString().toUtf8();
+        if (create->status() != 200 || id.isEmpty() || id.contains('/') || id.contains('?'))
+            finish(Error::failed(QStringLiteral("execd did not make a shell session (HTTP %1)").arg(create->status())));
+        else
+            finish(id);
+    });
+    create->start("POST", "/session",
+        {{"Host", target.host.toUtf8()}, {"X-EXECD-ACCESS-TOKEN", target.accessToken},
+            {"Content-Type", "application/json"}},
+        UpstreamExchange::Body::Length, body.size());
+    create->writeBody(body);
+    create->finishBody();
+}
+
+} // namespace isolation

@@ -1,0 +1,217 @@
+#include "viewexchange.h"
+
+#include "upstreamexchange.h"
+
+#include <QLoggingCategory>
+
+Q_DECLARE_LOGGING_CATEGORY(lcDoorman)
+
+namespace isolation {
+
+ViewExchange::ViewExchange(Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream,
+    qint64 bodyLength, QObject *parent)
+    : QObject(parent)
+    , m_doorman(doorman)
+    , m_admission(std::move(admission))
+    , m_down(std::move(downstream))
+    , m_bodyLength(m_admission.dropBody ? 0 : bodyLength)
+{ }
+
+ViewExchange::~ViewExchange() = default;
+
+void ViewExchange::start()
+{
+    QPointer<ViewExchange> self(this);
+    m_doorman->targets()->resolve(m_admission.claims.sessionId, [self](Result<ViewTarget> target) {
+        if (!self || self->m_ended)
+            return;
+        if (!target) {
+            const bool gone = target.error().code == Error::Code::NotFound;
+            self->m_down->respond(Doorman::refusal(gone ? 404 : 503,
+                gone ? QStringLiteral("not_found") : QStringLiteral("unavailable"), target.error().message));
+            self->end();
+            return;
+        }
+        self->resolved(target.value());
+    });
+}
+
+void ViewExchange::resolved(const ViewTarget &target)
+{
+    if (!m_admission.needsTerminalSession) {
+        m_target = target;
+        maybeSend();
+        return;
+    }
+    QPointer<ViewExchange> self(this);
+    m_doorman->terminalSession(m_admission.claims, target, [self, target](Result<QByteArray> session) {
+        if (!self || self->m_ended)
+            return;
+        if (!session) {
+            qCInfo(lcDoorman) << "view" << self->m_admission.claims.viewId
+                              << "has no shell:" << session.error().message;
+            self->m_down->respond(Doorman::refusal(502, QStringLiteral("bad_gateway"), session.error().message));
+            self->end();
+            return;
+        }
+        self->m_target = target;
+        self->m_terminalSession = session.value();
+        self->maybeSend();
+    });
+}
+
+void ViewExchange::maybeSend()
+{
+    if (m_up || m_ended || !m_target)
+        return;
+    if (m_bodyLength == 0 || m_bodyEnded || m_pending.size() >= HoldBack)
+        send(*m_target, m_terminalSession);
+}
+
+void ViewExchange::send(const ViewTarget &target, const QByteArray &terminalSession)
+{
+    if (!m_down->alive()) {
+        end();
+        return;
+    }
+    m_doorman->countForwarded();
+    HttpHeaders headers;
+    headers.reserve(m_admission.headers.size() + 2);
+    headers.append(
+        qMakePair(QByteArray("Host"), QByteArray(target.host.toUtf8() + ':' + QByteArray::number(target.port))));
+    headers.append(m_admission.headers);
+    headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(target.accessToken)));
+    QByteArray path = m_admission.upstreamTarget;
+    if (m_admission.needsTerminalSession)
+        path.replace("{session}", terminalSession);
+
+    m_up = new UpstreamExchange(m_doorman->pool(), {target.host, target.port}, this);
+    connect(m_up, &UpstreamExchange::headReceived, this, &ViewExchange::onHead);
+    connect(m_up, &UpstreamExchange::readyRead, this, &ViewExchange::pump);
+    connect(m_up, &UpstreamExchange::finished, this, &ViewExchange::onFinished);
+    connect(m_up, &UpstreamExchange::failed, this, &ViewExchange::onFailed);
+    connect(m_up, &UpstreamExchange::bodyWritten, this, [this] {
+        if (onRequestDrained && pendingRequestBytes() < HighWater)
+            onRequestDrained();
+    });
+    const qint64 extra = m_admission.bodyPrefix.size() + m_admission.bodySuffix.size();
+    UpstreamExchange::Body kind = UpstreamExchange::Body::None;
+    qint64 length = 0;
+    if (m_bodyLength < 0) {
+        kind = UpstreamExchange::Body::Chunked;
+    } else if (m_bodyLength > 0 || extra > 0) {
+        kind = UpstreamExchange::Body::Length;
+        length = m_bodyLength + extra;
+    }
+    m_up->start(m_admission.method, path, headers, kind, length);
+    if (!m_admission.bodyPrefix.isEmpty())
+        m_up->writeBody(m_admission.bodyPrefix);
+    if (!m_pending.isEmpty() && !m_admission.dropBody)
+        m_up->writeBody(m_pending);
+    m_pending.clear();
+    if (m_bodyEnded || kind == UpstreamExchange::Body::None) {
+        if (!m_admission.bodySuffix.isEmpty())
+            m_up->writeBody(m_admission.bodySuffix);
+        m_up->finishBody();
+    }
+}
+
+void ViewExchange::requestBody(QByteArrayView piece)
+{
+    if (m_admission.dropBody || m_ended)
+        return;
+    if (m_up) {
+        m_up->writeBody(piece);
+        return;
+    }
+    m_pending.append(piece.data(), piece.size());
+    maybeSend();
+}
+
+void ViewExchange::requestBodyEnd()
+{
+    if (m_bodyEnded)
+        return;
+    m_bodyEnded = true;
+    if (m_up) {
+        if (!m_admission.bodySuffix.isEmpty())
+            m_up->writeBody(m_admission.bodySuffix);
+        m_up->finishBody();
+        return;
+    }
+    maybeSend();
+}
+
+qint64 ViewExchange::pendingRequestBytes() const
+{
+    return m_up ? m_up->bytesToWrite() : m_pending.size();
+}
+
+void ViewExchange::onHead()
+{
+    if (m_up->status() == 101) {
+        // Only the WebSocket path asks to upgrade; a sandbox answering 101 here is wrong.
+        onFailed(QStringLiteral("the sandbox switched protocols unasked"));
+        return;
+    }
+    HttpHeaders headers = HeaderPolicy::towardsBrowser(m_up->headers());
+    m_down->sendHead(m_up->status(), headers, m_up->contentLength());
+    m_headSent = true;
+    QPointer<ViewExchange> self(this);
+    m_down->setDrainHandler([self] {
+        if (self)
+            self->pump();
+    });
+}
+
+void ViewExchange::pump()
+{
+    if (!m_up || !m_headSent || m_ended)
+        return;
+    if (!m_down->alive()) {
+        end();
+        return;
+    }
+    if (m_down->bytesToWrite() < HighWater) {
+        const QByteArray data = m_up->read();
+        if (!data.isEmpty())
+            m_down->write(data);
+    }
+    m_up->setReading(m_down->bytesToWrite() < HighWater);
+    if (m_upstreamFinished && m_up->bytesAvailable() == 0) {
+        m_down->finish();
+        end();
+    }
+}
+
+void ViewExchange::onFinished()
+{
+    m_upstreamFinished = true;
+    pump();
+}
+
+void ViewExchange::onFailed(const QString &why)
+{
+    if (m_ended)
+        return;
+    qCInfo(lcDoorman) << "view" << m_admission.claims.viewId << "upstream failed:" << why;
+    if (!m_headSent)
+        m_down->respond(
+            Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
+    else
+        m_down->abort();
+    end();
+}
+
+void ViewExchange::end()
+{
+    if (m_ended)
+        return;
+    m_ended = true;
+    if (m_up)
+        disconnect(m_up, nullptr, this, nullptr);
+    m_down->setDrainHandler({});
+    Q_EMIT done();
+}
+
+} // namespace isolation

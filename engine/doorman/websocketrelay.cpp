@@ -1,0 +1,290 @@
+#include "websocketrelay.h"
+
+#include "upstreamexchange.h"
+
+#include "crypto/random.h"
+#include "tunnel/tunnelstream.h"
+
+#include <QAbstractSocket>
+#include <QCryptographicHash>
+#include <QLoggingCategory>
+#include <QTcpSocket>
+
+Q_DECLARE_LOGGING_CATEGORY(lcDoorman)
+
+namespace isolation {
+
+namespace {
+
+constexpr qint64 kHighWater = 512 * 1024;
+
+QByteArray responseBytes(const HttpResponse &r)
+{
+    QByteArray out = "HTTP/1.1 " + QByteArray::number(r.status) + ' ' + reasonPhrase(r.status) + "\r\n";
+    for (const auto &h : r.headers) {
+        if (h.first.compare("connection", Qt::CaseInsensitive) != 0
+            && h.first.compare("content-length", Qt::CaseInsensitive) != 0)
+            out += h.first + ": " + h.second + "\r\n";
+    }
+    out += "Content-Length: " + QByteArray::number(r.body.size()) + "\r\nConnection: close\r\n\r\n" + r.body;
+    return out;
+}
+
+void closeDevice(QIODevice *d)
+{
+    if (auto *s = qobject_cast<QAbstractSocket *>(d))
+        s->disconnectFromHost();
+    else
+        d->close();
+}
+
+} // namespace
+
+WebSocketRelay::WebSocketRelay(Doorman *doorman, Admission admission, QObject *parent)
+    : QObject(parent)
+    , m_doorman(doorman)
+    , m_admission(std::move(admission))
+{
+    m_expiry.setSingleShot(true);
+    connect(&m_expiry, &QTimer::timeout, this, [this] { close("its view token expired"); });
+}
+
+WebSocketRelay::~WebSocketRelay()
+{
+    if (m_sandbox) {
+        m_sandbox->abort();
+        delete m_sandbox;
+    }
+    if (m_browser) {
+        if (auto *s = qobject_cast<QAbstractSocket *>(m_browser.data()))
+            s->abort();
+        delete m_browser;
+    }
+}
+
+QByteArray WebSocketRelay::acceptFor(const QByteArray &key)
+{
+    return QCryptographicHash::hash(QByteArray(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"), QCryptographicHash::Sha1)
+        .toBase64();
+}
+
+void WebSocketRelay::startForSocket(QIODevice *browser, const QByteArray &browserKey, const QByteArray &rest)
+{
+    m_browser = browser;
+    browser->setParent(this);
+    m_browserKey = browserKey;
+    m_browserRest = rest;
+    if (auto *s = qobject_cast<QAbstractSocket *>(browser))
+        connect(s, &QAbstractSocket::disconnected, this, [this] { close("the browser closed it"); });
+    handshake();
+}
+
+void WebSocketRelay::startForStream(TunnelStream *stream)
+{
+    m_stream = stream;
+    connect(stream, &TunnelStream::closed, this, [this] { close("the hub closed it"); });
+    handshake();
+}
+
+void WebSocketRelay::handshake()
+{
+    if (m_admission.answer) {
+        refuse(*m_admission.answer);
+        return;
+    }
+    const qint64 left = m_admission.claims.expiresAt - m_doorman->clock().unixSeconds();
+    if (left <= 0) {
+        refuse(Doorman::refusal(401, QStringLiteral("unauthorized"), QStringLiteral("the view has expired")));
+        return;
+    }
+    m_expiry.start(std::chrono::milliseconds(left * 1000));
+    QPointer<WebSocketRelay> self(this);
+    m_doorman->targets()->resolve(m_admission.claims.sessionId, [self](Result<ViewTarget> target) {
+        if (!self || self->m_closed)
+            return;
+        if (!target) {
+            self->refuse(Doorman::refusal(503, QStringLiteral("unavailable"), target.error().message));
+            return;
+        }
+        const ViewTarget &t = target.value();
+        self->m_upstreamKey = randomBytes(16).toBase64();
+        HttpHeaders headers;
+        headers.append(qMakePair(QByteArray("Host"), QByteArray(t.host.toUtf8() + ':' + QByteArray::number(t.port))));
+        headers.append(self->m_admission.headers);
+        headers.append(qMakePair(QByteArray("Connection"), QByteArray("Upgrade")));
+        headers.append(qMakePair(QByteArray("Upgrade"), QByteArray("websocket")));
+        headers.append(qMakePair(QByteArray("Sec-WebSocket-Version"), QByteArray("13")));
+        headers.append(qMakePair(QByteArray("Sec-WebSocket-Key"), QByteArray(self->m_upstreamKey)));
+        headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(t.accessToken)));
+        self->m_doorman->countForwarded();
+        self->m_up = new UpstreamExchange(self->m_doorman->pool(), {t.host, t.port}, self);
+        connect(self->m_up, &UpstreamExchange::upgraded, self, &WebSocketRelay::onUpstreamHead);
+        connect(self->m_up, &UpstreamExchange::finished, self, &WebSocketRelay::onUpstreamHead);
+        connect(self->m_up, &UpstreamExchange::failed, self, [self] {
+            if (self)
+                self->refuse(
+                    Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
+        });
+        self->m_up->start("GET", self->m_admission.upstreamTarget, headers, UpstreamExchange::Body::None);
+    });
+}
+
+void WebSocketRelay::onUpstreamHead()
+{
+    if (m_closed || !m_up)
+        return;
+    if (m_up->status() != 101) {
+        // The sandbox said no: pass its answer on (cleaned), and that is the end of it.
+        HttpResponse r;
+        r.status = m_up->status();
+        r.headers = HeaderPolicy::towardsBrowser(m_up->headers());
+        r.body = m_up->read().left(64 * 1024);
+        refuse(r);
+        return;
+    }
+    if (headerValue(m_up->headers(), "sec-websocket-accept") != acceptFor(m_upstreamKey)) {
+        refuse(Doorman::refusal(
+            502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox's WebSocket handshake is wrong")));
+        return;
+    }
+    HttpHeaders answer;
+    for (const char *name : {"sec-websocket-protocol", "sec-websocket-extensions"}) {
+        const QByteArray v = headerValue(m_up->headers(), name);
+        if (!v.isEmpty())
+            answer.append({name, v});
+    }
+    HeaderPolicy::addStandard(&answer);
+    m_sandbox = m_up->takeSocket(&m_sandboxRest);
+    m_up->deleteLater();
+    m_up = nullptr;
+    if (!m_sandbox) {
+        close("the sandbox's connection went away");
+        return;
+    }
+    m_sandbox->setParent(this);
+    if (m_browser) {
+        QByteArray head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          "Sec-WebSocket-Accept: "
+            + acceptFor(m_browserKey) + "\r\n";
+        for (const auto &h : std::as_const(answer))
+            head += h.first + ": " + h.second + "\r\n";
+        m_browser->write(head + "\r\n");
+    } else if (m_stream) {
+        m_stream->respond(200, answer);
+    }
+    splice();
+}
+
+void WebSocketRelay::refuse(const HttpResponse &response)
+{
+    if (m_closed)
+        return;
+    if (m_browser) {
+        m_browser->write(responseBytes(response));
+        closeDevice(m_browser);
+    } else if (m_stream) {
+        HttpHeaders headers;
+        for (const auto &h : response.headers)
+            headers.append({h.first.toLower(), h.second});
+        m_stream->respondWith(response.status, headers, response.body);
+    }
+    m_closed = true;
+    m_expiry.stop();
+    if (m_up)
+        m_up->deleteLater();
+    m_up = nullptr;
+    // The browser's socket (a child) goes with the relay, once it has flushed the answer.
+    QTimer::singleShot(1000, this, &QObject::deleteLater);
+}
+
+void WebSocketRelay::splice()
+{
+    connect(m_sandbox, &QTcpSocket::readyRead, this, &WebSocketRelay::pumpToBrowser);
+    connect(m_sandbox, &QTcpSocket::bytesWritten, this, &WebSocketRelay::pumpToSandbox);
+    connect(m_sandbox, &QTcpSocket::disconnected, this, [this] {
+        pumpToBrowser();
+        close("the sandbox closed it");
+    });
+    if (m_browser) {
+        connect(m_browser, &QIODevice::readyRead, this, &WebSocketRelay::pumpToSandbox);
+        connect(m_browser, &QIODevice::bytesWritten, this, &WebSocketRelay::pumpToBrowser);
+    } else if (m_stream) {
+        connect(m_stream, &TunnelStream::readyRead, this, &WebSocketRelay::pumpToSandbox);
+        connect(m_stream, &TunnelStream::bytesWritten, this, &WebSocketRelay::pumpToBrowser);
+        connect(m_stream, &TunnelStream::remoteFinishedReceived, this, [this] { close("the browser closed it"); });
+    }
+    if (!m_browserRest.isEmpty())
+        m_sandbox->write(std::exchange(m_browserRest, {}));
+    if (!m_sandboxRest.isEmpty()) {
+        if (m_browser)
+            m_browser->write(m_sandboxRest);
+        else if (m_stream)
+            m_stream->write(m_sandboxRest);
+        m_sandboxRest.clear();
+    }
+    pumpToSandbox();
+    pumpToBrowser();
+}
+
+void WebSocketRelay::pumpToSandbox()
+{
+    if (m_closed || !m_sandbox)
+        return;
+    while (m_sandbox->bytesToWrite() < kHighWater) {
+        QByteArray data;
+        if (m_browser)
+            data = m_browser->read(kHighWater);
+        else if (m_stream)
+            data = m_stream->read(kHighWater);
+        if (data.isEmpty())
+            break;
+        m_sandbox->write(data);
+    }
+    if (m_stream && m_stream->atEnd())
+        close("the browser closed it");
+}
+
+void WebSocketRelay::pumpToBrowser()
+{
+    if (m_closed || !m_sandbox)
+        return;
+    const auto queued = [this] {
+        return m_browser ? m_browser->bytesToWrite() : m_stream ? m_stream->bytesToWrite() : kHighWater;
+    };
+    while (queued() < kHighWater) {
+        const QByteArray data = m_sandbox->read(kHighWater);
+        if (data.isEmpty())
+            break;
+        if (m_browser)
+            m_browser->write(data);
+        else if (m_stream)
+            m_stream->write(data);
+    }
+}
+
+void WebSocketRelay::close(const char *why)
+{
+    if (m_closed)
+        return;
+    m_closed = true;
+    qCInfo(lcDoorman) << "WebSocket of view" << m_admission.claims.viewId << "closed:" << why;
+    m_expiry.stop();
+    if (m_up) {
+        m_up->deleteLater();
+        m_up = nullptr;
+    }
+    if (m_sandbox)
+        m_sandbox->disconnectFromHost();
+    if (m_browser)
+        closeDevice(m_browser);
+    if (m_stream && !m_stream->isClosed()) {
+        if (m_stream->hasResponseHead())
+            m_stream->finish();
+        else
+            m_stream->reset(TunnelStream::Cancel);
+    }
+    // Let the sockets flush what they hold before they go with the relay.
+    QTimer::singleShot(1000, this, &QObject::deleteLater);
+}
+
+} // namespace isolation

@@ -1,0 +1,29 @@
+#include "viewkind.h"
+
+namespace isolation {
+
+QString viewKindName(ViewKind kind)
+{
+    switch (kind) {
+    case ViewKind::Preview:
+        return QStringLiteral("preview");
+    case ViewKind::Terminal:
+        return QStringLiteral("terminal");
+    case ViewKind::Files:
+        return QStringLiteral("files");
+    }
+    return {};
+}
+
+std::optional<ViewKind> viewKindFromName(QStringView name)
+{
+    if (name == u"preview")
+        return ViewKind::Preview;
+    if (name == u"terminal")
+        return ViewKind::Terminal;
+    if (name == u"files")
+        return ViewKind::Files;
+    return std::nullopt;
+}
+
+} // namespace isolation

@@ -1,0 +1,20 @@
+// What a view shows: a port of the sandbox (preview), a terminal, or the files. The kind is a
+// claim of the view token, so a token for one kind never opens another.
+#pragma once
+
+#include <QString>
+
+#include <optional>
+
+namespace isolation {
+
+enum class ViewKind {
+    Preview, // any port of the sandbox, through execd's /proxy/{port}/
+    Terminal, // a shell session in the sandbox (execd /session/*), served by a terminal page
+    Files, // browse, download and upload under /workspace (execd /files/*, /directories/list)
+};
+
+QString viewKindName(ViewKind kind);
+std::optional<ViewKind> viewKindFromName(QStringView name);
+
+} // namespace isolation
