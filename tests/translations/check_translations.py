@@ -42,7 +42,7 @@ def main():
         # the plural forms (the sources are English).
         for copy in copies:
             plural = ["-pluralonly"] if copy.endswith("_en.ts") else []
-            subprocess.run([lupdate, "-locations", "none", "-no-obsolete", "-silent", *plural,
+            subprocess.run([lupdate, "-locations", "none", "-no-obsolete", "-silent", "-extensions", "cpp,h", *plural,
                             os.path.join(root, "engine"), os.path.join(root, "app"), "-ts", copy],
                            check=True, cwd=root)
         for ts, copy in zip(ts_files, copies):
