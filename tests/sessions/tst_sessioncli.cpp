@@ -56,6 +56,7 @@ private Q_SLOTS:
     void selectionSaveLeavesTheRest();
     void movedOnExitCode();
     void changesRefresh();
+    void nestedRepositoryStaysOut();
 
 private:
     // Two sessions on a fresh workspace that both have `base` (saved by the first, synced by the second).
@@ -335,6 +336,45 @@ void tst_SessionCli::changesRefresh()
     QVERIFY(!r.json().value(QStringLiteral("refreshed")).toBool());
     r = cli({QStringLiteral("changes"), b.id});
     QVERIFY2(r.out.contains("y.txt"), r.out.constData());
+}
+
+void tst_SessionCli::nestedRepositoryStaysOut()
+{
+    Sess a, b;
+    QVERIFY(twoSessions(QStringLiteral("nested"), {{QStringLiteral("top.txt"), "top\n"}}, &a, &b));
+    // A repository of its own inside the worktree, with a commit, as `git clone` would leave it.
+    const QString nested = a.work + QStringLiteral("/vendor/lib");
+    QVERIFY(GitCli::writeFile(nested + QStringLiteral("/lib.c"), "int lib;\n"));
+    QVERIFY(GitCli::run({QStringLiteral("init"), QStringLiteral("-q")}, nested).ok());
+    QVERIFY(GitCli::run({QStringLiteral("add"), QStringLiteral(".")}, nested).ok());
+    QVERIFY(GitCli::run(
+        {QStringLiteral("commit"), QStringLiteral("-q"), QStringLiteral("-m"), QStringLiteral("lib")}, nested)
+                .ok());
+    QVERIFY(a.write(QStringLiteral("vendor/readme.txt"), "vendored\n"));
+    const CliRun saved = cli({QStringLiteral("save"), a.id, QStringLiteral("--json")});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+
+    // Not in main (no file, no gitlink), not on the hub, not in another session.
+    const QByteArray tree = a.git({QStringLiteral("ls-tree"), QStringLiteral("-r"), QStringLiteral("main")}).out;
+    QVERIFY2(tree.contains("vendor/readme.txt") && !tree.contains("vendor/lib"), tree.constData());
+    const QString bundle = m_fx->dir() + QStringLiteral("/nested.bundle");
+    QCOMPARE(
+        cli({QStringLiteral("workspace"), QStringLiteral("bundle"), QStringLiteral("nested"), bundle}).exitCode, 0);
+    const QString clone = m_fx->dir() + QStringLiteral("/nested-clone");
+    QVERIFY(GitCli::run({QStringLiteral("clone"), QStringLiteral("-q"), bundle, clone}).ok());
+    QVERIFY(QFile::exists(clone + QStringLiteral("/vendor/readme.txt")));
+    QVERIFY(!QFile::exists(clone + QStringLiteral("/vendor/lib")));
+    QVERIFY(GitCli::run(
+                {QStringLiteral("cat-file"), QStringLiteral("-e"),
+                    QString::fromLatin1(GitCli::out({QStringLiteral("rev-parse"), QStringLiteral("HEAD")}, nested))},
+                clone)
+                .exitCode
+        != 0);
+    QCOMPARE(cli({QStringLiteral("sync"), b.id}).exitCode, 0);
+    QVERIFY(QFile::exists(b.work + QStringLiteral("/vendor/readme.txt")));
+    QVERIFY(!QFile::exists(b.work + QStringLiteral("/vendor/lib")));
+    // The nested repository itself is untouched.
+    QCOMPARE(GitCli::readFile(nested + QStringLiteral("/lib.c")), QByteArray("int lib;\n"));
 }
 
 QTEST_GUILESS_MAIN(tst_SessionCli)
