@@ -55,6 +55,7 @@ private Q_SLOTS:
     void resolveThenSaveCompletes();
     void selectionSaveLeavesTheRest();
     void movedOnExitCode();
+    void movedOnAcrossEngines();
     void changesRefresh();
     void nestedRepositoryStaysOut();
 
@@ -70,14 +71,15 @@ private:
 void tst_SessionCli::initTestCase()
 {
     m_fx = std::make_unique<SessionFixture>();
-    QVERIFY(m_fx->start(1));
+    QVERIFY(m_fx->start(2));
     QVERIFY(m_fx->startEngine(0));
+    QVERIFY(m_fx->startEngine(1));
 }
 
 void tst_SessionCli::cleanupTestCase()
 {
-    const int rc = m_fx->stopEngine(0);
-    QCOMPARE(rc, 0);
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    QCOMPARE(m_fx->stopEngine(1), 0);
     m_fx.reset();
 }
 
@@ -310,6 +312,37 @@ void tst_SessionCli::movedOnExitCode()
     QCOMPARE(b.git({QStringLiteral("show"), QStringLiteral("main:a.txt")}).out, QByteArray("a\n"));
     QCOMPARE(b.git({QStringLiteral("show"), QStringLiteral("main:b.txt")}).out, QByteArray("b\n"));
     QVERIFY(m_fx->hubManifest(wsId) != manifest);
+}
+
+void tst_SessionCli::movedOnAcrossEngines()
+{
+    // The 412 itself: the other engine's session knows the manifest it saw last, uploads its
+    // segment, and the compare-and-swap refuses the manifest.
+    const QString wsId = m_fx->createWorkspace(QStringLiteral("cas"));
+    QVERIFY(!wsId.isEmpty());
+    const Sess a = sessionOf(m_fx->newSession(0, QStringLiteral("cas")));
+    QVERIFY(a.write(QStringLiteral("base.txt"), "base\n"));
+    QCOMPARE(cli({QStringLiteral("save"), a.id}).exitCode, 0);
+    const Sess b = sessionOf(m_fx->newSession(1, QStringLiteral("cas")));
+    QCOMPARE(b.read(QStringLiteral("base.txt")), QByteArray("base\n"));
+    QVERIFY(b.write(QStringLiteral("b.txt"), "b\n"));
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("save"), b.id, QStringLiteral("-m"), QStringLiteral("first b")}).exitCode, 0);
+
+    QVERIFY(a.write(QStringLiteral("a.txt"), "a\n"));
+    const QByteArray mainBefore = a.ref(QStringLiteral("refs/heads/main"));
+    const QByteArray manifest = m_fx->hubManifest(wsId);
+    const QStringList segments = m_fx->hubSegments(wsId);
+    const CliRun saved = cli({QStringLiteral("save"), a.id, QStringLiteral("--json")});
+    QCOMPARE(saved.exitCode, kMovedOn);
+    QCOMPARE(m_fx->hubManifest(wsId), manifest);
+    QTRY_COMPARE_WITH_TIMEOUT(m_fx->hubSegments(wsId), segments, 10000);
+    QCOMPARE(a.ref(QStringLiteral("refs/heads/main")), mainBefore);
+    QCOMPARE(a.git({QStringLiteral("show"), QStringLiteral("session/") + a.id + QStringLiteral(":a.txt")}).out,
+        QByteArray("a\n"));
+    QCOMPARE(cli({QStringLiteral("sync"), a.id}).exitCode, 0);
+    QCOMPARE(cli({QStringLiteral("save"), a.id}).exitCode, 0);
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("sync"), b.id}).exitCode, 0);
+    QCOMPARE(b.read(QStringLiteral("a.txt")), QByteArray("a\n"));
 }
 
 void tst_SessionCli::changesRefresh()
