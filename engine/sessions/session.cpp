@@ -262,8 +262,8 @@ void Session::changes(bool refresh, Done<ChangesReport> done)
                 }
                 setPhase(QStringLiteral("refresh"));
                 QPointer<Session> self(this);
-                m_store->fetchManifest(m_record.etag,
-                    [self, report, done, finished](StoreResult<WorkspaceStore::Fetched> f) mutable {
+                m_store->fetchManifest(
+                    m_record.etag, [self, report, done, finished](StoreResult<WorkspaceStore::Fetched> f) mutable {
                         if (!self)
                             return;
                         if (!f) {

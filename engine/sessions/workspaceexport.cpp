@@ -28,8 +28,8 @@ QJsonObject ExportReport::toJson() const
     return o;
 }
 
-WorkspaceExport::WorkspaceExport(Kind kind, Target target, std::unique_ptr<WorkspaceStore> store, Worker &worker,
-    WarmCache &cache, QObject *parent)
+WorkspaceExport::WorkspaceExport(
+    Kind kind, Target target, std::unique_ptr<WorkspaceStore> store, Worker &worker, WarmCache &cache, QObject *parent)
     : QObject(parent)
     , m_kind(kind)
     , m_target(std::move(target))
@@ -116,16 +116,15 @@ void WorkspaceExport::run(const QString &pathIn, std::function<void(Result<Expor
             return {};
         };
         auto *mirror = new MirrorSync(self->m_worker, *self->m_store, self->m_cache, self);
-        mirror->run(manifest, f.value().etag, {}, write, {},
-            [self, report](Result<MirrorSync::Stats, SessionError> r) {
-                if (!self)
-                    return;
-                if (!r) {
-                    self->finish(r.error());
-                    return;
-                }
-                self->finish(*report);
-            });
+        mirror->run(manifest, f.value().etag, {}, write, {}, [self, report](Result<MirrorSync::Stats, SessionError> r) {
+            if (!self)
+                return;
+            if (!r) {
+                self->finish(r.error());
+                return;
+            }
+            self->finish(*report);
+        });
     });
 }
 
