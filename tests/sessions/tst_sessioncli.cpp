@@ -124,7 +124,16 @@ QMap<QString, QByteArray> tst_SessionCli::state(const Sess &s) const
 
 void tst_SessionCli::newSessionAndSave()
 {
-    QVERIFY(!m_fx->createWorkspace(QStringLiteral("first")).isEmpty());
+    const QString firstId = m_fx->createWorkspace(QStringLiteral("first"));
+    QVERIFY(!firstId.isEmpty());
+    const CliRun workspaces = cli({QStringLiteral("workspaces"), QStringLiteral("--json")});
+    QCOMPARE(workspaces.exitCode, 0);
+    bool listed = false;
+    for (const QJsonValue v : workspaces.json().value(QStringLiteral("workspaces")).toArray())
+        listed = listed
+            || (v.toObject().value(QStringLiteral("id")).toString() == firstId
+                && v.toObject().value(QStringLiteral("name")).toString() == QLatin1String("first"));
+    QVERIFY2(listed, workspaces.out.constData());
     const QJsonObject created = m_fx->newSession(0, QStringLiteral("first"));
     const Sess s = sessionOf(created);
     QVERIFY(s.id.startsWith('s'));
