@@ -74,7 +74,8 @@ int runCache(const QStringList &arguments)
         if (json)
             out::json(r.value());
         else
-            out::line(QStringLiteral("Evicted %1 from the cache.").arg(r.value().value(QStringLiteral("evicted")).toString()));
+            out::line(QStringLiteral("Evicted %1 from the cache.")
+                          .arg(r.value().value(QStringLiteral("evicted")).toString()));
         return exitcode::Ok;
     }
     if (p.first() == QLatin1String("clear") && p.size() == 1) {

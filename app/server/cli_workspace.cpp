@@ -126,15 +126,19 @@ int runSessions(const QStringList &arguments)
         out::line(QStringLiteral("No sessions. Start one with: isolation-server session new --workspace W"));
         return exitcode::Ok;
     }
-    out::line(QStringLiteral("%1  %2  %3  %4").arg(QStringLiteral("SESSION"), -14).arg(QStringLiteral("WORKSPACE"), -20)
-                  .arg(QStringLiteral("STATE"), -8).arg(QStringLiteral("WORKTREE")));
+    out::line(QStringLiteral("%1  %2  %3  %4")
+                  .arg(QStringLiteral("SESSION"), -14)
+                  .arg(QStringLiteral("WORKSPACE"), -20)
+                  .arg(QStringLiteral("STATE"), -8)
+                  .arg(QStringLiteral("WORKTREE")));
     for (const QJsonValue v : list) {
         const QJsonObject s = v.toObject();
-        out::line(QStringLiteral("%1  %2  %3  %4")
-                      .arg(s.value(QStringLiteral("id")).toString(), -14)
-                      .arg(s.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("name")).toString(), -20)
-                      .arg(s.value(QStringLiteral("state")).toString(), -8)
-                      .arg(s.value(QStringLiteral("worktree")).toString()));
+        out::line(
+            QStringLiteral("%1  %2  %3  %4")
+                .arg(s.value(QStringLiteral("id")).toString(), -14)
+                .arg(s.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("name")).toString(), -20)
+                .arg(s.value(QStringLiteral("state")).toString(), -8)
+                .arg(s.value(QStringLiteral("worktree")).toString()));
     }
     return exitcode::Ok;
 }
@@ -256,9 +260,11 @@ int runSync(const QStringList &arguments)
     if (outcome == QLatin1String("up_to_date"))
         out::line(QStringLiteral("Up to date (%1).").arg(fetched));
     else if (outcome == QLatin1String("fast_forwarded"))
-        out::line(QStringLiteral("Fast-forwarded to main %1 (%2).").arg(shortId(s.value(QStringLiteral("main")).toString()), fetched));
+        out::line(QStringLiteral("Fast-forwarded to main %1 (%2).")
+                      .arg(shortId(s.value(QStringLiteral("main")).toString()), fetched));
     else if (outcome == QLatin1String("merged"))
-        out::line(QStringLiteral("Merged main %1 into the session (%2).").arg(shortId(s.value(QStringLiteral("main")).toString()), fetched));
+        out::line(QStringLiteral("Merged main %1 into the session (%2).")
+                      .arg(shortId(s.value(QStringLiteral("main")).toString()), fetched));
     if (conflicts) {
         out::line(QStringLiteral("Conflicts left in the worktree with git's markers; edit them, then save:"));
         printConflicts(s.value(QStringLiteral("conflicts")).toArray());
@@ -306,9 +312,8 @@ int runChanges(const QStringList &arguments)
     for (const QJsonValue v : files) {
         const QJsonObject f = v.toObject();
         const QString old = f.value(QStringLiteral("oldPath")).toString();
-        out::line(QStringLiteral("%1 %2%3")
-                      .arg(statusLetter(f.value(QStringLiteral("status")).toString()),
-                          old.isEmpty() ? QString() : old + QStringLiteral(" -> "), f.value(QStringLiteral("path")).toString()));
+        out::line(QStringLiteral("%1 %2%3").arg(statusLetter(f.value(QStringLiteral("status")).toString()),
+            old.isEmpty() ? QString() : old + QStringLiteral(" -> "), f.value(QStringLiteral("path")).toString()));
     }
     if (files.isEmpty())
         out::line(QStringLiteral("No changes in the worktree."));

@@ -54,9 +54,8 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationName(QStringLiteral("isolation-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
 
-    QList<isolation::Command> commands
-        = isolation::engineCommands() + isolation::pairingCommands() + isolation::runtimeCommands()
-        + isolation::workspaceCommands() + isolation::cacheCommands();
+    QList<isolation::Command> commands = isolation::engineCommands() + isolation::pairingCommands()
+        + isolation::runtimeCommands() + isolation::workspaceCommands() + isolation::cacheCommands();
     const QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty())
         return isolation::out::usage(QStringLiteral("missing command"));

@@ -79,7 +79,8 @@ void WarmCache::load()
 {
     QFile file(m_dir + QStringLiteral("/cache.json"));
     if (file.open(QIODevice::ReadOnly)) {
-        const QJsonArray list = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("workspaces")).toArray();
+        const QJsonArray list
+            = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("workspaces")).toArray();
         for (const QJsonValue v : list) {
             const QJsonObject o = v.toObject();
             CacheEntry e;
@@ -123,8 +124,7 @@ void WarmCache::save()
     }
     QSaveFile file(m_dir + QStringLiteral("/cache.json"));
     if (!file.open(QIODevice::WriteOnly)
-        || file.write(QJsonDocument(QJsonObject {{QStringLiteral("workspaces"), list}}).toJson()) < 0
-        || !file.commit())
+        || file.write(QJsonDocument(QJsonObject {{QStringLiteral("workspaces"), list}}).toJson()) < 0 || !file.commit())
         qCWarning(lcCache) << "cannot write the cache list:" << file.errorString();
 }
 
@@ -188,7 +188,8 @@ QList<CacheEntry> WarmCache::list() const
     QList<CacheEntry> list = m_entries.values();
     list.erase(std::remove_if(list.begin(), list.end(), [](const CacheEntry &e) { return !e.lastUsed.isValid(); }),
         list.end());
-    std::sort(list.begin(), list.end(), [](const CacheEntry &a, const CacheEntry &b) { return a.lastUsed > b.lastUsed; });
+    std::sort(
+        list.begin(), list.end(), [](const CacheEntry &a, const CacheEntry &b) { return a.lastUsed > b.lastUsed; });
     return list;
 }
 
@@ -209,7 +210,8 @@ Status WarmCache::evict(const QString &workspaceId)
     const std::shared_ptr<QMutex> lock = m_locks.value(workspaceId);
     if (lock && !lock->tryLock())
         return Error::unavailable(
-            QStringLiteral("workspace %1 is in use by a session's operation; try again when it is done").arg(workspaceId));
+            QStringLiteral("workspace %1 is in use by a session's operation; try again when it is done")
+                .arg(workspaceId));
     const bool removed = remove(workspaceId);
     save();
     if (lock)
@@ -254,7 +256,8 @@ QStringList WarmCache::enforceLimit()
     QStringList evicted;
     if (total <= m_maxBytes || byAge.size() < 2)
         return evicted;
-    std::sort(byAge.begin(), byAge.end(), [](const CacheEntry &a, const CacheEntry &b) { return a.lastUsed < b.lastUsed; });
+    std::sort(
+        byAge.begin(), byAge.end(), [](const CacheEntry &a, const CacheEntry &b) { return a.lastUsed < b.lastUsed; });
     byAge.removeLast(); // the one used last stays
     for (const CacheEntry &e : std::as_const(byAge)) {
         if (total <= m_maxBytes)

@@ -2,6 +2,7 @@
 
 #include "worker.h"
 
+#include "crypto/random.h"
 #include "store/workspacestore.h"
 #include "workspace/workspacemirror.h"
 
@@ -94,7 +95,9 @@ void MirrorSync::downloadNext()
         return;
     }
     const ManifestSegment segment = m_manifest.segments.at(m_need.at(m_next));
-    const QString path = m_cache.tempDir() + QStringLiteral("/segment-") + segment.id + QStringLiteral(".bundle");
+    // Unique: another session of this engine may be fetching the same segment at the same time.
+    const QString path = m_cache.tempDir() + QStringLiteral("/segment-") + segment.id + QLatin1Char('-')
+        + QString::fromLatin1(randomBytes(6).toHex()) + QStringLiteral(".bundle");
     if (m_progress)
         m_progress(QStringLiteral("download"), 0, segment.size);
     QPointer<MirrorSync> self(this);

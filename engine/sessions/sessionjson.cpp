@@ -54,13 +54,15 @@ QJsonArray toJson(const QList<ConflictedFile> &conflicts)
 
 QJsonObject toJson(const SaveReport &r)
 {
-    return QJsonObject {{QStringLiteral("outcome"), r.published ? QStringLiteral("published") : QStringLiteral("nothing_to_save")},
+    return QJsonObject {
+        {QStringLiteral("outcome"), r.published ? QStringLiteral("published") : QStringLiteral("nothing_to_save")},
         {QStringLiteral("published"), r.published}, {QStringLiteral("committed"), r.committed},
         {QStringLiteral("completedMerge"), r.completedMerge}, {QStringLiteral("commit"), QString::fromLatin1(r.commit)},
         {QStringLiteral("main"), QString::fromLatin1(r.main)}, {QStringLiteral("saveId"), r.saveId},
         {QStringLiteral("generation"), r.generation}, {QStringLiteral("compacted"), r.compacted},
-        {QStringLiteral("segmentBytes"), r.segmentBytes}, {QStringLiteral("files"), QJsonArray::fromStringList(r.files)},
-        {QStringLiteral("settled"), r.settled}, {QStringLiteral("resumed"), r.resumed}};
+        {QStringLiteral("segmentBytes"), r.segmentBytes},
+        {QStringLiteral("files"), QJsonArray::fromStringList(r.files)}, {QStringLiteral("settled"), r.settled},
+        {QStringLiteral("resumed"), r.resumed}};
 }
 
 QJsonObject toJson(const SyncReport &r)
@@ -69,7 +71,8 @@ QJsonObject toJson(const SyncReport &r)
         {QStringLiteral("conflicts"), toJson(r.conflicts)}, {QStringLiteral("hubMoved"), r.hubMoved},
         {QStringLiteral("segmentsDownloaded"), r.segmentsDownloaded},
         {QStringLiteral("bytesDownloaded"), r.bytesDownloaded}, {QStringLiteral("generation"), r.generation},
-        {QStringLiteral("main"), QString::fromLatin1(r.main)}, {QStringLiteral("session"), QString::fromLatin1(r.session)}};
+        {QStringLiteral("main"), QString::fromLatin1(r.main)},
+        {QStringLiteral("session"), QString::fromLatin1(r.session)}};
 }
 
 QJsonObject toJson(const ChangesReport &r)
@@ -119,12 +122,13 @@ QJsonObject toJson(const Session &s)
 {
     const SessionRecord &r = s.record();
     QJsonObject o {{QStringLiteral("id"), s.id()},
-        {QStringLiteral("workspace"), QJsonObject {{QStringLiteral("id"), r.workspaceId}, {QStringLiteral("name"), r.workspaceName}}},
-        {QStringLiteral("branch"), QString(QStringLiteral("session/") + s.id())}, {QStringLiteral("worktree"), s.workTree()},
-        {QStringLiteral("state"), sessionStateName(s.state())}, {QStringLiteral("created"), r.created.toString(Qt::ISODate)},
-        {QStringLiteral("generation"), r.generation}, {QStringLiteral("lastSave"), r.lastSave},
-        {QStringLiteral("lastSync"), r.lastSync}, {QStringLiteral("queued"), s.queued()},
-        {QStringLiteral("settlePending"), bool(r.pending)}};
+        {QStringLiteral("workspace"),
+            QJsonObject {{QStringLiteral("id"), r.workspaceId}, {QStringLiteral("name"), r.workspaceName}}},
+        {QStringLiteral("branch"), QString(QStringLiteral("session/") + s.id())},
+        {QStringLiteral("worktree"), s.workTree()}, {QStringLiteral("state"), sessionStateName(s.state())},
+        {QStringLiteral("created"), r.created.toString(Qt::ISODate)}, {QStringLiteral("generation"), r.generation},
+        {QStringLiteral("lastSave"), r.lastSave}, {QStringLiteral("lastSync"), r.lastSync},
+        {QStringLiteral("queued"), s.queued()}, {QStringLiteral("settlePending"), bool(r.pending)}};
     if (!s.reason().isEmpty())
         o.insert(QStringLiteral("reason"), s.reason());
     const QJsonObject progress = toJson(s.progress());

@@ -143,7 +143,8 @@ void SessionManager::resolve(const QString &workspace, Done<StoreClient::Workspa
         else if (named.isEmpty())
             done(SessionError::notFound(tr("No workspace named %1").arg(workspace)));
         else
-            done(SessionError::failed(tr("%n workspaces are named %1: give the id", nullptr, int(named.size())).arg(workspace)));
+            done(SessionError::failed(
+                tr("%n workspaces are named %1: give the id", nullptr, int(named.size())).arg(workspace)));
     });
 }
 
@@ -164,7 +165,8 @@ void SessionManager::create(const QString &workspace, Done<Session *> done)
         record.created = QDateTime::currentDateTimeUtc();
         record.state = sessionStateName(SessionState::Opening);
         const QString dir = self->sessionsDir() + QLatin1Char('/') + record.id;
-        if (!QDir().mkpath(dir) || !QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner)) {
+        if (!QDir().mkpath(dir)
+            || !QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner)) {
             done(SessionError::failed(tr("cannot create %1").arg(dir)));
             return;
         }

@@ -13,8 +13,8 @@ QJsonArray refsToJson(const QList<BundleRef> &refs)
 {
     QJsonArray a;
     for (const BundleRef &r : refs)
-        a.append(QJsonObject {{QStringLiteral("name"), QString::fromUtf8(r.name)},
-            {QStringLiteral("id"), QString::fromLatin1(r.id)}});
+        a.append(QJsonObject {
+            {QStringLiteral("name"), QString::fromUtf8(r.name)}, {QStringLiteral("id"), QString::fromLatin1(r.id)}});
     return a;
 }
 
@@ -23,7 +23,8 @@ QList<BundleRef> refsFromJson(const QJsonArray &a)
     QList<BundleRef> refs;
     for (const QJsonValue v : a) {
         const QJsonObject o = v.toObject();
-        refs.append({o.value(QStringLiteral("id")).toString().toLatin1(), o.value(QStringLiteral("name")).toString().toUtf8()});
+        refs.append(
+            {o.value(QStringLiteral("id")).toString().toLatin1(), o.value(QStringLiteral("name")).toString().toUtf8()});
     }
     return refs;
 }

@@ -14,6 +14,8 @@ namespace isolation {
 
 namespace {
 
+constexpr int kMaxRefetches = 5;
+
 QList<BundleRef> refsOf(const QMap<QString, QString> &map)
 {
     QList<BundleRef> refs;
@@ -113,6 +115,14 @@ void SyncFlow::take(const Manifest &manifest, const QByteArray &etag)
             mirror->deleteLater();
             if (!self || !self->m_done)
                 return;
+            if (!r && r.error().code == SessionError::Code::NotFound && self->m_refetches < kMaxRefetches) {
+                // Another engine compacted the chain after we read the manifest: its segments are
+                // gone, the new manifest names the full one. Read it again.
+                ++self->m_refetches;
+                qCInfo(lcSessions) << "a segment went away while syncing (compacted): reading the manifest again";
+                self->fetch();
+                return;
+            }
             if (!r) {
                 self->finish(r.error());
                 return;

@@ -30,6 +30,7 @@ private:
     ConflictMode m_mode;
     Session::Done<SyncReport> m_done;
     SyncReport m_report;
+    int m_refetches = 0; // a compacting save deleted a segment while we read the manifest naming it
 };
 
 } // namespace isolation

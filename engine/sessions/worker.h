@@ -5,8 +5,8 @@
 
 #include <QFutureWatcher>
 #include <QObject>
-#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
+#include <QThreadPool>
 
 #include <functional>
 
@@ -38,10 +38,7 @@ public:
     }
 
     // Runs `task` on the worker and waits for it (teardown only).
-    void runAndWait(std::function<void()> task)
-    {
-        QtConcurrent::run(&m_pool, std::move(task)).waitForFinished();
-    }
+    void runAndWait(std::function<void()> task) { QtConcurrent::run(&m_pool, std::move(task)).waitForFinished(); }
 
 private:
     QThreadPool m_pool;

@@ -15,6 +15,12 @@
 
 namespace isolation {
 
+namespace {
+
+constexpr int kMaxRefetches = 5;
+
+} // namespace
+
 QJsonObject ExportReport::toJson() const
 {
     QJsonObject o {{QStringLiteral("path"), path}, {QStringLiteral("bytes"), bytes}, {QStringLiteral("main"), main},
@@ -28,8 +34,8 @@ QJsonObject ExportReport::toJson() const
     return o;
 }
 
-WorkspaceExport::WorkspaceExport(Kind kind, Target target, std::unique_ptr<WorkspaceStore> store, Worker &worker,
-    WarmCache &cache, QObject *parent)
+WorkspaceExport::WorkspaceExport(
+    Kind kind, Target target, std::unique_ptr<WorkspaceStore> store, Worker &worker, WarmCache &cache, QObject *parent)
     : QObject(parent)
     , m_kind(kind)
     , m_target(std::move(target))
@@ -55,7 +61,11 @@ void WorkspaceExport::finish(Result<ExportReport, SessionError> result)
 void WorkspaceExport::run(const QString &pathIn, std::function<void(Result<ExportReport, SessionError>)> done)
 {
     m_done = std::move(done);
-    const QString path = QFileInfo(pathIn).absoluteFilePath();
+    start(QFileInfo(pathIn).absoluteFilePath());
+}
+
+void WorkspaceExport::start(const QString &path)
+{
     QPointer<WorkspaceExport> self(this);
     m_store->fetchManifest({}, [self, path](StoreResult<WorkspaceStore::Fetched> f) {
         if (!self || !self->m_done)
@@ -116,10 +126,16 @@ void WorkspaceExport::run(const QString &pathIn, std::function<void(Result<Expor
             return {};
         };
         auto *mirror = new MirrorSync(self->m_worker, *self->m_store, self->m_cache, self);
-        mirror->run(manifest, f.value().etag, {}, write, {},
-            [self, report](Result<MirrorSync::Stats, SessionError> r) {
-                if (!self)
+        mirror->run(
+            manifest, f.value().etag, {}, write, {}, [self, report, path](Result<MirrorSync::Stats, SessionError> r) {
+                if (!self || !self->m_done)
                     return;
+                if (!r && r.error().code == SessionError::Code::NotFound && self->m_refetches < kMaxRefetches) {
+                    // Another engine compacted the chain while we read it: read the manifest again.
+                    ++self->m_refetches;
+                    self->start(path);
+                    return;
+                }
                 if (!r) {
                     self->finish(r.error());
                     return;

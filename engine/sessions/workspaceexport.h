@@ -54,6 +54,7 @@ public:
     void abort(const SessionError &why);
 
 private:
+    void start(const QString &path);
     void finish(Result<ExportReport, SessionError> result);
 
     Kind m_kind;
@@ -62,6 +63,7 @@ private:
     Worker &m_worker;
     WarmCache &m_cache;
     std::function<void(Result<ExportReport, SessionError>)> m_done;
+    int m_refetches = 0; // a compacting save removed a segment while it was being read
 };
 
 } // namespace isolation

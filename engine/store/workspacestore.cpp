@@ -17,6 +17,8 @@ namespace isolation {
 
 namespace {
 
+constexpr int kOvertakenRetries = 3;
+
 // Runs `work` on the global thread pool and `then` with its result on `context`'s thread, unless
 // `context` is gone by then.
 template<typename T>
@@ -76,46 +78,70 @@ void WorkspaceStore::adopt(const Manifest &manifest, const QByteArray &etag)
 
 void WorkspaceStore::fetchManifest(const QByteArray &knownEtag, std::function<void(StoreResult<Fetched>)> done)
 {
+    fetchManifest(knownEtag, std::move(done), kOvertakenRetries);
+}
+
+void WorkspaceStore::fetchManifest(
+    const QByteArray &knownEtag, std::function<void(StoreResult<Fetched>)> done, int retries)
+{
     QPointer<WorkspaceStore> self(this);
-    m_client->getManifest(m_workspaceId, knownEtag, [this, self, done](StoreResult<StoreClient::ManifestReply> r) {
-        if (!self)
-            return;
-        if (!r) {
-            done(r.error());
-            return;
-        }
-        const StoreClient::ManifestReply &reply = r.value();
-        Fetched f;
-        f.etag = reply.etag;
-        if (!reply.exists) {
-            const qint64 seen = lastSeenGeneration();
-            if (seen > 0) {
-                done(StoreError::refused(QStringLiteral("the hub has no manifest for workspace %1, but this computer "
-                                                        "has seen generation %2 of it: refusing a rollback")
-                                             .arg(m_workspaceId)
-                                             .arg(seen)));
+    // A manifest older than the newest seen is a rollback, unless that newer one was seen while
+    // this request was on its way (another session of this computer published meanwhile): then
+    // the answer was merely overtaken, and the manifest is asked for again.
+    const qint64 seenBefore = lastSeenGeneration();
+    auto overtaken = [this, knownEtag, done, retries, seenBefore](qint64 served) {
+        if (retries <= 0 || served < seenBefore)
+            return false;
+        qCInfo(lcStore) << "manifest of workspace" << m_workspaceId << "overtaken by a newer one; asking again";
+        fetchManifest(knownEtag, done, retries - 1);
+        return true;
+    };
+    m_client->getManifest(
+        m_workspaceId, knownEtag, [this, self, done, overtaken](StoreResult<StoreClient::ManifestReply> r) {
+            if (!self)
+                return;
+            if (!r) {
+                done(r.error());
                 return;
             }
-            m_current.reset();
-            m_currentEtag.clear();
+            const StoreClient::ManifestReply &reply = r.value();
+            Fetched f;
+            f.etag = reply.etag;
+            if (!reply.exists) {
+                const qint64 seen = lastSeenGeneration();
+                if (seen > 0 && overtaken(0))
+                    return;
+                if (seen > 0) {
+                    done(StoreError::refused(
+                        QStringLiteral("the hub has no manifest for workspace %1, but this computer "
+                                       "has seen generation %2 of it: refusing a rollback")
+                            .arg(m_workspaceId)
+                            .arg(seen)));
+                    return;
+                }
+                m_current.reset();
+                m_currentEtag.clear();
+                done(f);
+                return;
+            }
+            if (reply.notModified) {
+                f.moved = false;
+                done(f);
+                return;
+            }
+            StoreResult<Manifest> m = accept(reply.body);
+            if (!m) {
+                if (auto opened = Manifest::open(m_key.view(), m_workspaceId, reply.body);
+                    opened && overtaken(opened.value().generation))
+                    return;
+                qCWarning(lcStore) << "refusing the manifest of workspace" << m_workspaceId << ":" << m.error().message;
+                done(m.error());
+                return;
+            }
+            adopt(m.value(), reply.etag);
+            f.manifest = std::move(m).value();
             done(f);
-            return;
-        }
-        if (reply.notModified) {
-            f.moved = false;
-            done(f);
-            return;
-        }
-        StoreResult<Manifest> m = accept(reply.body);
-        if (!m) {
-            qCWarning(lcStore) << "refusing the manifest of workspace" << m_workspaceId << ":" << m.error().message;
-            done(m.error());
-            return;
-        }
-        adopt(m.value(), reply.etag);
-        f.manifest = std::move(m).value();
-        done(f);
-    });
+        });
 }
 
 void WorkspaceStore::uploadSegment(const QString &bundlePath, ManifestSegment::Kind kind,

@@ -89,6 +89,7 @@ public:
     void deleteSegments(const QStringList &names);
 
 private:
+    void fetchManifest(const QByteArray &knownEtag, std::function<void(StoreResult<Fetched>)> done, int retries);
     StoreResult<Manifest> accept(const QByteArray &sealed);
     void adopt(const Manifest &manifest, const QByteArray &etag);
 

@@ -150,8 +150,8 @@ Result<SegmentResult, WorkspaceError> WorkspaceMirror::exportBundle(QIODevice &o
     auto branches = refs();
     if (!branches)
         return branches.error();
-    const auto main = std::find_if(branches.value().cbegin(), branches.value().cend(),
-        [](const BundleRef &r) { return r.name == kMain; });
+    const auto main = std::find_if(
+        branches.value().cbegin(), branches.value().cend(), [](const BundleRef &r) { return r.name == kMain; });
     if (main == branches.value().cend())
         return WorkspaceError::notFound(QStringLiteral("the workspace has nothing saved yet"));
     SegmentResult result;
@@ -170,8 +170,7 @@ Result<SegmentResult, WorkspaceError> WorkspaceMirror::exportBundle(QIODevice &o
     return result;
 }
 
-Result<TreeExportResult, WorkspaceError> WorkspaceMirror::exportTree(
-    QIODevice &out, const QByteArray &definition) const
+Result<TreeExportResult, WorkspaceError> WorkspaceMirror::exportTree(QIODevice &out, const QByteArray &definition) const
 {
     auto branches = refs();
     if (!branches)

@@ -24,7 +24,14 @@ QString CliRun::describe() const
         .arg(QString::fromUtf8(out), QString::fromUtf8(err));
 }
 
-SessionFixture::SessionFixture() = default;
+SessionFixture::SessionFixture()
+{
+    // For a post-mortem: keep the engines' homes and logs.
+    if (qEnvironmentVariableIsSet("ISOLATION_TEST_KEEP")) {
+        m_dir.setAutoRemove(false);
+        qInfo() << "keeping" << m_dir.path();
+    }
+}
 
 SessionFixture::~SessionFixture()
 {

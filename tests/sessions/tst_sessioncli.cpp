@@ -55,7 +55,9 @@ private Q_SLOTS:
     void resolveThenSaveCompletes();
     void selectionSaveLeavesTheRest();
     void movedOnExitCode();
+    void movedOnAcrossEngines();
     void changesRefresh();
+    void nestedRepositoryStaysOut();
 
 private:
     // Two sessions on a fresh workspace that both have `base` (saved by the first, synced by the second).
@@ -69,14 +71,15 @@ private:
 void tst_SessionCli::initTestCase()
 {
     m_fx = std::make_unique<SessionFixture>();
-    QVERIFY(m_fx->start(1));
+    QVERIFY(m_fx->start(2));
     QVERIFY(m_fx->startEngine(0));
+    QVERIFY(m_fx->startEngine(1));
 }
 
 void tst_SessionCli::cleanupTestCase()
 {
-    const int rc = m_fx->stopEngine(0);
-    QCOMPARE(rc, 0);
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    QCOMPARE(m_fx->stopEngine(1), 0);
     m_fx.reset();
 }
 
@@ -121,7 +124,16 @@ QMap<QString, QByteArray> tst_SessionCli::state(const Sess &s) const
 
 void tst_SessionCli::newSessionAndSave()
 {
-    QVERIFY(!m_fx->createWorkspace(QStringLiteral("first")).isEmpty());
+    const QString firstId = m_fx->createWorkspace(QStringLiteral("first"));
+    QVERIFY(!firstId.isEmpty());
+    const CliRun workspaces = cli({QStringLiteral("workspaces"), QStringLiteral("--json")});
+    QCOMPARE(workspaces.exitCode, 0);
+    bool listed = false;
+    for (const QJsonValue v : workspaces.json().value(QStringLiteral("workspaces")).toArray())
+        listed = listed
+            || (v.toObject().value(QStringLiteral("id")).toString() == firstId
+                && v.toObject().value(QStringLiteral("name")).toString() == QLatin1String("first"));
+    QVERIFY2(listed, workspaces.out.constData());
     const QJsonObject created = m_fx->newSession(0, QStringLiteral("first"));
     const Sess s = sessionOf(created);
     QVERIFY(s.id.startsWith('s'));
@@ -311,6 +323,37 @@ void tst_SessionCli::movedOnExitCode()
     QVERIFY(m_fx->hubManifest(wsId) != manifest);
 }
 
+void tst_SessionCli::movedOnAcrossEngines()
+{
+    // The 412 itself: the other engine's session knows the manifest it saw last, uploads its
+    // segment, and the compare-and-swap refuses the manifest.
+    const QString wsId = m_fx->createWorkspace(QStringLiteral("cas"));
+    QVERIFY(!wsId.isEmpty());
+    const Sess a = sessionOf(m_fx->newSession(0, QStringLiteral("cas")));
+    QVERIFY(a.write(QStringLiteral("base.txt"), "base\n"));
+    QCOMPARE(cli({QStringLiteral("save"), a.id}).exitCode, 0);
+    const Sess b = sessionOf(m_fx->newSession(1, QStringLiteral("cas")));
+    QCOMPARE(b.read(QStringLiteral("base.txt")), QByteArray("base\n"));
+    QVERIFY(b.write(QStringLiteral("b.txt"), "b\n"));
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("save"), b.id, QStringLiteral("-m"), QStringLiteral("first b")}).exitCode, 0);
+
+    QVERIFY(a.write(QStringLiteral("a.txt"), "a\n"));
+    const QByteArray mainBefore = a.ref(QStringLiteral("refs/heads/main"));
+    const QByteArray manifest = m_fx->hubManifest(wsId);
+    const QStringList segments = m_fx->hubSegments(wsId);
+    const CliRun saved = cli({QStringLiteral("save"), a.id, QStringLiteral("--json")});
+    QCOMPARE(saved.exitCode, kMovedOn);
+    QCOMPARE(m_fx->hubManifest(wsId), manifest);
+    QTRY_COMPARE_WITH_TIMEOUT(m_fx->hubSegments(wsId), segments, 10000);
+    QCOMPARE(a.ref(QStringLiteral("refs/heads/main")), mainBefore);
+    QCOMPARE(a.git({QStringLiteral("show"), QStringLiteral("session/") + a.id + QStringLiteral(":a.txt")}).out,
+        QByteArray("a\n"));
+    QCOMPARE(cli({QStringLiteral("sync"), a.id}).exitCode, 0);
+    QCOMPARE(cli({QStringLiteral("save"), a.id}).exitCode, 0);
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("sync"), b.id}).exitCode, 0);
+    QCOMPARE(b.read(QStringLiteral("a.txt")), QByteArray("a\n"));
+}
+
 void tst_SessionCli::changesRefresh()
 {
     Sess a, b;
@@ -335,6 +378,45 @@ void tst_SessionCli::changesRefresh()
     QVERIFY(!r.json().value(QStringLiteral("refreshed")).toBool());
     r = cli({QStringLiteral("changes"), b.id});
     QVERIFY2(r.out.contains("y.txt"), r.out.constData());
+}
+
+void tst_SessionCli::nestedRepositoryStaysOut()
+{
+    Sess a, b;
+    QVERIFY(twoSessions(QStringLiteral("nested"), {{QStringLiteral("top.txt"), "top\n"}}, &a, &b));
+    // A repository of its own inside the worktree, with a commit, as `git clone` would leave it.
+    const QString nested = a.work + QStringLiteral("/vendor/lib");
+    QVERIFY(GitCli::writeFile(nested + QStringLiteral("/lib.c"), "int lib;\n"));
+    QVERIFY(GitCli::run({QStringLiteral("init"), QStringLiteral("-q")}, nested).ok());
+    QVERIFY(GitCli::run({QStringLiteral("add"), QStringLiteral(".")}, nested).ok());
+    QVERIFY(GitCli::run(
+        {QStringLiteral("commit"), QStringLiteral("-q"), QStringLiteral("-m"), QStringLiteral("lib")}, nested)
+                .ok());
+    QVERIFY(a.write(QStringLiteral("vendor/readme.txt"), "vendored\n"));
+    const CliRun saved = cli({QStringLiteral("save"), a.id, QStringLiteral("--json")});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+
+    // Not in main (no file, no gitlink), not on the hub, not in another session.
+    const QByteArray tree = a.git({QStringLiteral("ls-tree"), QStringLiteral("-r"), QStringLiteral("main")}).out;
+    QVERIFY2(tree.contains("vendor/readme.txt") && !tree.contains("vendor/lib"), tree.constData());
+    const QString bundle = m_fx->dir() + QStringLiteral("/nested.bundle");
+    QCOMPARE(
+        cli({QStringLiteral("workspace"), QStringLiteral("bundle"), QStringLiteral("nested"), bundle}).exitCode, 0);
+    const QString clone = m_fx->dir() + QStringLiteral("/nested-clone");
+    QVERIFY(GitCli::run({QStringLiteral("clone"), QStringLiteral("-q"), bundle, clone}).ok());
+    QVERIFY(QFile::exists(clone + QStringLiteral("/vendor/readme.txt")));
+    QVERIFY(!QFile::exists(clone + QStringLiteral("/vendor/lib")));
+    QVERIFY(GitCli::run(
+                {QStringLiteral("cat-file"), QStringLiteral("-e"),
+                    QString::fromLatin1(GitCli::out({QStringLiteral("rev-parse"), QStringLiteral("HEAD")}, nested))},
+                clone)
+                .exitCode
+        != 0);
+    QCOMPARE(cli({QStringLiteral("sync"), b.id}).exitCode, 0);
+    QVERIFY(QFile::exists(b.work + QStringLiteral("/vendor/readme.txt")));
+    QVERIFY(!QFile::exists(b.work + QStringLiteral("/vendor/lib")));
+    // The nested repository itself is untouched.
+    QCOMPARE(GitCli::readFile(nested + QStringLiteral("/lib.c")), QByteArray("int lib;\n"));
 }
 
 QTEST_GUILESS_MAIN(tst_SessionCli)

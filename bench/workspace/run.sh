@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Workspace benchmarks: each result a ratio measured in the same run (docs in bench/README.md).
+#   full save          vs  git bundle create --all          (same files, git with history)
+#   one-file save      vs  git bundle create --all          (target < 0.2: only the change travels)
+#   cold restore       vs  git clone of that bundle         (session new, empty warm cache)
+#   warm restore       vs  cold restore                     (target < 0.1)
+#   peak memory (VmHWM of the engine process) of a save and of a cold restore (target < 150 MB
+#   for a 1 GB workspace: run with --mb 1024)
+# Starts its own isolation-hub and `isolation-server up` (ISOLATION_HOME in a temporary
+# directory), pairs them, generates the workspace with generate.py. Needs git, python3, tar.
+#
+# usage: bench/workspace/run.sh BUILD_DIR [--files N] [--mb M] [--commits C] [--json FILE] [--keep]
+#   BUILD_DIR: a build tree with app/isolation-server and tests/hub/isolation-hub (use a Release one)
+set -euo pipefail
+
+BUILD=${1:?usage: run.sh BUILD_DIR [--files N] [--mb M] [--commits C] [--json FILE] [--keep]}
+shift
+FILES=10000
+MB=100
+COMMITS=20
+JSON=
+KEEP=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --files) FILES=$2; shift 2 ;;
+    --mb) MB=$2; shift 2 ;;
+    --commits) COMMITS=$2; shift 2 ;;
+    --json) JSON=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SERVER=$(cd "$BUILD" && pwd)/app/isolation-server
+HUB=$(cd "$BUILD" && pwd)/tests/hub/isolation-hub
+[ -x "$SERVER" ] && [ -x "$HUB" ] || { echo "no isolation-server / isolation-hub in $BUILD" >&2; exit 2; }
+
+WORK=$(mktemp -d /tmp/isolation-bench.XXXXXX)
+HUB_PID=
+UP_PID=
+cleanup() {
+  [ -n "$UP_PID" ] && kill -TERM "$UP_PID" 2>/dev/null && wait "$UP_PID" 2>/dev/null || true
+  [ -n "$HUB_PID" ] && kill -TERM "$HUB_PID" 2>/dev/null && wait "$HUB_PID" 2>/dev/null || true
+  if [ "$KEEP" = 1 ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+export ISOLATION_HOME=$WORK/engine ISOLATION_RUNTIME=off ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+cli() { "$SERVER" "$@"; }
+
+start_engine() {
+  "$SERVER" up --credential-store file >>"$WORK/up.log" 2>&1 &
+  UP_PID=$!
+  for _ in $(seq 1 300); do
+    if cli status >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  echo "the engine did not start" >&2; cat "$WORK/up.log" >&2; exit 1
+}
+wait_online() {
+  for _ in $(seq 1 300); do
+    if cli status --json 2>/dev/null | grep -q '"state": "online"'; then return 0; fi
+    sleep 0.1
+  done
+  echo "the engine did not come online" >&2; exit 1
+}
+stop_engine() { kill -TERM "$UP_PID"; wait "$UP_PID" || true; UP_PID=; }
+peak_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$UP_PID/status"; }
+# Runs `session new` and prints its worktree.
+new_session() { cli session new --workspace "$1" | sed -n 2p; }
+session_id() { basename "$(dirname "$1")"; }
+fill() { (cd "$REPO" && tar cf - --exclude=./.git .) | (cd "$1" && tar xf -); }
+
+# --- the hub, the engine, paired
+"$HUB" serve --data "$WORK/hub" --listen 127.0.0.1:0 --preview 127.0.0.1:0 >"$WORK/hub.log" 2>&1 &
+HUB_PID=$!
+URL=
+for _ in $(seq 1 300); do
+  URL=$(sed -n 's/^app origin:[[:space:]]*\(http[^ ]*\)\/$/\1/p' "$WORK/hub.log")
+  [ -n "$URL" ] && break
+  sleep 0.1
+done
+[ -n "$URL" ] || { echo "the hub did not start" >&2; cat "$WORK/hub.log" >&2; exit 1; }
+start_engine
+cli pair --hub "$URL" --no-qr >"$WORK/pair.log" 2>&1 &
+PAIR_PID=$!
+CODE=
+for _ in $(seq 1 300); do
+  CODE=$(grep -oE '\b[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}\b' "$WORK/pair.log" | head -1 || true)
+  [ -n "$CODE" ] && grep -q "Waiting for approval" "$WORK/pair.log" && break
+  sleep 0.1
+done
+"$HUB" --data "$WORK/hub" approve "$CODE" >/dev/null
+wait "$PAIR_PID"
+wait_online
+
+# --- the workspace
+echo "generating $FILES files, ~$MB MB, $COMMITS commits..." >&2
+python3 "$HERE/generate.py" "$WORK/gen" --files "$FILES" --mb "$MB" --commits "$COMMITS" >&2
+REPO=$WORK/gen/repo
+TREE_BYTES=$(du -sb --exclude=.git "$REPO" | cut -f1)
+
+# git's own: bundle and clone
+t0=$(now); git -C "$REPO" bundle create -q "$WORK/base.bundle" --all; t1=$(now)
+T_BUNDLE=$(elapsed "$t0" "$t1")
+BUNDLE_BYTES=$(stat -c %s "$WORK/base.bundle")
+t0=$(now); git clone -q "$WORK/base.bundle" "$WORK/clone"; t1=$(now)
+T_CLONE=$(elapsed "$t0" "$t1")
+
+# full save, measured with a fresh engine (its peak memory is the save's)
+"$HUB" --data "$WORK/hub" workspace create bench >/dev/null
+W=$(new_session bench)
+S=$(session_id "$W")
+fill "$W"
+stop_engine; start_engine; wait_online
+BASE_KIB=$(peak_kib)
+t0=$(now); cli save "$S" -m "full" >/dev/null; t1=$(now)
+T_FULL=$(elapsed "$t0" "$t1")
+SAVE_PEAK_KIB=$(peak_kib)
+
+# one-file save
+echo "one more line" >>"$W/dir00/sub0/file00000.dat"
+t0=$(now); cli save "$S" -m "one file" >/dev/null; t1=$(now)
+T_ONE=$(elapsed "$t0" "$t1")
+
+# cold restore: an empty warm cache, a fresh engine
+cli cache clear >/dev/null
+stop_engine; start_engine; wait_online
+t0=$(now); COLD=$(new_session bench); t1=$(now)
+T_COLD=$(elapsed "$t0" "$t1")
+RESTORE_PEAK_KIB=$(peak_kib)
+cmp -s "$COLD/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "cold restore differs" >&2; exit 1; }
+
+# warm restore: the cache now holds the workspace
+t0=$(now); WARM=$(new_session bench); t1=$(now)
+T_WARM=$(elapsed "$t0" "$t1")
+cmp -s "$WARM/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "warm restore differs" >&2; exit 1; }
+
+R_FULL=$(ratio "$T_FULL" "$T_BUNDLE")
+R_ONE=$(ratio "$T_ONE" "$T_BUNDLE")
+R_COLD=$(ratio "$T_COLD" "$T_CLONE")
+R_WARM=$(ratio "$T_WARM" "$T_COLD")
+SAVE_MB=$(awk -v k="$SAVE_PEAK_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+RESTORE_MB=$(awk -v k="$RESTORE_PEAK_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+IDLE_MB=$(awk -v k="$BASE_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+
+cat <<TABLE
+workspace: $FILES files, $((TREE_BYTES / 1048576)) MiB tree, $COMMITS commits (git bundle $((BUNDLE_BYTES / 1048576)) MiB)
+git bundle create --all   ${T_BUNDLE}s
+git clone of the bundle   ${T_CLONE}s
+full save                 ${T_FULL}s   ratio ${R_FULL}  (vs git bundle create --all)
+one-file save             ${T_ONE}s   ratio ${R_ONE}  (vs git bundle create --all; target < 0.2)
+cold restore              ${T_COLD}s   ratio ${R_COLD}  (vs git clone of the bundle)
+warm restore              ${T_WARM}s   ratio ${R_WARM}  (vs cold restore; target < 0.1)
+peak memory (engine)      save ${SAVE_MB} MB, cold restore ${RESTORE_MB} MB (idle ${IDLE_MB} MB; target < 150 MB at 1 GB)
+TABLE
+
+if [ -n "$JSON" ]; then
+  cat >"$JSON" <<JSONEOF
+{"files": $FILES, "treeBytes": $TREE_BYTES, "commits": $COMMITS, "bundleBytes": $BUNDLE_BYTES,
+ "seconds": {"gitBundle": $T_BUNDLE, "gitClone": $T_CLONE, "fullSave": $T_FULL, "oneFileSave": $T_ONE,
+             "coldRestore": $T_COLD, "warmRestore": $T_WARM},
+ "ratios": {"fullSaveVsBundle": $R_FULL, "oneFileSaveVsBundle": $R_ONE, "coldRestoreVsClone": $R_COLD,
+            "warmVsColdRestore": $R_WARM},
+ "peakKiB": {"idle": $BASE_KIB, "save": $SAVE_PEAK_KIB, "coldRestore": $RESTORE_PEAK_KIB}}
+JSONEOF
+fi
