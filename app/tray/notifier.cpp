@@ -29,10 +29,10 @@ Notifier::Notifier(QSystemTrayIcon *fallback, QObject *parent)
 {
     QDBusConnection bus = QDBusConnection::sessionBus();
     if (bus.isConnected()) {
-        m_connected = bus.connect(kService, kPath, kInterface, QStringLiteral("ActionInvoked"), this,
-                          SLOT(onActionInvoked(uint, QString)))
-            && bus.connect(
-                kService, kPath, kInterface, QStringLiteral("NotificationClosed"), this, SLOT(onClosed(uint, uint)));
+        bus.connect(
+            kService, kPath, kInterface, QStringLiteral("ActionInvoked"), this, SLOT(onActionInvoked(uint, QString)));
+        bus.connect(
+            kService, kPath, kInterface, QStringLiteral("NotificationClosed"), this, SLOT(onClosed(uint, uint)));
     }
 }
 

@@ -57,7 +57,6 @@ private:
     QHash<uint, QString> m_kinds; // notification id → kind, while it is on screen
     QHash<QString, uint> m_onScreen; // kind → id: a newer one of a kind replaces the older one
     bool m_usedService = false;
-    bool m_connected = false;
 };
 
 } // namespace isolation

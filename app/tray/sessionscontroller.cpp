@@ -168,6 +168,13 @@ void SessionsController::setError(const QString &id, const QString &operation, c
     Q_EMIT sessionUpdated(id);
 }
 
+void SessionsController::clearConflicts(SessionSnapshot &snap)
+{
+    snap.conflicts.clear();
+    snap.resolveMode = false;
+    snap.regionsLeft.clear();
+}
+
 void SessionsController::createSession(const QString &workspace)
 {
     if (!m_manager) {
@@ -208,9 +215,7 @@ void SessionsController::refresh(const QString &id, bool askHub)
         snap->changesKnown = true;
         // A merge no longer in progress means the markers were saved away.
         if (snap->resolveMode && !snap->changes.mergeInProgress) {
-            snap->conflicts.clear();
-            snap->resolveMode = false;
-            snap->regionsLeft.clear();
+            clearConflicts(*snap);
         }
         Q_EMIT self->sessionUpdated(id);
         Q_EMIT self->badgeChanged();
@@ -288,9 +293,7 @@ void SessionsController::save(const QString &id, const QStringList &files, const
         if (r.value().published)
             snap->lastSave = QDateTime::currentDateTime();
         if (r.value().completedMerge) {
-            snap->conflicts.clear();
-            snap->resolveMode = false;
-            snap->regionsLeft.clear();
+            clearConflicts(*snap);
         }
         Q_EMIT self->saved(id, r.value());
         Q_EMIT self->badgeChanged();
@@ -336,9 +339,7 @@ void SessionsController::sync(const QString &id, bool resolve)
                 if (!hadConflicts)
                     Q_EMIT self->conflicted(id, snap->workspaceName, snap->conflicts);
             } else if (!resolve || r.value().outcome != SyncOutcome::Conflicted) {
-                snap->conflicts.clear();
-                snap->resolveMode = false;
-                snap->regionsLeft.clear();
+                clearConflicts(*snap);
             }
             Q_EMIT self->synced(id, r.value());
             Q_EMIT self->badgeChanged();

@@ -92,6 +92,7 @@ private:
     SessionSnapshot *snapshotOf(const QString &id);
     Session *sessionOf(const QString &id) const;
     void setError(const QString &id, const QString &operation, const SessionError &error);
+    static void clearConflicts(SessionSnapshot &snap);
 
     Engine &m_engine;
     QPointer<SessionManager> m_manager;
@@ -99,7 +100,6 @@ private:
     QFileSystemWatcher *m_watcher = nullptr;
     QStringList m_order;
     QHash<QString, SessionSnapshot> m_snapshots;
-    bool m_badges[3] = {false, false, false};
 };
 
 } // namespace isolation

@@ -136,7 +136,13 @@ void TrayApplication::updateState()
     if (state != EngineState::Online && state != EngineState::Reconnecting)
         why = line;
     m_stateLine->setText(why);
-    m_icon->setIcon(stateIcon(state, badge, TrayPreferences(m_engine.settings()).iconStyle()));
+    // Called on every session update: draw the icon again only when it changes.
+    const IconStyle style = TrayPreferences(m_engine.settings()).iconStyle();
+    const int iconKey = (int(state) << 8) | (int(badge) << 4) | int(style);
+    if (iconKey != m_iconKey) {
+        m_iconKey = iconKey;
+        m_icon->setIcon(stateIcon(state, badge, style));
+    }
     m_icon->setToolTip(tr("Isolation: %1").arg(why));
 
     // Losing the pairing is news the member must see even with the window closed: the hub

@@ -64,6 +64,7 @@ private:
     QAction *m_pause = nullptr;
     QDateTime m_pausedUntil; // "Pause notifications for an hour"
     bool m_runtimeWasHealthy = false;
+    int m_iconKey = -1; // state, badge and style of the icon shown
     QAction *m_settings = nullptr;
     QPointer<QWidget> m_pairingDialog;
     QPointer<QWidget> m_settingsDialog;
