@@ -1,11 +1,10 @@
 // The doorman's local front door against real peers: the stand-in execd (requiring its access
 // token) and a web application behind it, both local processes. Token exchange and cookie, a
 // thousand mutated tokens, a corpus of ambiguous requests, path scope, header hygiene both ways,
-// streaming, WebSockets (origin, expiry), the terminal and files views — and, for every refusal,
+// streaming, WebSockets (origin, expiry), the terminal and files views (the header rules alone:
+// tst_headerpolicy) — and, for every refusal,
 // that nothing reached the sandbox. No token may appear in a log line or an error page.
 #include "doormanfixture.h"
-
-#include "doorman/headerpolicy.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -68,8 +67,6 @@ private Q_SLOTS:
     void cookieOfOneViewDoesNotOpenAnother();
     void requestHeaderHygiene();
     void responseHeaderHygiene();
-    void headerPolicy_data();
-    void headerPolicy();
     void crossSiteSubresourcesRefused();
     void thousandMutatedTokensRefused();
     void ambiguousRequests_data();
@@ -226,7 +223,7 @@ void tst_Doorman::responseHeaderHygiene()
 {
     const RawAnswer a = get(m_f.viewA, m_cookieA, "/hostile");
     QCOMPARE(a.status, 200);
-    // (execd's own hop already drops its Connection header and what it names: headerPolicy() below.)
+    // (execd's own hop already drops its Connection header and what it names: tst_headerpolicy.)
     for (const char *gone : {"keep-alive", "proxy-authenticate", "upgrade"})
         QVERIFY2(a.header(gone).isEmpty(), gone);
     const QList<QByteArray> cookies = a.all("set-cookie");
@@ -234,70 +231,6 @@ void tst_Doorman::responseHeaderHygiene()
     QVERIFY(cookies.first().startsWith("app=kept"));
     QCOMPARE(a.all("referrer-policy"), QList<QByteArray> {"no-referrer"});
     QCOMPARE(a.header("x-app"), QByteArray("kept"));
-}
-
-void tst_Doorman::headerPolicy_data()
-{
-    QTest::addColumn<bool>("towardsSandbox");
-    QTest::addColumn<QByteArray>("name");
-    QTest::addColumn<QByteArray>("value");
-    QTest::addColumn<bool>("kept");
-    const QList<std::tuple<const char *, const char *, bool>> both {{"Connection", "keep-alive, X-Named", false},
-        {"X-Named", "named in Connection", false}, {"Keep-Alive", "timeout=5", false}, {"TE", "trailers", false},
-        {"Trailer", "X-T", false}, {"Transfer-Encoding", "chunked", false}, {"Upgrade", "h2c", false},
-        {"Proxy-Authorization", "Basic eA==", false}, {"Proxy-Authenticate", "Basic", false},
-        {"Authorization", "Bearer x", false}, {"X-EXECD-ACCESS-TOKEN", "t", false}, {"Content-Length", "5", false},
-        {"X-Other", "kept", true}};
-    for (const auto &[n, v, k] : both) {
-        QTest::addRow("to sandbox: %s", n) << true << QByteArray(n) << QByteArray(v) << k;
-        QTest::addRow("to browser: %s", n) << false << QByteArray(n) << QByteArray(v) << k;
-    }
-    // A view token goes no further in any header: a URL carrying one, or the bare token.
-    ViewClaims c;
-    c.viewId = QStringLiteral("v00000000000000000000000a");
-    c.sessionId = QStringLiteral("s1");
-    c.serverId = QStringLiteral("srv_test");
-    c.port = 8000;
-    c.issuedAt = 1'700'000'000;
-    c.expiresAt = c.issuedAt + 60;
-    c.nonce = ViewToken::newNonce();
-    const QByteArray token = ViewToken::mint(c, ed25519Generate().privateKey.view()).value();
-    const QList<std::pair<const char *, QByteArray>> tokens {{"Referer", "http://v.localhost/?a=1&view_token=" + token},
-        {"Referer", "http://v.localhost/?VIEW_TOKEN=x"}, {"X-Token", token}, {"X-Token", "Bearer " + token + " more"}};
-    for (const auto &[n, v] : tokens) {
-        QTest::addRow("to sandbox: token in %s (%s)", n, v.left(20).constData()) << true << QByteArray(n) << v << false;
-        QTest::addRow("to browser: token in %s (%s)", n, v.left(20).constData())
-            << false << QByteArray(n) << v << false;
-    }
-    QTest::newRow("to sandbox: a long value that is no token")
-        << true << QByteArray("X-Long") << QByteArray(QByteArray(120, 'a') + '.' + QByteArray(90, 'b')) << true;
-    QTest::newRow("to sandbox: Referer without token")
-        << true << QByteArray("Referer") << QByteArray("http://v.localhost/page") << true;
-    QTest::newRow("to sandbox: X-Forwarded-For")
-        << true << QByteArray("X-Forwarded-For") << QByteArray("6.6.6.6") << false;
-    QTest::newRow("to sandbox: Forwarded") << true << QByteArray("Forwarded") << QByteArray("for=x") << false;
-    QTest::newRow("to browser: Set-Cookie ours")
-        << false << QByteArray("Set-Cookie") << QByteArray("isolation_view=x") << false;
-    QTest::newRow("to browser: Set-Cookie app") << false << QByteArray("Set-Cookie") << QByteArray("app=1") << true;
-    QTest::newRow("to browser: Referrer-Policy")
-        << false << QByteArray("Referrer-Policy") << QByteArray("unsafe-url") << false;
-}
-
-void tst_Doorman::headerPolicy()
-{
-    QFETCH(bool, towardsSandbox);
-    QFETCH(QByteArray, name);
-    QFETCH(QByteArray, value);
-    QFETCH(bool, kept);
-    HttpHeaders in {{"Connection", "X-Named"}, {name, value}};
-    HeaderPolicy::Forwarding f {"127.0.0.1", "http", "v.localhost", "127.0.0.1:1", {}, {}};
-    const HttpHeaders out = towardsSandbox ? HeaderPolicy::towardsSandbox(in, f) : HeaderPolicy::towardsBrowser(in);
-    bool found = false;
-    for (const auto &h : out)
-        found = found || (h.first.compare(name, Qt::CaseInsensitive) == 0 && h.second == value);
-    QCOMPARE(found, kept);
-    if (!towardsSandbox)
-        QCOMPARE(headerValue(out, "referrer-policy"), QByteArray("no-referrer"));
 }
 
 void tst_Doorman::crossSiteSubresourcesRefused()
