@@ -4,10 +4,14 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QLoggingCategory>
+#include <QThread>
 
 namespace isolation {
 
 namespace {
+
+constexpr int kAddAttempts = 4;
 
 struct Filter
 {
@@ -139,9 +143,20 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     }
 
     Filter filter {&nested.value(), &*selection};
-    // One pass over the worktree: adds new and modified files, removes deleted ones.
-    if (int rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc < 0)
-        return git::error(rc, QStringLiteral("cannot add changes"));
+    // One pass over the worktree: adds new and modified files, removes deleted ones. A file being
+    // written meanwhile (an agent at work) can change size under libgit2's read, which then fails:
+    // the pass is run again, reading the file as it is by then.
+    int rc = 0;
+    for (int attempt = 0; attempt < kAddAttempts; ++attempt) {
+        if (attempt > 0)
+            QThread::msleep(20 * attempt);
+        if (rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc >= 0)
+            break;
+        const git_error *why = git_error_last();
+        qCInfo(lcWorkspace) << "a file changed while it was read; adding again:" << (why ? why->message : "");
+    }
+    if (rc < 0)
+        return git::error(rc, QStringLiteral("cannot add changes (files kept changing while they were read)"));
     // Belt and braces: no gitlink and nothing inside a nested repository may reach a tree.
     for (size_t i = git_index_entrycount(idx); i-- > 0;) {
         const git_index_entry *e = git_index_get_byindex(idx, i);
