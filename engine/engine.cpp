@@ -72,7 +72,8 @@ Status Engine::start()
 
     m_network = new QNetworkAccessManager(this);
     SessionManager::Options sessionOptions {m_paths.dataDir(), m_paths.cacheDir(),
-        m_settings.value(QStringLiteral("cache/maxBytes"), WarmCache::kDefaultMaxBytes).toLongLong()};
+        m_settings.value(QStringLiteral("cache/maxBytes"), WarmCache::kDefaultMaxBytes).toLongLong(),
+        m_settings.value(QStringLiteral("cache/spareSessions"), true).toBool()};
     m_sessions = std::make_unique<SessionManager>(sessionOptions, m_network);
     m_sessions->load();
     const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();

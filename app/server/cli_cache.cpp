@@ -25,7 +25,9 @@ int runCache(const QStringList &arguments)
         "  (no action) [--json]   list the cached workspaces, their size and last use\n"
         "  evict W                delete one workspace's copy (name or id)\n"
         "  clear                  delete every copy not in use\n"
-        "The size cap is the setting cache/maxBytes (default 10 GiB); past it the least recently used go."));
+        "The size cap is the setting cache/maxBytes (default 10 GiB); past it the least recently used go.\n"
+        "Beside each cached workspace a spare session, checked out ahead of time, makes the next start\n"
+        "instant; it goes with the workspace (setting cache/spareSessions, default true)."));
     parser.addHelpOption();
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("evict W, or clear"));
@@ -63,6 +65,11 @@ int runCache(const QStringList &arguments)
                           .arg(mebibytes(e.value(QStringLiteral("bytes")).toInteger()), 10)
                           .arg(used.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
                               e.value(QStringLiteral("inUse")).toBool() ? QStringLiteral(" (in use)") : QString()));
+            const QJsonObject spare = e.value(QStringLiteral("spare")).toObject();
+            if (!spare.isEmpty())
+                out::line(QStringLiteral("      spare session ready: %1, generation %2")
+                              .arg(mebibytes(spare.value(QStringLiteral("bytes")).toInteger()))
+                              .arg(spare.value(QStringLiteral("generation")).toInteger()));
         }
         return exitcode::Ok;
     }

@@ -3,7 +3,10 @@
 #   full save          vs  git bundle create --all          (same files, git with history)
 #   one-file save      vs  git bundle create --all          (target < 0.2: only the change travels)
 #   cold restore       vs  git clone of that bundle         (session new, empty warm cache)
-#   warm restore       vs  cold restore                     (target < 0.1)
+#   warm restore       vs  cold restore                     (target < 0.1): the spare session,
+#                      built in the background after the previous session, taken by rename
+#   warm, no spare     vs  cold restore                     (the cache's objects linked, every
+#                      file checked out: what a start costs before the spare is ready)
 #   peak memory (VmHWM of the engine process) of a save and of a cold restore (target < 150 MB
 #   for a 1 GB workspace: run with --mb 1024)
 # Starts its own isolation-hub and `isolation-server up` (ISOLATION_HOME in a temporary
@@ -69,6 +72,21 @@ wait_online() {
   echo "the engine did not come online" >&2; exit 1
 }
 stop_engine() { kill -TERM "$UP_PID"; wait "$UP_PID" || true; UP_PID=; }
+# Switches the spare sessions (settings.ini [cache] spareSessions) for the next start_engine.
+spares() { mkdir -p "$ISOLATION_HOME/config"; printf '[cache]\nspareSessions=%s\n' "$1" >"$ISOLATION_HOME/config/settings.ini"; }
+# Waits until the spare session of workspace $1 (name) is built at the cache's generation.
+wait_spare() {
+  for _ in $(seq 1 1200); do
+    if cli cache --json | python3 -c '
+import json, sys
+for w in json.load(sys.stdin)["workspaces"]:
+    if w["name"] == sys.argv[1] and w.get("spare", {}).get("generation") == w["generation"]:
+        sys.exit(0)
+sys.exit(1)' "$1"; then return 0; fi
+    sleep 0.25
+  done
+  echo "no spare session of $1 after 300 s" >&2; cat "$WORK/up.log" >&2; exit 1
+}
 peak_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$UP_PID/status"; }
 # Runs `session new` and prints its worktree.
 new_session() { cli session new --workspace "$1" | sed -n 2p; }
@@ -127,23 +145,37 @@ echo "one more line" >>"$W/dir00/sub0/file00000.dat"
 t0=$(now); cli save "$S" -m "one file" >/dev/null; t1=$(now)
 T_ONE=$(elapsed "$t0" "$t1")
 
-# cold restore: an empty warm cache, a fresh engine
+# cold restore: an empty warm cache (a spare built after the saves goes with it), a fresh engine
+# without spare sessions
+wait_spare bench
 cli cache clear >/dev/null
-stop_engine; start_engine; wait_online
+stop_engine; spares false; start_engine; wait_online
 t0=$(now); COLD=$(new_session bench); t1=$(now)
 T_COLD=$(elapsed "$t0" "$t1")
 RESTORE_PEAK_KIB=$(peak_kib)
 cmp -s "$COLD/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "cold restore differs" >&2; exit 1; }
 
-# warm restore: the cache now holds the workspace
+# warm restore without a spare: the cache now holds the workspace; its objects are linked, every
+# file checked out
+t0=$(now); LINKED=$(new_session bench); t1=$(now)
+T_LINKED=$(elapsed "$t0" "$t1")
+cmp -s "$LINKED/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "warm restore differs" >&2; exit 1; }
+
+# warm restore: spare sessions on (the default); a session start leaves a spare behind it, built
+# in the background; the next session takes it
+stop_engine; spares true; start_engine; wait_online
+new_session bench >/dev/null
+wait_spare bench
 t0=$(now); WARM=$(new_session bench); t1=$(now)
 T_WARM=$(elapsed "$t0" "$t1")
 cmp -s "$WARM/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "warm restore differs" >&2; exit 1; }
+[ -z "$(git --git-dir="$(dirname "$WARM")/git" --work-tree="$WARM" status --porcelain)" ] || { echo "the spare session is not clean" >&2; exit 1; }
 
 R_FULL=$(ratio "$T_FULL" "$T_BUNDLE")
 R_ONE=$(ratio "$T_ONE" "$T_BUNDLE")
 R_COLD=$(ratio "$T_COLD" "$T_CLONE")
 R_WARM=$(ratio "$T_WARM" "$T_COLD")
+R_LINKED=$(ratio "$T_LINKED" "$T_COLD")
 SAVE_MB=$(awk -v k="$SAVE_PEAK_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
 RESTORE_MB=$(awk -v k="$RESTORE_PEAK_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
 IDLE_MB=$(awk -v k="$BASE_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
@@ -155,7 +187,8 @@ git clone of the bundle   ${T_CLONE}s
 full save                 ${T_FULL}s   ratio ${R_FULL}  (vs git bundle create --all)
 one-file save             ${T_ONE}s   ratio ${R_ONE}  (vs git bundle create --all; target < 0.2)
 cold restore              ${T_COLD}s   ratio ${R_COLD}  (vs git clone of the bundle)
-warm restore              ${T_WARM}s   ratio ${R_WARM}  (vs cold restore; target < 0.1)
+warm restore              ${T_WARM}s   ratio ${R_WARM}  (vs cold restore; target < 0.1; the spare session)
+warm restore, no spare    ${T_LINKED}s   ratio ${R_LINKED}  (vs cold restore; objects linked, files checked out)
 peak memory (engine)      save ${SAVE_MB} MB, cold restore ${RESTORE_MB} MB (idle ${IDLE_MB} MB; target < 150 MB at 1 GB)
 TABLE
 
@@ -163,9 +196,9 @@ if [ -n "$JSON" ]; then
   cat >"$JSON" <<JSONEOF
 {"files": $FILES, "treeBytes": $TREE_BYTES, "commits": $COMMITS, "bundleBytes": $BUNDLE_BYTES,
  "seconds": {"gitBundle": $T_BUNDLE, "gitClone": $T_CLONE, "fullSave": $T_FULL, "oneFileSave": $T_ONE,
-             "coldRestore": $T_COLD, "warmRestore": $T_WARM},
+             "coldRestore": $T_COLD, "warmRestore": $T_WARM, "warmRestoreNoSpare": $T_LINKED},
  "ratios": {"fullSaveVsBundle": $R_FULL, "oneFileSaveVsBundle": $R_ONE, "coldRestoreVsClone": $R_COLD,
-            "warmVsColdRestore": $R_WARM},
+            "warmVsColdRestore": $R_WARM, "warmNoSpareVsColdRestore": $R_LINKED},
  "peakKiB": {"idle": $BASE_KIB, "save": $SAVE_PEAK_KIB, "coldRestore": $RESTORE_PEAK_KIB}}
 JSONEOF
 fi

@@ -175,9 +175,11 @@ void WarmCache::release(const QString &workspaceId)
 bool WarmCache::remove(const QString &workspaceId)
 {
     const bool removed = QDir(mirrorDir(workspaceId)).removeRecursively();
-    if (removed)
+    if (removed) {
         m_entries.remove(workspaceId);
-    else
+        if (m_onRemoved)
+            m_onRemoved(workspaceId);
+    } else
         qCWarning(lcCache) << "cannot delete the mirror of" << workspaceId;
     return removed;
 }

@@ -14,6 +14,7 @@
 #include <QMutex>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 namespace isolation {
@@ -90,6 +91,9 @@ public:
     // Evicts the least recently used mirrors not in use (never the one used last) until the total
     // fits the cap; the ids evicted.
     QStringList enforceLimit();
+    // Called (with the cache's lock held: keep it short, never call back into the cache) whenever a
+    // workspace leaves the cache — evicted, cleared or past the cap — for what is kept beside it.
+    void setOnRemoved(std::function<void(const QString &workspaceId)> onRemoved) { m_onRemoved = std::move(onRemoved); }
 
 private:
     void load();
@@ -104,6 +108,7 @@ private:
     qint64 m_maxBytes;
     QMap<QString, CacheEntry> m_entries;
     QHash<QString, std::shared_ptr<QMutex>> m_locks;
+    std::function<void(const QString &)> m_onRemoved;
 };
 
 } // namespace isolation

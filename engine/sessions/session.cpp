@@ -2,6 +2,7 @@
 
 #include "saveflow.h"
 #include "sessionjson.h"
+#include "sparepool.h"
 #include "syncflow.h"
 
 #include "cache/warmcache.h"
@@ -112,17 +113,29 @@ void Session::open(bool fresh, Done<void> done)
         QByteArray etag; // from the warm cache, for a fresh session
         qint64 generation = 0;
         bool fromCache = false;
+        bool fromSpare = false; // taken whole from the spare session (SparePool)
         LinkStats linked;
     };
     enqueue(SessionState::Opening, QStringLiteral("open"), [this, fresh, done](std::function<void()> finished) {
         setPhase(fresh ? QStringLiteral("cache") : QStringLiteral("recover"));
         m_worker->run<Result<Opened, SessionError>>(
             [this, fresh]() -> Result<Opened, SessionError> {
+                // A directory the manager made from a spare: its branch becomes this session's.
+                auto spare = SparePool::claim(m_dir, id());
+                if (!spare)
+                    return SessionError::from(spare.error());
                 auto ws = Workspace::open(gitDir(), workTree(), id(), m_clock);
                 if (!ws)
                     return SessionError::from(ws.error());
                 m_workspace = std::move(ws.value());
                 Opened opened;
+                if (spare.value()) {
+                    // Checked out already, from the warm cache at this generation.
+                    opened.etag = spare.value()->etag;
+                    opened.generation = spare.value()->generation;
+                    opened.fromCache = opened.fromSpare = true;
+                    return opened;
+                }
                 if (!fresh)
                     return opened;
                 // The warm cache first: its objects linked in, its branches taken as the hub's.
@@ -156,14 +169,18 @@ void Session::open(bool fresh, Done<void> done)
                     finished();
                     return;
                 }
-                if (!fresh) {
+                if (!fresh && !r.value().fromSpare) {
                     done({});
                     finished();
                     return;
                 }
                 if (r.value().fromCache) {
-                    qCInfo(lcSessions) << "session" << id() << "starts from the warm cache (generation"
-                                       << r.value().generation << "," << r.value().linked.packs << "packs linked)";
+                    if (r.value().fromSpare)
+                        qCInfo(lcSessions) << "session" << id() << "starts from the spare session (generation"
+                                           << r.value().generation << ")";
+                    else
+                        qCInfo(lcSessions) << "session" << id() << "starts from the warm cache (generation"
+                                           << r.value().generation << "," << r.value().linked.packs << "packs linked)";
                     m_record.etag = r.value().etag;
                     m_record.generation = r.value().generation;
                     persist();

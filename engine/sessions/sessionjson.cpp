@@ -1,6 +1,7 @@
 #include "sessionjson.h"
 
 #include "session.h"
+#include "sparepool.h"
 
 #include "cache/warmcache.h"
 
@@ -116,6 +117,12 @@ QJsonObject toJson(const CacheEntry &e)
     return QJsonObject {{QStringLiteral("workspace"), e.workspaceId}, {QStringLiteral("name"), e.name},
         {QStringLiteral("bytes"), e.bytes}, {QStringLiteral("generation"), e.generation},
         {QStringLiteral("lastUsed"), e.lastUsed.toUTC().toString(Qt::ISODate)}, {QStringLiteral("inUse"), e.inUse}};
+}
+
+QJsonObject toJson(const Spare &s)
+{
+    return QJsonObject {{QStringLiteral("generation"), s.generation}, {QStringLiteral("main"), QString::fromLatin1(s.main)},
+        {QStringLiteral("bytes"), s.bytes}, {QStringLiteral("built"), s.built.toUTC().toString(Qt::ISODate)}};
 }
 
 QJsonObject toJson(const Session &s)

@@ -12,6 +12,7 @@ namespace isolation {
 
 class Session;
 struct CacheEntry;
+struct Spare;
 
 QString syncOutcomeName(SyncOutcome outcome);
 QString fileStatusName(FileStatus status);
@@ -23,6 +24,7 @@ QJsonObject toJson(const ChangesReport &report);
 QJsonObject toJson(const SessionError &error); // {"error": {"code", "message", "conflicts"?}}
 QJsonObject toJson(const SessionProgress &progress);
 QJsonObject toJson(const CacheEntry &entry);
+QJsonObject toJson(const Spare &spare);
 QJsonObject toJson(const Session &session);
 
 } // namespace isolation

@@ -5,6 +5,8 @@
 #include "store/workspacestore.h"
 
 #include <QDir>
+#include <QFileInfo>
+#include <QThread>
 
 namespace isolation {
 
@@ -14,7 +16,18 @@ SessionManager::SessionManager(Options options, QNetworkAccessManager *network, 
     , m_network(network)
     , m_cache(std::make_unique<WarmCache>(m_options.cacheDir, m_options.cacheMaxBytes))
     , m_exportWorker(std::make_unique<Worker>())
-{ }
+{
+    if (m_options.spares) {
+        m_spares = std::make_unique<SparePool>(m_options.dataDir + QStringLiteral("/spares"));
+        m_spareWorker = std::make_unique<Worker>();
+        m_spareTimer = new QTimer(this);
+        m_spareTimer->setSingleShot(true);
+        m_spareTimer->setInterval(kSpareDelayMs);
+        connect(m_spareTimer, &QTimer::timeout, this, &SessionManager::prepareSpares);
+        SparePool *spares = m_spares.get();
+        m_cache->setOnRemoved([spares](const QString &workspaceId) { spares->remove(workspaceId); });
+    }
+}
 
 SessionManager::~SessionManager()
 {
@@ -22,7 +35,45 @@ SessionManager::~SessionManager()
     // Sessions use the cache and their stores the client: they go first, each joining its worker.
     const QList<Session *> sessions = std::exchange(m_sessions, {});
     qDeleteAll(sessions);
+    m_spareWorker.reset();
     m_exportWorker.reset();
+}
+
+void SessionManager::scheduleSpare(const QString &workspaceId)
+{
+    if (!m_spares)
+        return;
+    m_sparesWanted.insert(workspaceId);
+    if (!m_spareRunning)
+        m_spareTimer->start();
+}
+
+void SessionManager::prepareSpares()
+{
+    if (m_sparesWanted.isEmpty() || m_spareRunning)
+        return;
+    const QString workspaceId = *m_sparesWanted.cbegin();
+    m_sparesWanted.remove(workspaceId);
+    m_spareRunning = true;
+    WarmCache *cache = m_cache.get();
+    SparePool *spares = m_spares.get();
+    // Built at low priority: a member's own save or sync goes first.
+    m_spareWorker->run<Result<bool, WorkspaceError>>(
+        [cache, spares, workspaceId]() -> Result<bool, WorkspaceError> {
+            QThread::currentThread()->setPriority(QThread::LowestPriority);
+            static const SystemClock clock;
+            return spares->prepare(*cache, workspaceId, clock);
+        },
+        this,
+        [this, workspaceId](Result<bool, WorkspaceError> r) {
+            m_spareRunning = false;
+            if (!r)
+                qCWarning(lcSessions) << "no spare session for" << workspaceId << ":" << r.error().message;
+            if (auto spare = m_spares->spare(workspaceId))
+                m_spareGeneration.insert(workspaceId, spare->generation);
+            if (!m_sparesWanted.isEmpty())
+                m_spareTimer->start();
+        });
 }
 
 QString SessionManager::sessionsDir() const
@@ -48,7 +99,12 @@ std::unique_ptr<WorkspaceStore> SessionManager::makeStore(const QString &workspa
 Session *SessionManager::adopt(SessionRecord record, const QString &dir)
 {
     auto *s = new Session(std::move(record), dir, m_cache.get(), this);
-    connect(s, &Session::changed, this, [this, s] { Q_EMIT sessionChanged(s); });
+    connect(s, &Session::changed, this, [this, s] {
+        // A save or sync took the cache to a newer generation: the spare follows, once things settle.
+        if (s->state() == SessionState::Ready && s->record().generation > m_spareGeneration.value(s->workspaceId(), -1))
+            scheduleSpare(s->workspaceId());
+        Q_EMIT sessionChanged(s);
+    });
     m_sessions.append(s);
     if (m_client)
         s->setStore(makeStore(s->workspaceId()));
@@ -63,6 +119,13 @@ void SessionManager::load()
         if (session(id))
             continue;
         const QString path = dir.filePath(id);
+        if (!QFileInfo::exists(path + QStringLiteral("/session.json"))
+            && QFileInfo::exists(path + QLatin1Char('/') + QLatin1String(SparePool::kMarker))) {
+            // A spare taken for a session whose record was never written (a kill in between).
+            qCInfo(lcSessions) << "removing" << path << ": a spare session no session took";
+            QDir(path).removeRecursively();
+            continue;
+        }
         auto record = SessionRecord::load(path + QStringLiteral("/session.json"));
         if (!record) {
             // A sandbox's directory without a session, or a session whose creation never finished.
@@ -165,6 +228,10 @@ void SessionManager::create(const QString &workspace, Done<Session *> done)
         record.created = QDateTime::currentDateTimeUtc();
         record.state = sessionStateName(SessionState::Opening);
         const QString dir = self->sessionsDir() + QLatin1Char('/') + record.id;
+        // The spare session, when one is ready, becomes this session's directory by one rename.
+        const bool spare = self->m_spares && self->m_spares->take(record.workspaceId, dir);
+        if (spare)
+            self->m_spareGeneration.remove(record.workspaceId);
         if (!QDir().mkpath(dir)
             || !QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner)) {
             done(SessionError::failed(tr("cannot create %1").arg(dir)));
@@ -179,6 +246,8 @@ void SessionManager::create(const QString &workspace, Done<Session *> done)
         qCInfo(lcSessions) << "session" << s->id() << "created on workspace" << s->workspaceId();
         s->open(true, [self, s, dir, done](Result<void, SessionError> opened) {
             if (opened) {
+                if (self)
+                    self->scheduleSpare(s->workspaceId()); // the next session's
                 done(s);
                 return;
             }

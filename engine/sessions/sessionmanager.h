@@ -5,6 +5,7 @@
 
 #include "session.h"
 #include "sessionerror.h"
+#include "sparepool.h"
 #include "workspaceexport.h"
 
 #include "cache/warmcache.h"
@@ -15,6 +16,8 @@
 #include <QList>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -32,11 +35,16 @@ public:
     template<typename T>
     using Done = std::function<void(Result<T, SessionError>)>;
 
+    // How long after the last save or sync the spare session is rebuilt (they come in bursts).
+    static constexpr int kSpareDelayMs = 2000;
+
     struct Options
     {
         QString dataDir; // sessions in dataDir/sessions, the generation ledger in dataDir/store
         QString cacheDir; // the warm cache in cacheDir/workspaces, files on their way in cacheDir/tmp
         qint64 cacheMaxBytes = WarmCache::kDefaultMaxBytes;
+        // A spare session per cached workspace (dataDir/spares, see SparePool): warm starts by rename.
+        bool spares = true;
     };
 
     SessionManager(Options options, QNetworkAccessManager *network, QObject *parent = nullptr);
@@ -63,6 +71,8 @@ public:
         WorkspaceExport::Kind kind, const QString &workspace, const QString &path, Done<ExportReport> done);
 
     WarmCache &cache() { return *m_cache; }
+    // Spare sessions (null when switched off). Evicting a workspace from the cache removes its spare.
+    SparePool *spares() { return m_spares.get(); }
     // Resolves a cached workspace by id or name (as the cache recorded it); empty when unknown.
     QString cachedWorkspaceId(const QString &workspace) const;
 
@@ -75,10 +85,19 @@ private:
     std::unique_ptr<WorkspaceStore> makeStore(const QString &workspaceId);
     Session *adopt(SessionRecord record, const QString &dir);
     QString sessionsDir() const;
+    // Builds the spare of `workspaceId` in the background a moment from now (saves and syncs come in bursts).
+    void scheduleSpare(const QString &workspaceId);
+    void prepareSpares();
 
     Options m_options;
     QNetworkAccessManager *m_network;
     std::unique_ptr<WarmCache> m_cache;
+    std::unique_ptr<SparePool> m_spares;
+    std::unique_ptr<Worker> m_spareWorker; // after m_cache and m_spares: joined before they go
+    QSet<QString> m_sparesWanted; // workspaces whose spare is to be (re)built
+    QHash<QString, qint64> m_spareGeneration; // per workspace: the generation its spare was last built at
+    QTimer *m_spareTimer = nullptr;
+    bool m_spareRunning = false;
     std::unique_ptr<Worker> m_exportWorker;
     std::unique_ptr<StoreClient> m_client;
     SecureBytes m_memberKey;

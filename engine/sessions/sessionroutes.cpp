@@ -212,12 +212,23 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
             return;
         }
         QJsonArray list;
-        for (const CacheEntry &e : m->cache().list())
-            list.append(toJson(e));
-        reply.send(HttpResponse::json(200,
-            QJsonObject {{QStringLiteral("workspaces"), list}, {QStringLiteral("bytes"), m->cache().totalBytes()},
-                {QStringLiteral("maxBytes"), m->cache().maxBytes()},
-                {QStringLiteral("directory"), m->cache().directory()}}));
+        qint64 spareBytes = 0;
+        for (const CacheEntry &e : m->cache().list()) {
+            QJsonObject o = toJson(e);
+            if (const auto spare = m->spares() ? m->spares()->spare(e.workspaceId) : std::nullopt) {
+                o.insert(QStringLiteral("spare"), toJson(*spare));
+                spareBytes += spare->bytes;
+            }
+            list.append(o);
+        }
+        QJsonObject answer {{QStringLiteral("workspaces"), list}, {QStringLiteral("bytes"), m->cache().totalBytes()},
+            {QStringLiteral("maxBytes"), m->cache().maxBytes()}, {QStringLiteral("directory"), m->cache().directory()},
+            {QStringLiteral("spareSessions"), m->spares() != nullptr}};
+        if (m->spares()) {
+            answer.insert(QStringLiteral("spareBytes"), spareBytes);
+            answer.insert(QStringLiteral("spareDirectory"), m->spares()->directory());
+        }
+        reply.send(HttpResponse::json(200, answer));
     });
     http.route("POST", QStringLiteral("/v1/cache/evict"), [sessions](const HttpRequest &request, HttpReply reply) {
         QJsonObject o;

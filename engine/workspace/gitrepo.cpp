@@ -125,6 +125,52 @@ Result<std::unique_ptr<GitRepo>, WorkspaceError> GitRepo::open(
     return self;
 }
 
+Result<void, WorkspaceError> GitRepo::renameSession(
+    const QString &gitDir, const QString &workTree, const QString &from, const QString &to)
+{
+    git::ensureLibrary();
+    if (!isValidSessionId(from) || !isValidSessionId(to))
+        return WorkspaceError::failed(QStringLiteral("invalid session id '%1' or '%2'").arg(from, to));
+    // core.worktree still names where the repository was built: libgit2 resolves it for a rename.
+    if (auto r = configure(gitDir, git::nativePath(QDir::cleanPath(QFileInfo(workTree).absoluteFilePath()))); !r)
+        return r.error();
+    git_repository *raw = nullptr;
+    const QByteArray path = git::nativePath(gitDir);
+    if (int rc = git_repository_open_ext(&raw, path.constData(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr); rc < 0)
+        return git::error(rc, QStringLiteral("cannot open the repository %1").arg(gitDir));
+    git::RepositoryPtr repo(raw);
+    const QByteArray oldName = QByteArray("session/") + from.toUtf8();
+    const QByteArray newName = QByteArray("session/") + to.toUtf8();
+    git_reference *rawBranch = nullptr;
+    int rc = git_branch_lookup(&rawBranch, repo.get(), oldName.constData(), GIT_BRANCH_LOCAL);
+    git::ReferencePtr branch(rawBranch);
+    if (rc == 0) {
+        // A reference rename, not git_branch_move: that also renames the branch's config section,
+        // where libgit2 1.5 leaks pcre2 match data (and no such section exists here).
+        const QByteArray newRefName = QByteArray("refs/heads/") + newName;
+        git_reference *rawMoved = nullptr;
+        if (rc = git_reference_rename(&rawMoved, branch.get(), newRefName.constData(), 0, "workspace: session taken");
+            rc < 0)
+            return git::error(rc, QStringLiteral("cannot rename %1 to %2").arg(QString::fromUtf8(oldName), QString::fromUtf8(newName)));
+        git_reference_free(rawMoved);
+    } else if (rc != GIT_ENOTFOUND) {
+        return git::error(rc, QStringLiteral("cannot read %1").arg(QString::fromUtf8(oldName)));
+    }
+    git_error_clear();
+    // HEAD names the new branch (git_branch_move updates it; set it anyway after a kill half-way).
+    git_reference *rawTarget = nullptr;
+    const QByteArray newRef = QByteArray("refs/heads/") + newName;
+    if (rc = git_reference_lookup(&rawTarget, repo.get(), newRef.constData()); rc < 0)
+        return git::error(rc, QStringLiteral("%1 has neither %2 nor %3").arg(gitDir, QString::fromUtf8(oldName), QString::fromUtf8(newName)));
+    git_reference_free(rawTarget);
+    git_reference *rawHead = nullptr;
+    if (rc = git_reference_symbolic_create(&rawHead, repo.get(), "HEAD", newRef.constData(), 1, "workspace: session taken");
+        rc < 0)
+        return git::error(rc, QStringLiteral("cannot point HEAD at %1").arg(QString::fromUtf8(newName)));
+    git_reference_free(rawHead);
+    return {};
+}
+
 Result<git::TreePtr, WorkspaceError> GitRepo::emptyTree(git_repository *repo)
 {
     git_treebuilder *rawBuilder = nullptr;

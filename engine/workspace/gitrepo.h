@@ -36,6 +36,11 @@ public:
     // The empty tree, written into this repository if it is not there yet.
     static Result<git::TreePtr, WorkspaceError> emptyTree(git_repository *repo);
     static bool isValidSessionId(const QString &id);
+    // Gives the repository at `gitDir` (not open anywhere), its worktree now at `workTree`, to
+    // session `to`: its branch session/`from` becomes session/`to`, and HEAD follows. Done already
+    // (HEAD on session/`to`, session/`from` gone) is success: a caller killed half-way calls it again.
+    static Result<void, WorkspaceError> renameSession(
+        const QString &gitDir, const QString &workTree, const QString &from, const QString &to);
 
     git_repository *get() const { return m_repo.get(); }
     const QString &gitDir() const { return m_gitDir; }

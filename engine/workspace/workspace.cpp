@@ -28,6 +28,12 @@ Result<std::unique_ptr<Workspace>, WorkspaceError> Workspace::open(
     return std::unique_ptr<Workspace>(new Workspace(std::move(repo.value())));
 }
 
+Result<void, WorkspaceError> Workspace::renameSession(
+    const QString &gitDir, const QString &workTree, const QString &from, const QString &to)
+{
+    return GitRepo::renameSession(gitDir, workTree, from, to);
+}
+
 QString Workspace::sessionId() const
 {
     return m_repo->sessionId();

@@ -32,6 +32,10 @@ public:
     // Commit times come from `clock`, which must outlive the Workspace.
     static Result<std::unique_ptr<Workspace>, WorkspaceError> open(
         const QString &gitDir, const QString &workTree, const QString &sessionId, const Clock &clock);
+    // Hands a closed repository built for session `from` to session `to` (see GitRepo::renameSession):
+    // a spare repository, checked out ahead of time, becomes a new session's without a file written.
+    static Result<void, WorkspaceError> renameSession(
+        const QString &gitDir, const QString &workTree, const QString &from, const QString &to);
     ~Workspace();
     Workspace(const Workspace &) = delete;
     Workspace &operator=(const Workspace &) = delete;

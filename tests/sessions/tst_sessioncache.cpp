@@ -1,17 +1,21 @@
 // The warm cache and exports end to end, with real engine processes and the real hub: a session
-// starts from the cache and downloads only the segments newer than it; `cache`, `cache evict`,
+// starts from the cache and downloads only the segments newer than it, or takes the spare session
+// built behind the last one (by rename: no file written); `cache`, `cache evict`,
 // `cache clear`; deleting the cache loses nothing; the size cap evicts the least recently used;
 // `workspace bundle` clones with the real git, `workspace export` leaves credentials out.
 #include "sessionfixture.h"
 
 #include "../workspace/gitcli.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QProcess>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace isolation::test;
 
@@ -60,6 +64,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void warmStartFetchesOnlyNewSegments();
+    void warmStartTakesTheSpareSession();
     void cacheListEvictClear();
     void deletingTheCacheLosesNothing();
     void sizeCapEvictsLeastRecentlyUsed();
@@ -73,6 +78,8 @@ private:
     }
     bool save(int engine, const Sess &s, const QString &file, const QByteArray &bytes) const;
     QJsonObject cache(int engine) const;
+    // Waits for the spare session of `workspaceId` on `engine` built at the cache's generation; its generation.
+    qint64 waitForSpare(int engine, const QString &workspaceId) const;
 
     std::unique_ptr<SessionFixture> m_fx;
 };
@@ -109,6 +116,20 @@ QJsonObject tst_SessionCache::cache(int engine) const
     return m_fx->cli(engine, {QStringLiteral("cache"), QStringLiteral("--json")}).json();
 }
 
+qint64 tst_SessionCache::waitForSpare(int engine, const QString &workspaceId) const
+{
+    QDeadlineTimer deadline(60000);
+    while (!deadline.hasExpired()) {
+        const QJsonObject entry = cacheEntry(cache(engine), workspaceId);
+        const QJsonObject spare = entry.value(QStringLiteral("spare")).toObject();
+        if (!spare.isEmpty()
+            && spare.value(QStringLiteral("generation")).toInteger() == entry.value(QStringLiteral("generation")).toInteger())
+            return spare.value(QStringLiteral("generation")).toInteger();
+        QTest::qWait(100);
+    }
+    return -1;
+}
+
 void tst_SessionCache::warmStartFetchesOnlyNewSegments()
 {
     const QString ws = m_fx->createWorkspace(QStringLiteral("warm"));
@@ -138,6 +159,72 @@ void tst_SessionCache::warmStartFetchesOnlyNewSegments()
     QVERIFY(later.git({QStringLiteral("fsck"), QStringLiteral("--no-progress")}).ok());
     // Sessions copy or link the objects: no alternates pointing into the cache.
     QVERIFY(!QFile::exists(later.gitDir + QStringLiteral("/objects/info/alternates")));
+}
+
+void tst_SessionCache::warmStartTakesTheSpareSession()
+{
+    const QString ws = m_fx->createWorkspace(QStringLiteral("spared"));
+    QVERIFY(!ws.isEmpty());
+    const Sess a = newSession(0, QStringLiteral("spared"));
+    QVERIFY(save(0, a, QStringLiteral("dir/kept.txt"), "kept\n"));
+    const qint64 generation = waitForSpare(0, ws);
+    QVERIFY(generation > 0);
+
+    // The spare's files are the new session's files: moved by a rename, not written again.
+    const QString spareDir = m_fx->home(0) + QStringLiteral("/data/spares/") + ws;
+    struct stat before {};
+    QCOMPARE(::stat(QFile::encodeName(spareDir + QStringLiteral("/workspace/dir/kept.txt")).constData(), &before), 0);
+    const Sess b = newSession(0, QStringLiteral("spared"));
+    QVERIFY(!b.id.isEmpty());
+    QCOMPARE(b.downloaded, 0);
+    QCOMPARE(b.read(QStringLiteral("dir/kept.txt")), QByteArray("kept\n"));
+    struct stat after {};
+    QCOMPARE(::stat(QFile::encodeName(b.work + QStringLiteral("/dir/kept.txt")).constData(), &after), 0);
+    QCOMPARE(after.st_ino, before.st_ino);
+    QVERIFY(!QFileInfo::exists(spareDir + QStringLiteral("/spare.json")));
+    QVERIFY(!QFileInfo::exists(QFileInfo(b.gitDir).path() + QStringLiteral("/spare.json")));
+
+    // It is the session's repository in every way: its branch, HEAD, a clean worktree, nothing else.
+    QCOMPARE(b.git({QStringLiteral("symbolic-ref"), QStringLiteral("HEAD")}).out.trimmed(),
+        QByteArray("refs/heads/session/") + b.id.toUtf8());
+    QCOMPARE(b.git({QStringLiteral("branch"), QStringLiteral("--list"), QStringLiteral("session/spare-*")}).out,
+        QByteArray());
+    QCOMPARE(b.git({QStringLiteral("status"), QStringLiteral("--porcelain")}).out, QByteArray());
+    QCOMPARE(b.git({QStringLiteral("rev-parse"), QStringLiteral("HEAD")}).out,
+        a.git({QStringLiteral("rev-parse"), QStringLiteral("main")}).out);
+    const GitRun fsck = b.git({QStringLiteral("fsck"), QStringLiteral("--full"), QStringLiteral("--no-progress")});
+    QVERIFY2(fsck.ok(), qPrintable(fsck.describe()));
+    const QJsonObject changes = m_fx->cli(0, {QStringLiteral("changes"), b.id, QStringLiteral("--json")}).json();
+    QVERIFY(changes.value(QStringLiteral("files")).toArray().isEmpty());
+    QVERIFY(save(0, b, QStringLiteral("from-b.txt"), "b\n"));
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("sync"), a.id}).exitCode, 0);
+    QCOMPARE(a.read(QStringLiteral("from-b.txt")), QByteArray("b\n"));
+
+    // A new spare follows b's save. The other engine then moves the hub on: a session that takes
+    // the (now older) spare brings in what is new, as any session does.
+    const qint64 next = waitForSpare(0, ws);
+    QVERIFY(next > generation);
+    const Sess other = newSession(1, QStringLiteral("spared"));
+    QVERIFY(save(1, other, QStringLiteral("from-other.txt"), "other\n"));
+    const Sess c = newSession(0, QStringLiteral("spared"));
+    QCOMPARE(c.downloaded, 1);
+    QCOMPARE(c.read(QStringLiteral("from-other.txt")), QByteArray("other\n"));
+    QCOMPARE(c.read(QStringLiteral("from-b.txt")), QByteArray("b\n"));
+    QCOMPARE(c.git({QStringLiteral("status"), QStringLiteral("--porcelain")}).out, QByteArray());
+
+    // Evicting the workspace from the cache takes its spare too.
+    waitForSpare(0, ws);
+    QVERIFY(QFileInfo::exists(spareDir + QStringLiteral("/spare.json")));
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("cache"), QStringLiteral("evict"), QStringLiteral("spared")}).exitCode, 0);
+    QVERIFY(!QFileInfo::exists(spareDir));
+
+    // A spare moved for a session whose record a kill kept from being written is removed at start.
+    const QString orphan = m_fx->home(0) + QStringLiteral("/data/sessions/sorphan0000");
+    QVERIFY(QDir().mkpath(orphan + QStringLiteral("/workspace")));
+    QVERIFY(GitCli::writeFile(orphan + QStringLiteral("/spare.json"), "{}"));
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    QVERIFY(m_fx->startEngine(0));
+    QVERIFY(!QFileInfo::exists(orphan));
 }
 
 void tst_SessionCache::cacheListEvictClear()

@@ -1,0 +1,248 @@
+#include "sparepool.h"
+
+#include "sessionerror.h"
+
+#include "cache/warmcache.h"
+#include "crypto/random.h"
+#include "workspace/objectlinker.h"
+#include "workspace/workspace.h"
+#include "workspace/workspacemirror.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QSaveFile>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace isolation {
+
+namespace {
+
+bool isWorkspaceId(const QString &id)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_-]{1,128}$"));
+    return pattern.match(id).hasMatch();
+}
+
+qint64 treeSize(const QString &dir)
+{
+    qint64 total = 0;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        total += it.fileInfo().size();
+    }
+    return total;
+}
+
+// rename(2): atomic, and refuses rather than copies across file systems.
+bool moveDir(const QString &from, const QString &to)
+{
+    return std::rename(QFile::encodeName(from).constData(), QFile::encodeName(to).constData()) == 0;
+}
+
+QString randomSuffix()
+{
+    return QString::fromLatin1(randomBytes(6).toHex());
+}
+
+bool writeMarker(const QString &path, const Spare &s)
+{
+    QSaveFile file(path);
+    const QJsonObject o {{QStringLiteral("workspace"), s.workspaceId}, {QStringLiteral("placeholder"), s.placeholder},
+        {QStringLiteral("etag"), QString::fromLatin1(s.etag)}, {QStringLiteral("generation"), s.generation},
+        {QStringLiteral("main"), QString::fromLatin1(s.main)}, {QStringLiteral("bytes"), s.bytes},
+        {QStringLiteral("built"), s.built.toUTC().toString(Qt::ISODateWithMs)}};
+    return file.open(QIODevice::WriteOnly) && file.write(QJsonDocument(o).toJson()) >= 0 && file.commit();
+}
+
+} // namespace
+
+SparePool::SparePool(QString dir)
+    : m_dir(std::move(dir))
+{ }
+
+QString SparePool::spareDir(const QString &workspaceId) const
+{
+    return m_dir + QLatin1Char('/') + workspaceId;
+}
+
+std::optional<Spare> SparePool::read(const QString &markerPath)
+{
+    QFile file(markerPath);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+    Spare s;
+    s.workspaceId = o.value(QStringLiteral("workspace")).toString();
+    s.placeholder = o.value(QStringLiteral("placeholder")).toString();
+    s.etag = o.value(QStringLiteral("etag")).toString().toLatin1();
+    s.generation = o.value(QStringLiteral("generation")).toInteger();
+    s.main = o.value(QStringLiteral("main")).toString().toLatin1();
+    s.bytes = o.value(QStringLiteral("bytes")).toInteger();
+    s.built = QDateTime::fromString(o.value(QStringLiteral("built")).toString(), Qt::ISODateWithMs);
+    if (!isWorkspaceId(s.workspaceId) || s.placeholder.isEmpty() || s.etag.isEmpty())
+        return std::nullopt;
+    return s;
+}
+
+std::optional<Spare> SparePool::spare(const QString &workspaceId) const
+{
+    if (!isWorkspaceId(workspaceId))
+        return std::nullopt;
+    QMutexLocker lock(&m_mutex);
+    auto s = read(spareDir(workspaceId) + QLatin1Char('/') + QLatin1String(kMarker));
+    if (s && s->workspaceId != workspaceId)
+        return std::nullopt;
+    return s;
+}
+
+std::optional<Spare> SparePool::take(const QString &workspaceId, const QString &sessionDir)
+{
+    if (!isWorkspaceId(workspaceId))
+        return std::nullopt;
+    QMutexLocker lock(&m_mutex);
+    const QString dir = spareDir(workspaceId);
+    auto s = read(dir + QLatin1Char('/') + QLatin1String(kMarker));
+    if (!s || s->workspaceId != workspaceId)
+        return std::nullopt;
+    if (QFileInfo::exists(sessionDir) || !QDir().mkpath(QFileInfo(sessionDir).path()) || !moveDir(dir, sessionDir)) {
+        qCWarning(lcSessions) << "the spare of" << workspaceId << "could not be moved to" << sessionDir;
+        return std::nullopt;
+    }
+    return s;
+}
+
+Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString &workspaceId, const Clock &clock)
+{
+    if (!isWorkspaceId(workspaceId))
+        return WorkspaceError::failed(QStringLiteral("invalid workspace id '%1'").arg(workspaceId));
+    if (!QDir().mkpath(m_dir))
+        return WorkspaceError::failed(QStringLiteral("cannot create %1").arg(m_dir));
+    // What a kill left half-built or half-deleted.
+    for (const QString &d : QDir(m_dir).entryList({QStringLiteral(".*-") + workspaceId + QStringLiteral("-*")},
+             QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot))
+        QDir(m_dir + QLatin1Char('/') + d).removeRecursively();
+
+    Spare s;
+    s.workspaceId = workspaceId;
+    s.placeholder = QStringLiteral("spare-") + randomSuffix();
+    const QString build = m_dir + QStringLiteral("/.build-") + workspaceId + QLatin1Char('-') + randomSuffix();
+    const auto failed = [&build](const WorkspaceError &e) -> Result<bool, WorkspaceError> {
+        QDir(build).removeRecursively();
+        return e;
+    };
+    std::unique_ptr<Workspace> ws;
+    {
+        // The cache's objects and branches, under its lease; the checkout after, without it.
+        auto lease = cache.lease(workspaceId);
+        const CacheEntry entry = lease->entry();
+        if (entry.etag.isEmpty())
+            return false;
+        if (auto current = spare(workspaceId); current && current->generation >= entry.generation)
+            return false;
+        auto mirror = lease->mirror();
+        if (!mirror)
+            return mirror.error();
+        auto refs = mirror.value()->refs();
+        if (!refs)
+            return refs.error();
+        auto opened = Workspace::open(build + QStringLiteral("/git"), build + QStringLiteral("/workspace"),
+            s.placeholder, clock);
+        if (!opened)
+            return failed(opened.error());
+        ws = std::move(opened.value());
+        if (auto linked = ObjectLinker::link(lease->gitDir(), ws->gitDir()); !linked)
+            return failed(linked.error());
+        if (auto adopted = ws->adoptHubRefs(refs.value()); !adopted)
+            return failed(adopted.error());
+        s.etag = entry.etag;
+        s.generation = entry.generation;
+    }
+    // The session branch is at the root commit: main comes in as a fast-forward, every file written.
+    auto merged = ws->mergeMainIntoSession(ConflictMode::Stop);
+    if (!merged)
+        return failed(merged.error());
+    if (merged.value().outcome == SyncOutcome::Conflicted)
+        return failed(WorkspaceError::failed(QStringLiteral("main does not check out cleanly")));
+    auto main = ws->refId("main");
+    if (!main)
+        return failed(main.error());
+    s.main = main.value();
+    ws.reset();
+    s.bytes = treeSize(build);
+    s.built = QDateTime::currentDateTimeUtc();
+    if (!writeMarker(build + QLatin1Char('/') + QLatin1String(kMarker), s))
+        return failed(WorkspaceError::failed(QStringLiteral("cannot write %1/%2").arg(build, QLatin1String(kMarker))));
+
+    QString old;
+    {
+        QMutexLocker lock(&m_mutex);
+        const QString dir = spareDir(workspaceId);
+        if (QFileInfo::exists(dir)) {
+            old = m_dir + QStringLiteral("/.old-") + workspaceId + QLatin1Char('-') + randomSuffix();
+            if (!moveDir(dir, old))
+                return failed(WorkspaceError::failed(QStringLiteral("cannot move %1 aside").arg(dir)));
+        }
+        if (!moveDir(build, dir))
+            return failed(WorkspaceError::failed(QStringLiteral("cannot move %1 to %2").arg(build, dir)));
+    }
+    if (!old.isEmpty())
+        QDir(old).removeRecursively();
+    // Evicted while this was built (the cache's removal hook found no spare then): it goes too.
+    const QList<CacheEntry> cached = cache.list();
+    if (std::none_of(cached.cbegin(), cached.cend(), [&](const CacheEntry &e) { return e.workspaceId == workspaceId; })) {
+        remove(workspaceId);
+        return false;
+    }
+    qCInfo(lcSessions) << "spare session of" << workspaceId << "ready at generation" << s.generation;
+    return true;
+}
+
+void SparePool::remove(const QString &workspaceId)
+{
+    if (!isWorkspaceId(workspaceId))
+        return;
+    const QString old = m_dir + QStringLiteral("/.old-") + workspaceId + QLatin1Char('-') + randomSuffix();
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!moveDir(spareDir(workspaceId), old))
+            return;
+    }
+    QDir(old).removeRecursively();
+}
+
+void SparePool::clear()
+{
+    const QStringList dirs = QDir(m_dir).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
+    for (const QString &d : dirs) {
+        if (d.startsWith(QLatin1Char('.')))
+            continue; // a build in progress swaps itself in; a later prepare() removes leftovers
+        remove(d);
+    }
+}
+
+Result<std::optional<Spare>, WorkspaceError> SparePool::claim(const QString &sessionDir, const QString &sessionId)
+{
+    const QString marker = sessionDir + QLatin1Char('/') + QLatin1String(kMarker);
+    if (!QFileInfo::exists(marker))
+        return std::optional<Spare>();
+    auto s = read(marker);
+    if (!s)
+        return WorkspaceError::corrupt(QStringLiteral("%1 is not a spare's record").arg(marker));
+    if (auto renamed = Workspace::renameSession(
+            sessionDir + QStringLiteral("/git"), sessionDir + QStringLiteral("/workspace"), s->placeholder, sessionId);
+        !renamed)
+        return renamed.error();
+    if (!QFile::remove(marker))
+        return WorkspaceError::failed(QStringLiteral("cannot remove %1").arg(marker));
+    return s;
+}
+
+} // namespace isolation
