@@ -8,6 +8,7 @@
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
+#include "sandbox/sessionsandboxes.h"
 #include "sessions/sessionmanager.h"
 
 #include <QCoreApplication>
@@ -76,6 +77,8 @@ Status Engine::start()
         m_settings.value(QStringLiteral("cache/spareSessions"), true).toBool()};
     m_sessions = std::make_unique<SessionManager>(sessionOptions, m_network);
     m_sessions->load();
+    m_sandboxes = std::make_unique<SessionSandboxes>(
+        m_sessions.get(), m_network, [this] { return m_runtime.get(); }, m_settings.sandboxImage());
     const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
     std::unique_ptr<CredentialStore> store;
     if (m_options.credentialStore == CredentialStoreKind::File)
@@ -158,6 +161,7 @@ void Engine::stop()
         return;
     qCInfo(lcCore) << "engine stopping";
     closeTunnel();
+    m_sandboxes.reset(); // sandboxes keep running: sessions survive the engine
     m_sessions.reset(); // joins the sessions' workers; what a save left open is settled next start
     if (m_heartbeat)
         m_heartbeat->stop();
@@ -207,6 +211,8 @@ Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
             {QStringLiteral("pong"), true}, {QStringLiteral("echo"), echo.isUndefined() ? QJsonValue() : echo}};
     });
     rpc.add(QStringLiteral("server.status"), [this](const QJsonObject &) -> Result<QJsonObject> { return status(); });
+    if (m_sandboxes)
+        m_sandboxes->addCalls(rpc);
     connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::updateState);
     auto started = m_tunnel->start();
     updateState();

@@ -31,6 +31,7 @@ class PairingController;
 struct ServerIdentity;
 class RuntimeManager;
 class SessionManager;
+class SessionSandboxes;
 struct HttpRequest;
 class HttpReply;
 
@@ -123,6 +124,7 @@ private:
     std::unique_ptr<TunnelClient> m_tunnel;
     std::unique_ptr<RuntimeManager> m_runtime;
     std::unique_ptr<SessionManager> m_sessions;
+    std::unique_ptr<SessionSandboxes> m_sandboxes; // after m_sessions: goes first
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
     QString m_storeError;

@@ -6,6 +6,7 @@
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
+#include "sandbox/sessionsandboxes.h"
 #include "sessions/sessionmanager.h"
 #include "sessions/sessionroutes.h"
 
@@ -79,6 +80,7 @@ void Engine::registerRoutes()
         });
     });
     SessionRoutes::add(http, [this] { return m_sessions.get(); });
+    SessionSandboxes::addRoutes(http, [this] { return m_sandboxes.get(); });
 }
 
 void Engine::routePair(const HttpRequest &request, HttpReply reply)

@@ -1,4 +1,5 @@
-// isolation-server session new / sessions / save / sync / changes / workspaces / workspace bundle|export.
+// isolation-server session new / sessions / launch / suspend / resume / finish / save / sync / changes /
+// workspaces / workspace bundle|export.
 #include "command.h"
 #include "exitcodes.h"
 #include "output.h"
@@ -126,18 +127,21 @@ int runSessions(const QStringList &arguments)
         out::line(QStringLiteral("No sessions. Start one with: isolation-server session new --workspace W"));
         return exitcode::Ok;
     }
-    out::line(QStringLiteral("%1  %2  %3  %4")
+    out::line(QStringLiteral("%1  %2  %3  %4  %5")
                   .arg(QStringLiteral("SESSION"), -14)
                   .arg(QStringLiteral("WORKSPACE"), -20)
                   .arg(QStringLiteral("STATE"), -8)
+                  .arg(QStringLiteral("SANDBOX"), -9)
                   .arg(QStringLiteral("WORKTREE")));
     for (const QJsonValue v : list) {
         const QJsonObject s = v.toObject();
+        const QString sandbox = s.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString();
         out::line(
-            QStringLiteral("%1  %2  %3  %4")
+            QStringLiteral("%1  %2  %3  %4  %5")
                 .arg(s.value(QStringLiteral("id")).toString(), -14)
                 .arg(s.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("name")).toString(), -20)
                 .arg(s.value(QStringLiteral("state")).toString(), -8)
+                .arg(sandbox.isEmpty() ? QStringLiteral("-") : sandbox, -9)
                 .arg(s.value(QStringLiteral("worktree")).toString()));
     }
     return exitcode::Ok;
@@ -404,6 +408,78 @@ int runWorkspace(const QStringList &arguments)
     return exitcode::Ok;
 }
 
+int runLaunch(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Launch a session in a sandbox: a new session of workspace W (from the warm cache, then the hub), then its "
+        "sandbox on the runtime with the worktree at /workspace. The image is --image, else the workspace's "
+        ".devcontainer/devcontainer.json, else the setting sandbox/image. The cloud does the same over the tunnel "
+        "(isolation-hub launch)."));
+    parser.addOption({QStringLiteral("workspace"), QStringLiteral("The workspace (name or id)."), QStringLiteral("W")});
+    parser.addOption({QStringLiteral("image"), QStringLiteral("The sandbox image."), QStringLiteral("I")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    if (int rc = parse(parser, arguments, 0, QStringLiteral("launch takes no arguments but --workspace W")); rc >= 0)
+        return rc;
+    if (!parser.isSet(QStringLiteral("workspace")))
+        return out::usage(QStringLiteral("launch needs --workspace W"));
+    auto client = out::patientClient();
+    if (!client)
+        return out::fail(client.error().message);
+    QJsonObject body {{QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}};
+    if (parser.isSet(QStringLiteral("image")))
+        body.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+    auto r = client.value().call("POST", QStringLiteral("/v1/sessions/launch"), body);
+    if (!r)
+        return apiFailure(r.error(), parser.isSet(QStringLiteral("json")));
+    if (parser.isSet(QStringLiteral("json"))) {
+        out::json(r.value());
+        return exitcode::Ok;
+    }
+    const QJsonObject sandbox = r.value().value(QStringLiteral("sandbox")).toObject();
+    out::line(r.value().value(QStringLiteral("id")).toString());
+    out::line(QStringLiteral("sandbox %1 (%2), %3")
+                  .arg(shortId(sandbox.value(QStringLiteral("id")).toString()),
+                      sandbox.value(QStringLiteral("image")).toString(), sandbox.value(QStringLiteral("state")).toString()));
+    return exitcode::Ok;
+}
+
+// suspend S / resume S / finish S [--discard]
+int runSandboxVerb(const QString &verb, const QString &description, const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(description);
+    parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("The session id."));
+    if (verb == QLatin1String("finish"))
+        parser.addOption({QStringLiteral("discard"), QStringLiteral("Finish even with unsaved work, dropping it.")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    if (int rc = parse(parser, arguments, 1, QStringLiteral("%1 takes one session id").arg(verb)); rc >= 0)
+        return rc;
+    auto client = out::patientClient();
+    if (!client)
+        return out::fail(client.error().message);
+    const QString id = parser.positionalArguments().first();
+    QJsonObject body;
+    if (verb == QLatin1String("finish"))
+        body.insert(QStringLiteral("discard"), parser.isSet(QStringLiteral("discard")));
+    auto r = client.value().call("POST", QStringLiteral("/v1/sessions/%1/%2").arg(pathSegment(id), verb), body);
+    if (!r)
+        return apiFailure(r.error(), parser.isSet(QStringLiteral("json")));
+    if (parser.isSet(QStringLiteral("json"))) {
+        out::json(r.value());
+        return exitcode::Ok;
+    }
+    if (verb == QLatin1String("finish")) {
+        const int dropped = r.value().value(QStringLiteral("discarded")).toInt();
+        out::line(dropped > 0 ? QStringLiteral("Finished %1; %2 unsaved change(s) discarded.").arg(id).arg(dropped)
+                              : QStringLiteral("Finished %1.").arg(id));
+    } else {
+        out::line(QStringLiteral("%1: sandbox %2")
+                      .arg(id, r.value().value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString()));
+    }
+    return exitcode::Ok;
+}
+
 } // namespace
 
 QList<Command> workspaceCommands()
@@ -413,8 +489,30 @@ QList<Command> workspaceCommands()
             QStringLiteral("List the member's workspaces (from the hub)."), runWorkspaces},
         {QStringLiteral("session"), QStringLiteral("session new --workspace W [--json]"),
             QStringLiteral("Start a session on a workspace; prints its id and worktree."), runSession},
-        {QStringLiteral("sessions"), QStringLiteral("sessions [--json]"), QStringLiteral("List the sessions."),
-            runSessions},
+        {QStringLiteral("sessions"), QStringLiteral("sessions [--json]"),
+            QStringLiteral("List the sessions, with their sandboxes."), runSessions},
+        {QStringLiteral("launch"), QStringLiteral("launch --workspace W [--image I] [--json]"),
+            QStringLiteral("Start a session in a sandbox (as the cloud does over the tunnel)."), runLaunch},
+        {QStringLiteral("suspend"), QStringLiteral("suspend S [--json]"),
+            QStringLiteral("Save what changed, then pause the session's sandbox."),
+            [](const QStringList &a) {
+                return runSandboxVerb(QStringLiteral("suspend"),
+                    QStringLiteral("Suspend a session: save what changed (a save the hub refuses keeps the work on the "
+                                   "session branch), then pause its sandbox."),
+                    a);
+            }},
+        {QStringLiteral("resume"), QStringLiteral("resume S [--json]"), QStringLiteral("Resume a suspended session."),
+            [](const QStringList &a) {
+                return runSandboxVerb(QStringLiteral("resume"), QStringLiteral("Resume a suspended session's sandbox."), a);
+            }},
+        {QStringLiteral("finish"), QStringLiteral("finish S [--discard] [--json]"),
+            QStringLiteral("Delete a session and its sandbox; refused with unsaved work unless --discard."),
+            [](const QStringList &a) {
+                return runSandboxVerb(QStringLiteral("finish"),
+                    QStringLiteral("Finish a session: its sandbox deleted, its worktree removed. Refused (exit code 10) "
+                                   "while it has unsaved work (changed files, or commits main lacks) unless --discard."),
+                    a);
+            }},
         {QStringLiteral("save"), QStringLiteral("save S [--file PATH]... [-m MSG] [--json]"),
             QStringLiteral("Commit (all, or the files given), merge into main, publish to the hub."), runSave},
         {QStringLiteral("sync"), QStringLiteral("sync S [--resolve] [--json]"),

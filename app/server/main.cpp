@@ -42,6 +42,8 @@ QString helpText(const QList<isolation::Command> &commands)
                            "     (sync, then save again)\n"
                            "  9  conflict: the sync stopped (or left markers with --resolve) on conflicting files,\n"
                            "     or a save found main and the session conflicting (sync first)\n"
+                           "  10  refused as things stand: finish of a session with unsaved work (save, or\n"
+                           "      --discard), suspend or resume of a sandbox not in that state\n"
                            "  130  interrupted (Ctrl-C)\n");
     return text;
 }

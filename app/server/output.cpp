@@ -57,6 +57,8 @@ int localApiFailure(const LocalApiError &e)
             return exitcode::Conflict;
         if (e.errorCode == QLatin1String("not_paired"))
             return exitcode::NotPaired;
+        if (e.errorCode == QLatin1String("refused"))
+            return exitcode::NotNow;
         break;
     }
     return exitcode::Failure;

@@ -195,6 +195,27 @@ void Session::open(bool fresh, Done<void> done)
     });
 }
 
+void Session::setSandbox(const QJsonObject &sandbox)
+{
+    if (m_record.sandbox == sandbox)
+        return;
+    m_record.sandbox = sandbox;
+    persist();
+    Q_EMIT changed();
+}
+
+void Session::close(std::function<void()> done)
+{
+    if (m_flow)
+        m_flow->abort(SessionError::unavailable(tr("the session is finishing")));
+    m_worker->run<bool>(
+        [this] {
+            m_workspace.reset();
+            return true;
+        },
+        this, [done](bool) { done(); });
+}
+
 void Session::save(const QStringList &files, const QString &message, Done<SaveReport> done)
 {
     enqueue(SessionState::Saving, QStringLiteral("save"), [this, files, message, done](std::function<void()> finished) {

@@ -66,6 +66,10 @@ public:
     void diff(const QString &path, Done<FileDiff> done);
     // Runs again a save the engine was stopped in the middle of (recorded in session.json), once.
     void resumeInterrupted();
+    // What the sandbox side records about this session's sandbox (kept in session.json).
+    void setSandbox(const QJsonObject &sandbox);
+    // Stops what runs and closes the repository (on its worker), then `done` on this thread.
+    void close(std::function<void()> done);
 
 Q_SIGNALS:
     void changed(); // state, record or progress moved

@@ -136,6 +136,8 @@ QJsonObject toJson(const Session &s)
         {QStringLiteral("created"), r.created.toString(Qt::ISODate)}, {QStringLiteral("generation"), r.generation},
         {QStringLiteral("lastSave"), r.lastSave}, {QStringLiteral("lastSync"), r.lastSync},
         {QStringLiteral("queued"), s.queued()}, {QStringLiteral("settlePending"), bool(r.pending)}};
+    if (!r.sandbox.isEmpty())
+        o.insert(QStringLiteral("sandbox"), r.sandbox);
     if (!s.reason().isEmpty())
         o.insert(QStringLiteral("reason"), s.reason());
     const QJsonObject progress = toJson(s.progress());

@@ -261,6 +261,32 @@ void SessionManager::create(const QString &workspace, Done<Session *> done)
     });
 }
 
+void SessionManager::remove(const QString &id, Done<void> done)
+{
+    Session *s = session(id);
+    if (!s) {
+        done(SessionError::notFound(tr("No session %1").arg(id)));
+        return;
+    }
+    if (s->state() != SessionState::Ready && s->state() != SessionState::Failed) {
+        done(SessionError::unavailable(tr("Session %1 is busy (%2): try again when it is done")
+                .arg(id, sessionStateName(s->state()))));
+        return;
+    }
+    m_sessions.removeOne(s);
+    const QString dir = s->directory();
+    QPointer<SessionManager> self(this);
+    s->close([self, s, id, dir, done] {
+        // The directory goes once the session (and its worker) is gone.
+        QObject::connect(s, &QObject::destroyed, [dir] { QDir(dir).removeRecursively(); });
+        s->deleteLater();
+        qCInfo(lcSessions) << "session" << id << "removed";
+        if (self)
+            Q_EMIT self->sessionRemoved(id);
+        done({});
+    });
+}
+
 void SessionManager::exportWorkspace(
     WorkspaceExport::Kind kind, const QString &workspace, const QString &path, Done<ExportReport> done)
 {

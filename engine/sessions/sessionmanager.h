@@ -66,6 +66,9 @@ public:
     // A new session on `workspace` (its name or id): created, filled from the warm cache and the
     // hub, its files checked out. Answers once it is ready (or could not be made: nothing is left).
     void create(const QString &workspace, Done<Session *> done);
+    // Deletes a session: what it runs stopped, its repository closed, its directory removed. The
+    // caller decided its work may go (saved, or discarded on purpose).
+    void remove(const QString &id, Done<void> done);
     // `workspace` (name or id) written to `path`: one full git bundle, or main's tree as .tar.gz.
     void exportWorkspace(
         WorkspaceExport::Kind kind, const QString &workspace, const QString &path, Done<ExportReport> done);
@@ -79,6 +82,7 @@ public:
 Q_SIGNALS:
     void sessionAdded(isolation::Session *session);
     void sessionChanged(isolation::Session *session);
+    void sessionRemoved(const QString &id);
 
 private:
     void resolve(const QString &workspace, Done<StoreClient::Workspace> done);

@@ -39,6 +39,8 @@ QJsonObject SessionRecord::toJson() const
         {QStringLiteral("created"), created.toUTC().toString(Qt::ISODateWithMs)}, {QStringLiteral("state"), state},
         {QStringLiteral("etag"), QString::fromLatin1(etag)}, {QStringLiteral("generation"), generation},
         {QStringLiteral("lastSave"), lastSave}, {QStringLiteral("lastSync"), lastSync}};
+    if (!sandbox.isEmpty())
+        o.insert(QStringLiteral("sandbox"), sandbox);
     if (pending) {
         o.insert(QStringLiteral("pendingPublish"),
             QJsonObject {{QStringLiteral("saveId"), pending->saveId},
@@ -68,6 +70,7 @@ Result<SessionRecord> SessionRecord::fromJson(const QJsonObject &o)
     r.generation = o.value(QStringLiteral("generation")).toInteger();
     r.lastSave = o.value(QStringLiteral("lastSave")).toObject();
     r.lastSync = o.value(QStringLiteral("lastSync")).toObject();
+    r.sandbox = o.value(QStringLiteral("sandbox")).toObject();
     if (o.contains(QStringLiteral("pendingPublish"))) {
         const QJsonObject p = o.value(QStringLiteral("pendingPublish")).toObject();
         r.pending = PendingPublish {p.value(QStringLiteral("saveId")).toString(),

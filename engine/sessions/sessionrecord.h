@@ -43,6 +43,8 @@ struct SessionRecord
     qint64 generation = 0; // that manifest's generation
     QJsonObject lastSave; // the last save's report (or error), as the LocalAPI shows it
     QJsonObject lastSync;
+    // The session's sandbox as SessionSandboxes records it (id, image, state); empty: none.
+    QJsonObject sandbox;
     std::optional<PendingPublish> pending;
     std::optional<InterruptedSave> interrupted;
 

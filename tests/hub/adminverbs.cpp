@@ -122,6 +122,21 @@ int log(const AdminClient &client, bool json)
     return 0;
 }
 
+// Calls `method` on a server through its tunnel (the hub's admin route); the method's result.
+Result<QJsonObject> callServer(
+    const AdminClient &client, const QString &server, const QString &method, const QJsonObject &params, int seconds)
+{
+    const QString path
+        = QStringLiteral("/v1/admin/servers/%1/call").arg(QString::fromLatin1(QUrl::toPercentEncoding(server)));
+    auto result = client.call("POST", path,
+        QJsonObject {{QStringLiteral("method"), method}, {QStringLiteral("params"), params},
+            {QStringLiteral("timeoutMs"), seconds * 1000}},
+        seconds * 1000 + 5000);
+    if (!result)
+        return result.error();
+    return result.value().value(QStringLiteral("result")).toObject();
+}
+
 int call(const AdminClient &client, const QStringList &args)
 {
     QCommandLineParser parser;
@@ -147,17 +162,40 @@ int call(const AdminClient &client, const QStringList &args)
     const int seconds = parser.value(QStringLiteral("timeout")).toInt(&ok);
     if (!ok || seconds <= 0 || seconds > 300)
         return fail(QStringLiteral("--timeout wants 1 to 300 seconds"), 2);
-    const QString path
-        = QStringLiteral("/v1/admin/servers/%1/call").arg(QString::fromLatin1(QUrl::toPercentEncoding(pos.at(0))));
-    auto result = client.call("POST", path,
-        QJsonObject {{QStringLiteral("method"), pos.at(1)}, {QStringLiteral("params"), params},
-            {QStringLiteral("timeoutMs"), seconds * 1000}},
-        seconds * 1000 + 5000);
+    auto result = callServer(client, pos.at(0), pos.at(1), params, seconds);
     if (!result)
         return fail(result.error().message);
-    print(QString::fromUtf8(
-        QJsonDocument(result.value().value(QStringLiteral("result")).toObject()).toJson(QJsonDocument::Indented))
-              .trimmed());
+    print(QString::fromUtf8(QJsonDocument(result.value()).toJson(QJsonDocument::Indented)).trimmed());
+    return 0;
+}
+
+int launch(const AdminClient &client, const QStringList &args, bool json)
+{
+    QCommandLineParser parser;
+    parser.addOption({QStringLiteral("server"), QStringLiteral("Server id."), QStringLiteral("id")});
+    parser.addOption({QStringLiteral("workspace"), QStringLiteral("Workspace (name or id)."), QStringLiteral("w")});
+    parser.addOption({QStringLiteral("image"), QStringLiteral("Sandbox image."), QStringLiteral("image")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("JSON out.")});
+    if (!parser.parse(args))
+        return fail(parser.errorText(), 2);
+    if (!parser.isSet(QStringLiteral("server")) || !parser.isSet(QStringLiteral("workspace")))
+        return fail(QStringLiteral("launch wants --server ID --workspace W [--image I]"), 2);
+    QJsonObject params {{QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}};
+    if (parser.isSet(QStringLiteral("image")))
+        params.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+    // A launch may restore a large workspace and start a container: up to five minutes.
+    auto result = callServer(client, parser.value(QStringLiteral("server")), QStringLiteral("session.launch"), params, 300);
+    if (!result)
+        return fail(result.error().message);
+    if (json) {
+        print(QString::fromUtf8(QJsonDocument(result.value()).toJson(QJsonDocument::Indented)).trimmed());
+        return 0;
+    }
+    const QJsonObject sandbox = result.value().value(QStringLiteral("sandbox")).toObject();
+    print(result.value().value(QStringLiteral("id")).toString());
+    print(QStringLiteral("sandbox %1 (%2): %3")
+              .arg(sandbox.value(QStringLiteral("id")).toString(), sandbox.value(QStringLiteral("image")).toString(),
+                  sandbox.value(QStringLiteral("state")).toString()));
     return 0;
 }
 
@@ -250,6 +288,8 @@ const char *adminVerbsHelp()
            "  workspace create NAME [--json]\n"
            "                         Create a workspace of the hub's member; prints its id.\n"
            "  workspaces [--json]    List workspaces: segments and bytes stored (all encrypted).\n"
+           "  launch --server ID --workspace W [--image I] [--json]\n"
+           "                         Launch a session of W in a sandbox on that server (session.launch).\n"
            "  view SESSION --kind terminal|preview|files [--port N] [--server ID] [--json]\n"
            "                         Make a view of a session; prints its URL (one use, one hour).\n";
 }
@@ -277,6 +317,8 @@ int runAdminVerb(const AdminClient &client, const QString &verb, const QStringLi
         return workspaces(client, json);
     if (verb == QLatin1String("view"))
         return view(client, args, json);
+    if (verb == QLatin1String("launch"))
+        return launch(client, args, json);
     return -1;
 }
 

@@ -1,0 +1,421 @@
+#include "sessionsandboxes.h"
+
+#include "sandboxlauncher.h"
+
+#include "http/httpserver.h"
+#include "runtime/lifecycleclient.h"
+#include "runtime/runtimemanager.h"
+#include "sessions/sessionjson.h"
+#include "sessions/sessionmanager.h"
+#include "tunnel/rpcdispatcher.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QLoggingCategory>
+#include <QPointer>
+
+Q_LOGGING_CATEGORY(lcSessionSandboxes, "isolation.sandbox.sessions")
+
+namespace isolation {
+
+namespace {
+
+Error fromSession(const SessionError &e)
+{
+    switch (e.code) {
+    case SessionError::Code::NotFound:
+        return Error::notFound(e.message);
+    case SessionError::Code::Unavailable:
+    case SessionError::Code::NotPaired:
+        return Error::unavailable(e.message);
+    case SessionError::Code::MovedOn:
+    case SessionError::Code::Conflict:
+    case SessionError::Code::Failed:
+        break;
+    }
+    return Error::failed(e.message);
+}
+
+Error fromSandbox(const SandboxError &e)
+{
+    switch (e.code) {
+    case SandboxError::Code::Refused:
+        return Error::invalidInput(e.message);
+    case SandboxError::Code::Unavailable:
+        return Error::unavailable(e.message);
+    case SandboxError::Code::Failed:
+    case SandboxError::Code::Cancelled:
+        break;
+    }
+    return Error::failed(e.message);
+}
+
+// Work a finish would lose: touched files, or commits main does not have (a save the hub refused).
+int unsaved(const ChangesReport &r)
+{
+    return int(r.changes.files.size()) + r.changes.ahead;
+}
+
+} // namespace
+
+SessionSandboxes::SessionSandboxes(SessionManager *sessions, QNetworkAccessManager *network,
+    std::function<RuntimeManager *()> runtime, QString defaultImage, QObject *parent)
+    : QObject(parent)
+    , m_sessions(sessions)
+    , m_network(network)
+    , m_runtime(std::move(runtime))
+    , m_defaultImage(std::move(defaultImage))
+{
+    // Sandboxes recorded by an earlier engine run are not driven by this one (yet): say so.
+    for (Session *s : m_sessions->sessions()) {
+        const QJsonObject sandbox = s->record().sandbox;
+        if (!sandbox.isEmpty() && sandbox.value(QStringLiteral("state")).toString() != QLatin1String("deleted"))
+            record(s, QStringLiteral("detached"),
+                tr("launched by an earlier run of the engine; not re-adopted: finish the session to delete it"));
+    }
+}
+
+SessionSandboxes::~SessionSandboxes()
+{
+    // Launchers first: they use their lifecycle clients. Sandboxes stay (sessions survive restarts).
+    for (auto &[id, entry] : m_entries)
+        entry.launcher.reset();
+}
+
+void SessionSandboxes::record(Session *session, const QString &state, const QString &reason)
+{
+    QJsonObject sandbox = session->record().sandbox;
+    sandbox.insert(QStringLiteral("state"), state);
+    if (reason.isEmpty())
+        sandbox.remove(QStringLiteral("reason"));
+    else
+        sandbox.insert(QStringLiteral("reason"), reason);
+    const auto it = m_entries.find(session->id());
+    if (it != m_entries.end() && !it->second.launcher->sandboxId().isEmpty())
+        sandbox.insert(QStringLiteral("id"), it->second.launcher->sandboxId());
+    session->setSandbox(sandbox);
+}
+
+QJsonObject SessionSandboxes::describe(Session *session) const
+{
+    return toJson(*session);
+}
+
+QJsonObject SessionSandboxes::list() const
+{
+    QJsonArray sessions;
+    for (Session *s : m_sessions->sessions())
+        sessions.append(describe(s));
+    return QJsonObject {{QStringLiteral("sessions"), sessions}};
+}
+
+void SessionSandboxes::launch(const QString &workspace, const QString &image, Done done)
+{
+    RuntimeManager *runtime = m_runtime();
+    if (!runtime) {
+        done(Error::unavailable(tr("The sandbox runtime is off: sessions can start without a sandbox "
+                                   "(session new), not launch")));
+        return;
+    }
+    if (runtime->state() != RuntimeState::Healthy) {
+        done(Error::unavailable(
+            tr("The sandbox runtime is not ready (%1): %2").arg(runtimeStateName(runtime->state()), runtime->reason())));
+        return;
+    }
+    QPointer<SessionSandboxes> self(this);
+    m_sessions->create(workspace, [self, image, done](Result<Session *, SessionError> created) {
+        if (!self)
+            return;
+        if (!created) {
+            done(fromSession(created.error()));
+            return;
+        }
+        Session *s = created.value();
+        auto request = LaunchRequest::fromWorkspace(s->id(), s->workTree(), self->m_defaultImage);
+        RuntimeManager *rt = self->m_runtime();
+        if (!request || !rt) {
+            const Error why = request ? Error::unavailable(tr("The sandbox runtime went away"))
+                                      : fromSandbox(request.error());
+            self->m_sessions->remove(s->id(), [done, why](Result<void, SessionError>) { done(why); });
+            return;
+        }
+        if (!image.isEmpty())
+            request.value().image = image;
+        Entry &entry = self->m_entries[s->id()];
+        entry.lifecycle = std::make_unique<LifecycleClient>(self->m_network, rt->lifecycleUrl(), rt->apiKey(),
+            &rt->mountPolicy());
+        entry.launcher = std::make_unique<SandboxLauncher>(self->m_network, entry.lifecycle.get());
+        s->setSandbox(QJsonObject {{QStringLiteral("image"), request.value().image},
+            {QStringLiteral("launched"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
+            {QStringLiteral("state"), sandboxStateName(SandboxState::Idle)}});
+        QPointer<Session> session(s);
+        connect(entry.launcher.get(), &SandboxLauncher::stateChanged, self, [self, session](SandboxState state) {
+            if (self && session)
+                self->record(session, sandboxStateName(state));
+        });
+        qCInfo(lcSessionSandboxes) << "launching session" << s->id() << "in image" << request.value().image;
+        const QString id = s->id();
+        entry.launcher->launch(request.value(), nullptr, [self, session, id, done](Result<void, SandboxError> r) {
+            if (!self || !session)
+                return;
+            if (r) {
+                qCInfo(lcSessionSandboxes) << "session" << id << "running in sandbox"
+                                           << self->m_entries[id].launcher->sandboxId();
+                done(self->describe(session));
+                return;
+            }
+            // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
+            qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << r.error().message;
+            const Error why = fromSandbox(r.error());
+            self->m_entries.erase(id);
+            self->m_sessions->remove(id, [done, why](Result<void, SessionError>) { done(why); });
+        });
+    });
+}
+
+Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
+{
+    const auto it = m_entries.find(session->id());
+    if (it == m_entries.end())
+        return Error::notFound(session->record().sandbox.isEmpty()
+                ? tr("Session %1 has no sandbox (it was started with session new)").arg(session->id())
+                : tr("The sandbox of session %1 was launched by an earlier run of the engine and is not "
+                     "re-adopted yet")
+                      .arg(session->id()));
+    return &it->second;
+}
+
+void SessionSandboxes::suspend(const QString &sessionId, Done done)
+{
+    Session *s = m_sessions->session(sessionId);
+    if (!s) {
+        done(Error::notFound(tr("No session %1").arg(sessionId)));
+        return;
+    }
+    auto entry = entryFor(s);
+    if (!entry) {
+        done(entry.error());
+        return;
+    }
+    if (entry.value()->launcher->state() != SandboxState::Running) {
+        done(Error::invalidInput(tr("Session %1 is not running (its sandbox is %2)")
+                .arg(sessionId, sandboxStateName(entry.value()->launcher->state()))));
+        return;
+    }
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> session(s);
+    // What changed is saved first; a save the hub refused (moved on) keeps the work on the session
+    // branch, and the sandbox is paused all the same.
+    s->save({}, tr("Suspend"), [self, session, sessionId, done](Result<SaveReport, SessionError> saved) {
+        if (!self || !session)
+            return;
+        if (!saved && saved.error().code != SessionError::Code::MovedOn) {
+            done(Error::failed(tr("Not suspended: the save failed: %1").arg(saved.error().message)));
+            return;
+        }
+        auto entry = self->entryFor(session);
+        if (!entry) {
+            done(entry.error());
+            return;
+        }
+        entry.value()->launcher->pause([self, session, saved, done](Result<void, SandboxError> paused) {
+            if (!self || !session)
+                return;
+            if (!paused) {
+                done(fromSandbox(paused.error()));
+                return;
+            }
+            QJsonObject o = self->describe(session);
+            o.insert(QStringLiteral("suspendSave"), saved ? toJson(saved.value()) : toJson(saved.error()));
+            done(o);
+        });
+    });
+}
+
+void SessionSandboxes::resume(const QString &sessionId, Done done)
+{
+    Session *s = m_sessions->session(sessionId);
+    if (!s) {
+        done(Error::notFound(tr("No session %1").arg(sessionId)));
+        return;
+    }
+    auto entry = entryFor(s);
+    if (!entry) {
+        done(entry.error());
+        return;
+    }
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> session(s);
+    entry.value()->launcher->resume([self, session, done](Result<void, SandboxError> r) {
+        if (!self || !session)
+            return;
+        done(r ? Result<QJsonObject>(self->describe(session)) : Result<QJsonObject>(fromSandbox(r.error())));
+    });
+}
+
+void SessionSandboxes::stopSandbox(Session *session, std::function<void(Result<void>)> done)
+{
+    const auto it = m_entries.find(session->id());
+    if (it == m_entries.end()) {
+        done({});
+        return;
+    }
+    QPointer<SessionSandboxes> self(this);
+    const QString id = session->id();
+    it->second.launcher->remove([self, id, done](Result<void, SandboxError> r) {
+        if (!self)
+            return;
+        if (!r) {
+            done(fromSandbox(r.error()));
+            return;
+        }
+        self->m_entries.erase(id);
+        done({});
+    });
+}
+
+void SessionSandboxes::finish(const QString &sessionId, bool discard, Done done)
+{
+    Session *s = m_sessions->session(sessionId);
+    if (!s) {
+        done(Error::notFound(tr("No session %1").arg(sessionId)));
+        return;
+    }
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> session(s);
+    s->changes(false, [self, session, sessionId, discard, done](Result<ChangesReport, SessionError> changes) {
+        if (!self || !session)
+            return;
+        if (!changes && !discard) {
+            done(Error::failed(tr("Not finished: the changes cannot be read (%1); finish --discard drops them")
+                    .arg(changes.error().message)));
+            return;
+        }
+        const int pending = changes ? unsaved(changes.value()) : 0;
+        if (pending > 0 && !discard) {
+            done(Error::invalidInput(tr("Session %1 has unsaved work (%2 changed file(s), %3 commit(s) not in main): "
+                                        "save it first, or finish --discard")
+                    .arg(sessionId)
+                    .arg(changes.value().changes.files.size())
+                    .arg(changes.value().changes.ahead)));
+            return;
+        }
+        self->stopSandbox(session, [self, sessionId, pending, done](Result<void> stopped) {
+            if (!self)
+                return;
+            if (!stopped) {
+                done(Error {stopped.error().code, tr("Not finished: the sandbox could not be deleted: %1")
+                                                      .arg(stopped.error().message)});
+                return;
+            }
+            self->m_sessions->remove(sessionId, [sessionId, pending, done](Result<void, SessionError> removed) {
+                if (!removed) {
+                    done(fromSession(removed.error()));
+                    return;
+                }
+                qCInfo(lcSessionSandboxes) << "session" << sessionId << "finished;" << pending
+                                           << "unsaved change(s) discarded";
+                done(QJsonObject {{QStringLiteral("finished"), sessionId}, {QStringLiteral("discarded"), pending}});
+            });
+        });
+    });
+}
+
+void SessionSandboxes::addCalls(RpcDispatcher &rpc)
+{
+    QPointer<SessionSandboxes> self(this);
+    const auto gone = [] { return Error::unavailable(QStringLiteral("the engine is stopping")); };
+    rpc.addAsync(QStringLiteral("session.launch"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        const QString workspace = p.value(QStringLiteral("workspace")).toString();
+        if (!self)
+            reply(gone());
+        else if (workspace.isEmpty())
+            reply(Error::invalidInput(QStringLiteral("give the workspace (its name or id)")));
+        else
+            self->launch(workspace, p.value(QStringLiteral("image")).toString(), reply);
+    });
+    rpc.addAsync(QStringLiteral("session.suspend"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        self ? self->suspend(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
+    });
+    rpc.addAsync(QStringLiteral("session.resume"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        self ? self->resume(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
+    });
+    rpc.addAsync(QStringLiteral("session.finish"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        self ? self->finish(p.value(QStringLiteral("session")).toString(),
+                   p.value(QStringLiteral("discard")).toBool(), reply)
+             : reply(gone());
+    });
+    rpc.add(QStringLiteral("sessions.list"), [self, gone](const QJsonObject &) -> Result<QJsonObject> {
+        if (!self)
+            return gone();
+        return self->list();
+    });
+}
+
+void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxes *()> get)
+{
+    const auto answer = [](const HttpReply &reply, const Result<QJsonObject> &r, int okStatus) {
+        if (r) {
+            reply.send(HttpResponse::json(okStatus, r.value()));
+            return;
+        }
+        switch (r.error().code) {
+        case Error::Code::InvalidInput:
+            reply.send(HttpResponse::error(409, QStringLiteral("refused"), r.error().message));
+            break;
+        case Error::Code::NotFound:
+            reply.send(HttpResponse::error(404, QStringLiteral("not_found"), r.error().message));
+            break;
+        case Error::Code::Unavailable:
+            reply.send(HttpResponse::error(503, QStringLiteral("unavailable"), r.error().message));
+            break;
+        case Error::Code::Failed:
+            reply.send(HttpResponse::error(500, QStringLiteral("internal"), r.error().message));
+            break;
+        }
+    };
+    // The object the request is for, or the 503/400 answer given instead.
+    const auto target = [get](const HttpRequest &request, const HttpReply &reply, QJsonObject *body) {
+        SessionSandboxes *s = get();
+        QString why;
+        if (!s)
+            reply.send(HttpResponse::error(503, QStringLiteral("unavailable"), QStringLiteral("The engine is not running")));
+        else if (!request.body.isEmpty() && !request.jsonBody(body, &why))
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+        else
+            return s;
+        return static_cast<SessionSandboxes *>(nullptr);
+    };
+    http.route("POST", QStringLiteral("/v1/sessions/launch"), [answer, target](const HttpRequest &request, HttpReply reply) {
+        QJsonObject o;
+        SessionSandboxes *s = target(request, reply, &o);
+        if (!s)
+            return;
+        const QString workspace = o.value(QStringLiteral("workspace")).toString();
+        if (workspace.isEmpty()) {
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), QStringLiteral("give the workspace")));
+            return;
+        }
+        s->launch(workspace, o.value(QStringLiteral("image")).toString(),
+            [answer, reply](Result<QJsonObject> r) { answer(reply, r, 201); });
+    });
+    for (const QString verb : {QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("finish")}) {
+        http.route("POST", QStringLiteral("/v1/sessions/{id}/") + verb,
+            [answer, target, verb](const HttpRequest &request, HttpReply reply) {
+                QJsonObject o;
+                SessionSandboxes *s = target(request, reply, &o);
+                if (!s)
+                    return;
+                const QString id = request.params.value(QStringLiteral("id"));
+                auto done = [answer, reply](Result<QJsonObject> r) { answer(reply, r, 200); };
+                if (verb == QLatin1String("suspend"))
+                    s->suspend(id, done);
+                else if (verb == QLatin1String("resume"))
+                    s->resume(id, done);
+                else
+                    s->finish(id, o.value(QStringLiteral("discard")).toBool(), done);
+            });
+    }
+}
+
+} // namespace isolation

@@ -1,0 +1,76 @@
+// Sessions with sandboxes: launch (a new session of the workspace — warm cache or spare first —
+// then its sandbox on the runtime, the worktree at /workspace, devcontainer.json honoured),
+// suspend (save what changed, then pause the sandbox), resume, finish (refused while work is
+// unsaved unless discarded; the sandbox deleted, the session removed). Served to the cloud as
+// tunnel calls and to the faces on the LocalAPI (docs/protocol.md, "Session calls"). What a
+// session's sandbox is goes into its session.json (`sandbox`). On the event loop.
+#pragma once
+
+#include "core/result.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+class QNetworkAccessManager;
+
+namespace isolation {
+
+class HttpServer;
+class LifecycleClient;
+class RpcDispatcher;
+class RuntimeManager;
+class SandboxLauncher;
+class Session;
+class SessionManager;
+
+class SessionSandboxes final : public QObject
+{
+    Q_OBJECT
+public:
+    using Done = std::function<void(Result<QJsonObject>)>;
+
+    // `runtime` answers the engine's runtime now (null while it is off or stopped); `defaultImage`
+    // is the sandbox image when the workspace has no devcontainer.json. All must outlive this.
+    SessionSandboxes(SessionManager *sessions, QNetworkAccessManager *network,
+        std::function<RuntimeManager *()> runtime, QString defaultImage, QObject *parent = nullptr);
+    ~SessionSandboxes() override;
+
+    // `image` empty: devcontainer.json's, else the default. Answers the session (as `sessions` lists it).
+    void launch(const QString &workspace, const QString &image, Done done);
+    void suspend(const QString &sessionId, Done done);
+    void resume(const QString &sessionId, Done done);
+    // Refused (InvalidInput) while the session has unsaved changes, unless `discard`.
+    void finish(const QString &sessionId, bool discard, Done done);
+    // Every session, with its sandbox: {"sessions": [...]}.
+    QJsonObject list() const;
+
+    // session.launch {workspace, image?}, session.suspend / session.resume {session},
+    // session.finish {session, discard?}, sessions.list {}.
+    void addCalls(RpcDispatcher &rpc);
+    // POST /v1/sessions/launch, POST /v1/sessions/{id}/suspend|resume|finish, on whatever `get`
+    // answers when a request comes (null: 503, the engine is not running).
+    static void addRoutes(HttpServer &http, std::function<SessionSandboxes *()> get);
+
+private:
+    struct Entry
+    {
+        std::unique_ptr<LifecycleClient> lifecycle;
+        std::unique_ptr<SandboxLauncher> launcher;
+    };
+    Result<Entry *> entryFor(Session *session);
+    void record(Session *session, const QString &state, const QString &reason = {});
+    QJsonObject describe(Session *session) const;
+    void stopSandbox(Session *session, std::function<void(Result<void>)> done);
+
+    SessionManager *m_sessions;
+    QNetworkAccessManager *m_network;
+    std::function<RuntimeManager *()> m_runtime;
+    QString m_defaultImage;
+    std::map<QString, Entry> m_entries; // by session id: sandboxes this engine run launched
+};
+
+} // namespace isolation

@@ -1,0 +1,206 @@
+// Sessions launched in sandboxes as the cloud asks, end to end on a real dockerd: the real hub
+// (`isolation-hub launch`, a call over the tunnel), two real `isolation-server up` engines running
+// the stand-in runtime. A command in the sandbox writes under /workspace; the file is in the
+// session's worktree; finish is refused while it is unsaved (exit code 10), then save and finish
+// (sandbox deleted, session gone); a launch on the second engine finds the file, in the worktree
+// and in its sandbox; suspend pauses and resume brings it back; finish --discard drops work.
+#include "dockertestsupport.h"
+#include "runtimefixture.h"
+#include "sessionfixture.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace isolation::test;
+
+class tst_SessionLaunch final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void launchSaveFinishLaunchElsewhere();
+
+private:
+    // `isolation-hub launch` for engine `i`'s server; the session's JSON (empty on failure).
+    QJsonObject hubLaunch(int i, const QString &workspace);
+    QJsonObject sessionOf(int i, const QString &id) const;
+    // The container of a sandbox (the stand-in labels it with the sandbox id).
+    static QString containerOf(const QJsonObject &session);
+    static Run inSandbox(const QJsonObject &session, const QString &shell);
+
+    RuntimeFixture m_docker;
+    std::unique_ptr<SessionFixture> m_fx;
+    QString m_server[2];
+};
+
+void tst_SessionLaunch::initTestCase()
+{
+    const QString missing = RuntimeFixture::missing();
+    QVERIFY2(missing.isEmpty(), qPrintable(missing));
+    m_fx = std::make_unique<SessionFixture>();
+    QVERIFY(m_fx->start(2));
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("ISOLATION_RUNTIME"), QStringLiteral("on"));
+    env.insert(QStringLiteral("ISOLATION_RUNTIME_LIFECYCLE_IMAGE"), kLifecycle);
+    env.insert(QStringLiteral("ISOLATION_RUNTIME_EXECD_IMAGE"), kExecd);
+    env.insert(QStringLiteral("ISOLATION_SANDBOX_IMAGE"), kSandbox);
+    for (int i : {0, 1}) {
+        QVERIFY(m_fx->startEngine(i, env));
+        QJsonObject runtime;
+        QDeadlineTimer deadline(120000);
+        while (!deadline.hasExpired()) {
+            runtime = m_fx->cli(i, {QStringLiteral("runtime"), QStringLiteral("status"), QStringLiteral("--json")}).json();
+            if (runtime.value(QStringLiteral("state")).toString() == QLatin1String("healthy"))
+                break;
+            QTest::qWait(500);
+        }
+        QCOMPARE(runtime.value(QStringLiteral("state")).toString(), QStringLiteral("healthy"));
+        // For the clean-up: the engine id its lifecycle container carries.
+        const QJsonObject inspected = dockerInspect(runtime.value(QStringLiteral("container")).toString());
+        const QString engineId = inspected.value(QStringLiteral("Config"))
+                                     .toObject()
+                                     .value(QStringLiteral("Labels"))
+                                     .toObject()
+                                     .value(QStringLiteral("io.isolation.engine"))
+                                     .toString();
+        QVERIFY(!engineId.isEmpty());
+        m_docker.addEngine(engineId);
+        m_server[i] = m_fx->cli(i, {QStringLiteral("status"), QStringLiteral("--json")})
+                          .json()
+                          .value(QStringLiteral("serverId"))
+                          .toString();
+        QVERIFY(!m_server[i].isEmpty());
+    }
+}
+
+void tst_SessionLaunch::cleanupTestCase()
+{
+    if (m_fx) {
+        for (int i : {0, 1})
+            m_fx->stopEngine(i);
+    }
+    m_docker.cleanup();
+    m_fx.reset();
+}
+
+QJsonObject tst_SessionLaunch::hubLaunch(int i, const QString &workspace)
+{
+    QString out, err;
+    const int rc = m_fx->hub().admin({QStringLiteral("launch"), QStringLiteral("--server"), m_server[i],
+                                         QStringLiteral("--workspace"), workspace, QStringLiteral("--json")},
+        &out, &err);
+    if (rc != 0) {
+        qWarning().noquote() << "launch failed:" << rc << err << "\n" << m_fx->engineLog(i).right(4000);
+        return {};
+    }
+    return QJsonDocument::fromJson(out.toUtf8()).object();
+}
+
+QJsonObject tst_SessionLaunch::sessionOf(int i, const QString &id) const
+{
+    const QJsonArray list = m_fx->cli(i, {QStringLiteral("sessions"), QStringLiteral("--json")})
+                                .json()
+                                .value(QStringLiteral("sessions"))
+                                .toArray();
+    for (const QJsonValue v : list) {
+        if (v.toObject().value(QStringLiteral("id")).toString() == id)
+            return v.toObject();
+    }
+    return {};
+}
+
+QString tst_SessionLaunch::containerOf(const QJsonObject &session)
+{
+    const QString sandbox = session.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("id")).toString();
+    const QStringList found = containersWithLabel(QStringLiteral("io.isolation.standin.sandbox=") + sandbox);
+    return found.size() == 1 ? found.first() : QString();
+}
+
+Run tst_SessionLaunch::inSandbox(const QJsonObject &session, const QString &shell)
+{
+    return docker({QStringLiteral("exec"), containerOf(session), QStringLiteral("sh"), QStringLiteral("-c"), shell});
+}
+
+void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("launched")).isEmpty());
+
+    // The cloud launches a session on engine 0: a session of the workspace, in a running sandbox.
+    const QJsonObject launched = hubLaunch(0, QStringLiteral("launched"));
+    const QString s0 = launched.value(QStringLiteral("id")).toString();
+    QVERIFY(!s0.isEmpty());
+    QJsonObject session = sessionOf(0, s0);
+    QCOMPARE(session.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("running"));
+    QCOMPARE(session.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("image")).toString(), kSandbox);
+    const QString container0 = containerOf(session);
+    QVERIFY(!container0.isEmpty());
+    const CliRun table = m_fx->cli(0, {QStringLiteral("sessions")});
+    QVERIFY2(table.out.contains(s0.toUtf8()) && table.out.contains("running"), table.out.constData());
+
+    // Work done in the sandbox lands in the session's worktree.
+    const Run wrote = inSandbox(session, QStringLiteral("echo made-in-the-sandbox > /workspace/made.txt"));
+    QVERIFY2(wrote.exitCode == 0, wrote.err.constData());
+    const QString worktree = session.value(QStringLiteral("worktree")).toString();
+    QFile made(worktree + QStringLiteral("/made.txt"));
+    QVERIFY(made.open(QIODevice::ReadOnly));
+    QCOMPARE(made.readAll(), QByteArray("made-in-the-sandbox\n"));
+
+    // Unsaved work: finish is refused (exit code 10) and nothing goes.
+    const CliRun refused = m_fx->cli(0, {QStringLiteral("finish"), s0});
+    QCOMPARE(refused.exitCode, 10);
+    QVERIFY2(refused.err.contains("unsaved"), refused.err.constData());
+    QVERIFY(!sessionOf(0, s0).isEmpty());
+    QCOMPARE(containerOf(session), container0);
+
+    // Saved, it finishes: the sandbox deleted, the session and its directory gone.
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), s0, QStringLiteral("-m"), QStringLiteral("from the sandbox")});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), s0});
+    QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
+    QVERIFY(sessionOf(0, s0).isEmpty());
+    QVERIFY(containersWithLabel(QStringLiteral("io.isolation.standin.sandbox=")
+        + session.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("id")).toString())
+                .isEmpty());
+    QVERIFY(!QFileInfo::exists(QFileInfo(worktree).path()));
+
+    // Launched on the other engine (another computer of the member): the file is there.
+    const QJsonObject elsewhere = hubLaunch(1, QStringLiteral("launched"));
+    const QString s1 = elsewhere.value(QStringLiteral("id")).toString();
+    QVERIFY(!s1.isEmpty());
+    session = sessionOf(1, s1);
+    const Run read = inSandbox(session, QStringLiteral("cat /workspace/made.txt"));
+    QVERIFY2(read.exitCode == 0, read.err.constData());
+    QCOMPARE(read.out, QByteArray("made-in-the-sandbox\n"));
+
+    // Suspend pauses the sandbox (after saving what changed); resume brings it back.
+    QVERIFY(inSandbox(session, QStringLiteral("echo later > /workspace/later.txt")).exitCode == 0);
+    const CliRun suspended = m_fx->cli(1, {QStringLiteral("suspend"), s1, QStringLiteral("--json")});
+    QVERIFY2(suspended.exitCode == 0, qPrintable(suspended.describe()));
+    QCOMPARE(sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("paused"));
+    QVERIFY(suspended.json().value(QStringLiteral("suspendSave")).toObject().value(QStringLiteral("published")).toBool());
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("suspend"), s1}).exitCode, 10); // not running
+    const CliRun resumed = m_fx->cli(1, {QStringLiteral("resume"), s1});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.describe()));
+    QCOMPARE(sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("running"));
+    QCOMPARE(inSandbox(session, QStringLiteral("cat /workspace/later.txt")).out, QByteArray("later\n"));
+    // The suspend's save reached the hub: a sync of engine 0's view would see it. finish --discard
+    // drops what is new since.
+    QVERIFY(inSandbox(session, QStringLiteral("echo dropped > /workspace/dropped.txt")).exitCode == 0);
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("finish"), s1}).exitCode, 10);
+    const CliRun discarded = m_fx->cli(1, {QStringLiteral("finish"), s1, QStringLiteral("--discard"), QStringLiteral("--json")});
+    QVERIFY2(discarded.exitCode == 0, qPrintable(discarded.describe()));
+    QCOMPARE(discarded.json().value(QStringLiteral("discarded")).toInt(), 1);
+    QVERIFY(sessionOf(1, s1).isEmpty());
+    QVERIFY(containerOf(session).isEmpty());
+}
+
+QTEST_GUILESS_MAIN(tst_SessionLaunch)
+#include "tst_sessionlaunch.moc"
