@@ -79,6 +79,7 @@ Status Engine::start()
     m_sessions->load();
     m_sandboxes = std::make_unique<SessionSandboxes>(
         m_sessions.get(), m_network, [this] { return m_runtime.get(); }, m_settings.sandboxImage());
+    connect(this, &Engine::runtimeChanged, m_sandboxes.get(), &SessionSandboxes::runtimeChanged);
     const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
     std::unique_ptr<CredentialStore> store;
     if (m_options.credentialStore == CredentialStoreKind::File)

@@ -67,6 +67,12 @@ public:
         QObject *parent = nullptr);
 
     void setTimeout(int ms) { m_timeoutMs = ms; }
+    // Where the lifecycle server is now (the runtime restarted it on another port, with another key).
+    void setEndpoint(QUrl base, QByteArray apiKey)
+    {
+        m_base = std::move(base);
+        m_apiKey = std::move(apiKey);
+    }
 
     // The request body of a create (CreateSandboxRequest), or the refusal of a mount.
     Result<QJsonObject, LifecycleError> createRequest(const SandboxSpec &spec) const;

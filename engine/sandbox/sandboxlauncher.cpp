@@ -189,10 +189,54 @@ void SandboxLauncher::pollRunning(quint64 generation)
     });
 }
 
-void SandboxLauncher::fetchEndpoint(quint64 generation)
+void SandboxLauncher::adopt(LaunchRequest request, const QString &sandboxId, const SecretVault *secrets, Callback done)
+{
+    if (m_state != SandboxState::Idle && m_state != SandboxState::Deleted && m_state != SandboxState::Failed)
+        return later(std::move(done), SandboxError::refused(QStringLiteral("the sandbox is already launched")));
+    if (sandboxId.isEmpty())
+        return later(std::move(done), SandboxError::refused(QStringLiteral("no sandbox to adopt")));
+    m_request = std::move(request);
+    m_secrets = secrets;
+    m_pending = std::move(done);
+    m_execd.reset();
+    m_id = sandboxId;
+    const quint64 generation = ++m_generation;
+    // Failing here deletes nothing: the sandbox may hold a member's running work.
+    const auto refuse = [this](const QString &why) {
+        qCWarning(lcSandbox).noquote() << QStringLiteral("session %1: sandbox %2 not adopted: %3")
+                                              .arg(m_request.sessionId, m_id, why);
+        ++m_generation;
+        setState(SandboxState::Failed);
+        if (Callback pending = std::exchange(m_pending, {}))
+            pending(SandboxError::failed(QStringLiteral("sandbox %1 cannot be adopted: %2").arg(m_id, why)));
+    };
+    QPointer<SandboxLauncher> self(this);
+    m_lifecycle->getSandbox(m_id, [self, generation, refuse](Result<QJsonObject, LifecycleError> r) {
+        if (!self || generation != self->m_generation)
+            return;
+        if (!r.ok())
+            return refuse(r.error().message);
+        const QString state = r.value().value(QStringLiteral("status")).toObject().value(QStringLiteral("state")).toString();
+        if (state != QLatin1String("Running") && state != QLatin1String("Paused"))
+            return refuse(QStringLiteral("the runtime has it %1").arg(state));
+        const bool paused = state == QLatin1String("Paused");
+        self->fetchEndpoint(generation, [self, generation, paused] {
+            if (paused) {
+                self->setState(SandboxState::Paused);
+                if (Callback done = std::exchange(self->m_pending, {}))
+                    done({});
+                return;
+            }
+            self->m_since.start();
+            self->waitForExecd(generation, [self] { self->succeed(); });
+        });
+    });
+}
+
+void SandboxLauncher::fetchEndpoint(quint64 generation, std::function<void()> then)
 {
     QPointer<SandboxLauncher> self(this);
-    m_lifecycle->endpoint(m_id, ExecdClient::Port, [self, generation](Result<QJsonObject, LifecycleError> r) {
+    m_lifecycle->endpoint(m_id, ExecdClient::Port, [self, generation, then](Result<QJsonObject, LifecycleError> r) {
         if (!self || generation != self->m_generation)
             return;
         if (!r.ok())
@@ -208,6 +252,8 @@ void SandboxLauncher::fetchEndpoint(quint64 generation)
                                      .toString()
                                      .toUtf8();
         self->m_execd = std::make_unique<ExecdClient>(self->m_network, base, token);
+        if (then)
+            return then();
         self->m_since.start();
         self->waitForExecd(generation, [self, generation] { self->prepare(generation); });
     });

@@ -71,6 +71,11 @@ public:
     // read again for every command (command()). A launch that fails deletes what it created.
     // Every callback here runs once, later, on this object's thread (not after its destruction).
     void launch(LaunchRequest request, const SecretVault *secrets, Callback done);
+    // Takes charge of a sandbox an earlier run of the engine launched (its id and request from the
+    // session's record): Running (execd answers again) or Paused, as the runtime has it; nothing
+    // is created, prepared or run again. A sandbox the runtime does not have, or has in another
+    // state, fails the adoption (Failed; nothing deleted: the runtime's own clean-up decides).
+    void adopt(LaunchRequest request, const QString &sandboxId, const SecretVault *secrets, Callback done);
     void pause(Callback done); // Running → Paused
     void resume(Callback done); // Paused → Running (execd answers again)
     // Deletes the sandbox from any state; a launch in flight ends with Cancelled.
@@ -93,7 +98,8 @@ Q_SIGNALS:
 private:
     void setState(SandboxState state);
     void pollRunning(quint64 generation);
-    void fetchEndpoint(quint64 generation);
+    // execd's endpoint, then `then` (default: wait for execd, then prepare the sandbox).
+    void fetchEndpoint(quint64 generation, std::function<void()> then = {});
     void waitForExecd(quint64 generation, std::function<void()> then);
     void prepare(quint64 generation);
     void runPostCreate(quint64 generation, int index);

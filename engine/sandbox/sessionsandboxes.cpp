@@ -66,13 +66,81 @@ SessionSandboxes::SessionSandboxes(SessionManager *sessions, QNetworkAccessManag
     , m_runtime(std::move(runtime))
     , m_defaultImage(std::move(defaultImage))
 {
-    // Sandboxes recorded by an earlier engine run are not driven by this one (yet): say so.
+    // Sandboxes an earlier run of the engine launched are adopted once the runtime is healthy.
     for (Session *s : m_sessions->sessions()) {
         const QJsonObject sandbox = s->record().sandbox;
-        if (!sandbox.isEmpty() && sandbox.value(QStringLiteral("state")).toString() != QLatin1String("deleted"))
-            record(s, QStringLiteral("detached"),
-                tr("launched by an earlier run of the engine; not re-adopted: finish the session to delete it"));
+        if (sandbox.value(QStringLiteral("id")).toString().isEmpty())
+            continue;
+        const QString state = sandbox.value(QStringLiteral("state")).toString();
+        if (state == QLatin1String("deleted") || state == QLatin1String("lost"))
+            continue;
+        m_toAdopt.append(s->id());
+        record(s, QStringLiteral("adopting"), tr("launched by an earlier run of the engine; waiting for the runtime"));
     }
+}
+
+SessionSandboxes::Entry &SessionSandboxes::makeEntry(Session *session, RuntimeManager *runtime)
+{
+    Entry &entry = m_entries[session->id()];
+    entry.lifecycle
+        = std::make_unique<LifecycleClient>(m_network, runtime->lifecycleUrl(), runtime->apiKey(), &runtime->mountPolicy());
+    entry.launcher = std::make_unique<SandboxLauncher>(m_network, entry.lifecycle.get());
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> s(session);
+    connect(entry.launcher.get(), &SandboxLauncher::stateChanged, this, [self, s](SandboxState state) {
+        if (self && s)
+            self->record(s, sandboxStateName(state));
+    });
+    return entry;
+}
+
+void SessionSandboxes::dropEntry(const QString &sessionId)
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end())
+        return;
+    // Later: this may run inside a callback of the launcher or of its client.
+    it->second.launcher.release()->deleteLater();
+    it->second.lifecycle.release()->deleteLater();
+    m_entries.erase(it);
+}
+
+void SessionSandboxes::runtimeChanged()
+{
+    RuntimeManager *rt = m_runtime();
+    if (!rt || rt->state() != RuntimeState::Healthy)
+        return;
+    for (auto &[id, entry] : m_entries)
+        entry.lifecycle->setEndpoint(rt->lifecycleUrl(), rt->apiKey());
+    for (const QString &id : std::exchange(m_toAdopt, {})) {
+        if (Session *s = m_sessions->session(id))
+            adopt(s);
+    }
+}
+
+void SessionSandboxes::adopt(Session *session)
+{
+    const QJsonObject recorded = session->record().sandbox;
+    LaunchRequest request;
+    request.sessionId = session->id();
+    request.worktree = session->workTree();
+    request.image = recorded.value(QStringLiteral("image")).toString();
+    Entry &entry = makeEntry(session, m_runtime());
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> s(session);
+    const QString id = session->id();
+    entry.launcher->adopt(request, recorded.value(QStringLiteral("id")).toString(), nullptr,
+        [self, s, id](Result<void, SandboxError> r) {
+            if (!self)
+                return;
+            if (r) {
+                qCInfo(lcSessionSandboxes) << "session" << id << "adopted its sandbox";
+                return;
+            }
+            self->dropEntry(id);
+            if (s)
+                self->record(s, QStringLiteral("lost"), r.error().message);
+        });
 }
 
 SessionSandboxes::~SessionSandboxes()
@@ -141,18 +209,11 @@ void SessionSandboxes::launch(const QString &workspace, const QString &image, Do
         }
         if (!image.isEmpty())
             request.value().image = image;
-        Entry &entry = self->m_entries[s->id()];
-        entry.lifecycle = std::make_unique<LifecycleClient>(self->m_network, rt->lifecycleUrl(), rt->apiKey(),
-            &rt->mountPolicy());
-        entry.launcher = std::make_unique<SandboxLauncher>(self->m_network, entry.lifecycle.get());
         s->setSandbox(QJsonObject {{QStringLiteral("image"), request.value().image},
             {QStringLiteral("launched"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
             {QStringLiteral("state"), sandboxStateName(SandboxState::Idle)}});
+        Entry &entry = self->makeEntry(s, rt);
         QPointer<Session> session(s);
-        connect(entry.launcher.get(), &SandboxLauncher::stateChanged, self, [self, session](SandboxState state) {
-            if (self && session)
-                self->record(session, sandboxStateName(state));
-        });
         qCInfo(lcSessionSandboxes) << "launching session" << s->id() << "in image" << request.value().image;
         const QString id = s->id();
         entry.launcher->launch(request.value(), nullptr, [self, session, id, done](Result<void, SandboxError> r) {
@@ -167,7 +228,7 @@ void SessionSandboxes::launch(const QString &workspace, const QString &image, Do
             // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
             qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << r.error().message;
             const Error why = fromSandbox(r.error());
-            self->m_entries.erase(id);
+            self->dropEntry(id);
             self->m_sessions->remove(id, [done, why](Result<void, SessionError>) { done(why); });
         });
     });
@@ -176,13 +237,14 @@ void SessionSandboxes::launch(const QString &workspace, const QString &image, Do
 Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
 {
     const auto it = m_entries.find(session->id());
-    if (it == m_entries.end())
-        return Error::notFound(session->record().sandbox.isEmpty()
-                ? tr("Session %1 has no sandbox (it was started with session new)").arg(session->id())
-                : tr("The sandbox of session %1 was launched by an earlier run of the engine and is not "
-                     "re-adopted yet")
-                      .arg(session->id()));
-    return &it->second;
+    if (it != m_entries.end())
+        return &it->second;
+    const QJsonObject sandbox = session->record().sandbox;
+    if (sandbox.isEmpty())
+        return Error::notFound(tr("Session %1 has no sandbox (it was started with session new)").arg(session->id()));
+    return Error::unavailable(tr("The sandbox of session %1 is %2: %3")
+            .arg(session->id(), sandbox.value(QStringLiteral("state")).toString(),
+                sandbox.value(QStringLiteral("reason")).toString()));
 }
 
 void SessionSandboxes::suspend(const QString &sessionId, Done done)
@@ -257,7 +319,20 @@ void SessionSandboxes::stopSandbox(Session *session, std::function<void(Result<v
 {
     const auto it = m_entries.find(session->id());
     if (it == m_entries.end()) {
-        done({});
+        // Not driven by this run (lost, or never adopted): delete what the runtime may still have.
+        const QString sandboxId = session->record().sandbox.value(QStringLiteral("id")).toString();
+        RuntimeManager *rt = m_runtime();
+        if (sandboxId.isEmpty() || !rt || rt->state() != RuntimeState::Healthy) {
+            done({});
+            return;
+        }
+        auto *lifecycle = new LifecycleClient(m_network, rt->lifecycleUrl(), rt->apiKey(), &rt->mountPolicy(), this);
+        lifecycle->deleteSandbox(sandboxId, [lifecycle, sandboxId, done](Result<QJsonObject, LifecycleError> r) {
+            lifecycle->deleteLater();
+            if (!r)
+                qCInfo(lcSessionSandboxes) << "sandbox" << sandboxId << "not deleted:" << r.error().message;
+            done({});
+        });
         return;
     }
     QPointer<SessionSandboxes> self(this);
@@ -269,7 +344,7 @@ void SessionSandboxes::stopSandbox(Session *session, std::function<void(Result<v
             done(fromSandbox(r.error()));
             return;
         }
-        self->m_entries.erase(id);
+        self->dropEntry(id);
         done({});
     });
 }

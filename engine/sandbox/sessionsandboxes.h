@@ -10,6 +10,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <map>
@@ -47,6 +48,10 @@ public:
     void finish(const QString &sessionId, bool discard, Done done);
     // Every session, with its sandbox: {"sessions": [...]}.
     QJsonObject list() const;
+    // The engine's runtime appeared or changed state: once healthy, the lifecycle clients follow it
+    // (a restarted lifecycle server may listen elsewhere) and sandboxes launched by an earlier run
+    // of the engine are adopted (running or paused, as the runtime has them).
+    void runtimeChanged();
 
     // session.launch {workspace, image?}, session.suspend / session.resume {session},
     // session.finish {session, discard?}, sessions.list {}.
@@ -70,7 +75,12 @@ private:
     QNetworkAccessManager *m_network;
     std::function<RuntimeManager *()> m_runtime;
     QString m_defaultImage;
-    std::map<QString, Entry> m_entries; // by session id: sandboxes this engine run launched
+    Entry &makeEntry(Session *session, RuntimeManager *runtime);
+    void adopt(Session *session);
+    void dropEntry(const QString &sessionId);
+
+    std::map<QString, Entry> m_entries; // by session id: sandboxes this engine run drives
+    QStringList m_toAdopt; // sessions whose recorded sandbox waits for a healthy runtime
 };
 
 } // namespace isolation

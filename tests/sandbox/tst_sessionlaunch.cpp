@@ -3,7 +3,9 @@
 // the stand-in runtime. A command in the sandbox writes under /workspace; the file is in the
 // session's worktree; finish is refused while it is unsaved (exit code 10), then save and finish
 // (sandbox deleted, session gone); a launch on the second engine finds the file, in the worktree
-// and in its sandbox; suspend pauses and resume brings it back; finish --discard drops work.
+// and in its sandbox; suspend pauses and resume brings it back; an engine restart adopts the
+// running sandbox (the same container, no second session); a killed lifecycle container comes
+// back and the session is still reachable; finish --discard drops work.
 #include "dockertestsupport.h"
 #include "runtimefixture.h"
 #include "sessionfixture.h"
@@ -36,6 +38,7 @@ private:
     RuntimeFixture m_docker;
     std::unique_ptr<SessionFixture> m_fx;
     QString m_server[2];
+    QProcessEnvironment m_env;
 };
 
 void tst_SessionLaunch::initTestCase()
@@ -44,13 +47,12 @@ void tst_SessionLaunch::initTestCase()
     QVERIFY2(missing.isEmpty(), qPrintable(missing));
     m_fx = std::make_unique<SessionFixture>();
     QVERIFY(m_fx->start(2));
-    QProcessEnvironment env;
-    env.insert(QStringLiteral("ISOLATION_RUNTIME"), QStringLiteral("on"));
-    env.insert(QStringLiteral("ISOLATION_RUNTIME_LIFECYCLE_IMAGE"), kLifecycle);
-    env.insert(QStringLiteral("ISOLATION_RUNTIME_EXECD_IMAGE"), kExecd);
-    env.insert(QStringLiteral("ISOLATION_SANDBOX_IMAGE"), kSandbox);
+    m_env.insert(QStringLiteral("ISOLATION_RUNTIME"), QStringLiteral("on"));
+    m_env.insert(QStringLiteral("ISOLATION_RUNTIME_LIFECYCLE_IMAGE"), kLifecycle);
+    m_env.insert(QStringLiteral("ISOLATION_RUNTIME_EXECD_IMAGE"), kExecd);
+    m_env.insert(QStringLiteral("ISOLATION_SANDBOX_IMAGE"), kSandbox);
     for (int i : {0, 1}) {
-        QVERIFY(m_fx->startEngine(i, env));
+        QVERIFY(m_fx->startEngine(i, m_env));
         QJsonObject runtime;
         QDeadlineTimer deadline(120000);
         while (!deadline.hasExpired()) {
@@ -190,6 +192,41 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.describe()));
     QCOMPARE(sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
         QStringLiteral("running"));
+    QCOMPARE(inSandbox(session, QStringLiteral("cat /workspace/later.txt")).out, QByteArray("later\n"));
+
+    // The engine restarts: the session adopts the sandbox that kept running — the same one, no second.
+    const QString container1 = containerOf(session);
+    QCOMPARE(m_fx->stopEngine(1), 0);
+    QVERIFY(m_fx->startEngine(1, m_env));
+    QTRY_COMPARE_WITH_TIMEOUT(
+        sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("running"), 120000);
+    QCOMPARE(containerOf(sessionOf(1, s1)), container1);
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("sessions"), QStringLiteral("--json")})
+                 .json()
+                 .value(QStringLiteral("sessions"))
+                 .toArray()
+                 .size(),
+        1);
+    const CliRun again = m_fx->cli(1, {QStringLiteral("suspend"), s1});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
+    QVERIFY(m_fx->cli(1, {QStringLiteral("resume"), s1}).exitCode == 0);
+
+    // The lifecycle container dies: the engine brings it back, and the session is still reachable.
+    const QJsonObject before
+        = m_fx->cli(1, {QStringLiteral("runtime"), QStringLiteral("status"), QStringLiteral("--json")}).json();
+    QCOMPARE(docker({QStringLiteral("kill"), before.value(QStringLiteral("container")).toString()}).exitCode, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const QJsonObject now
+                = m_fx->cli(1, {QStringLiteral("runtime"), QStringLiteral("status"), QStringLiteral("--json")}).json();
+            return now.value(QStringLiteral("state")).toString() == QLatin1String("healthy")
+                && now.value(QStringLiteral("startedAt")) != before.value(QStringLiteral("startedAt"));
+        }(),
+        120000);
+    const CliRun afterKill = m_fx->cli(1, {QStringLiteral("suspend"), s1});
+    QVERIFY2(afterKill.exitCode == 0, qPrintable(afterKill.describe()));
+    QVERIFY(m_fx->cli(1, {QStringLiteral("resume"), s1}).exitCode == 0);
     QCOMPARE(inSandbox(session, QStringLiteral("cat /workspace/later.txt")).out, QByteArray("later\n"));
     // The suspend's save reached the hub: a sync of engine 0's view would see it. finish --discard
     // drops what is new since.
