@@ -78,7 +78,9 @@ Status Engine::start()
     m_sessions = std::make_unique<SessionManager>(sessionOptions, m_network);
     m_sessions->load();
     m_sandboxes = std::make_unique<SessionSandboxes>(
-        m_sessions.get(), m_network, [this] { return m_runtime.get(); }, m_settings.sandboxImage());
+        m_sessions.get(), m_network, [this] { return m_runtime.get(); },
+        [this]() -> const ServerIdentity * { return m_pairing ? m_pairing->identity() : nullptr; },
+        m_settings.sandboxImage());
     connect(this, &Engine::runtimeChanged, m_sandboxes.get(), &SessionSandboxes::runtimeChanged);
     const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
     std::unique_ptr<CredentialStore> store;

@@ -3,8 +3,11 @@
 #include "sandboxlauncher.h"
 
 #include "http/httpserver.h"
+#include "pairing/serveridentity.h"
 #include "runtime/lifecycleclient.h"
 #include "runtime/runtimemanager.h"
+#include "secrets/launchsecrets.h"
+#include "secrets/secretvault.h"
 #include "sessions/sessionjson.h"
 #include "sessions/sessionmanager.h"
 #include "tunnel/rpcdispatcher.h"
@@ -59,11 +62,13 @@ int unsaved(const ChangesReport &r)
 } // namespace
 
 SessionSandboxes::SessionSandboxes(SessionManager *sessions, QNetworkAccessManager *network,
-    std::function<RuntimeManager *()> runtime, QString defaultImage, QObject *parent)
+    std::function<RuntimeManager *()> runtime, std::function<const ServerIdentity *()> identity, QString defaultImage,
+    QObject *parent)
     : QObject(parent)
     , m_sessions(sessions)
     , m_network(network)
     , m_runtime(std::move(runtime))
+    , m_identity(std::move(identity))
     , m_defaultImage(std::move(defaultImage))
 {
     // Sandboxes an earlier run of the engine launched are adopted once the runtime is healthy.
@@ -100,7 +105,10 @@ void SessionSandboxes::dropEntry(const QString &sessionId)
     if (it == m_entries.end())
         return;
     // Later: this may run inside a callback of the launcher or of its client.
-    it->second.launcher.release()->deleteLater();
+    SandboxLauncher *launcher = it->second.launcher.release();
+    // The secrets go with the launcher (it reads them until then); the vault zeroes them.
+    connect(launcher, &QObject::destroyed, [secrets = it->second.secrets] {});
+    launcher->deleteLater();
     it->second.lifecycle.release()->deleteLater();
     m_entries.erase(it);
 }
@@ -177,8 +185,30 @@ QJsonObject SessionSandboxes::list() const
     return QJsonObject {{QStringLiteral("sessions"), sessions}};
 }
 
-void SessionSandboxes::launch(const QString &workspace, const QString &image, Done done)
+void SessionSandboxes::launch(const Launch &launch, Done done)
 {
+    const QString image = launch.image;
+    // The secrets first: a launch they refuse makes nothing.
+    std::shared_ptr<SecretVault> vault;
+    if (!launch.sealedSecrets.isEmpty()) {
+        const ServerIdentity *identity = m_identity();
+        if (!identity) {
+            done(Error::unavailable(tr("This computer is not paired: launch secrets cannot be opened")));
+            return;
+        }
+        if (launch.sessionId.isEmpty()) {
+            done(Error::invalidInput(tr("Launch secrets come with the session id they were sealed for")));
+            return;
+        }
+        auto opened = LaunchSecrets::open(launch.sealedSecrets, identity->x25519Private.view(), identity->serverId,
+            launch.sessionId, QDateTime::currentSecsSinceEpoch());
+        if (!opened) {
+            done(Error::invalidInput(tr("Launch refused: the launch secrets cannot be used: %1").arg(opened.error().message)));
+            return;
+        }
+        vault = std::make_shared<SecretVault>();
+        vault->adopt(std::move(opened).value());
+    }
     RuntimeManager *runtime = m_runtime();
     if (!runtime) {
         done(Error::unavailable(tr("The sandbox runtime is off: sessions can start without a sandbox "
@@ -191,7 +221,7 @@ void SessionSandboxes::launch(const QString &workspace, const QString &image, Do
         return;
     }
     QPointer<SessionSandboxes> self(this);
-    m_sessions->create(workspace, [self, image, done](Result<Session *, SessionError> created) {
+    m_sessions->create(launch.workspace, [self, image, vault, done](Result<Session *, SessionError> created) {
         if (!self)
             return;
         if (!created) {
@@ -213,10 +243,11 @@ void SessionSandboxes::launch(const QString &workspace, const QString &image, Do
             {QStringLiteral("launched"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
             {QStringLiteral("state"), sandboxStateName(SandboxState::Idle)}});
         Entry &entry = self->makeEntry(s, rt);
+        entry.secrets = vault;
         QPointer<Session> session(s);
         qCInfo(lcSessionSandboxes) << "launching session" << s->id() << "in image" << request.value().image;
         const QString id = s->id();
-        entry.launcher->launch(request.value(), nullptr, [self, session, id, done](Result<void, SandboxError> r) {
+        entry.launcher->launch(request.value(), vault.get(), [self, session, id, done](Result<void, SandboxError> r) {
             if (!self || !session)
                 return;
             if (r) {
@@ -231,7 +262,7 @@ void SessionSandboxes::launch(const QString &workspace, const QString &image, Do
             self->dropEntry(id);
             self->m_sessions->remove(id, [done, why](Result<void, SessionError>) { done(why); });
         });
-    });
+    }, launch.sessionId);
 }
 
 Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
@@ -402,12 +433,19 @@ void SessionSandboxes::addCalls(RpcDispatcher &rpc)
     const auto gone = [] { return Error::unavailable(QStringLiteral("the engine is stopping")); };
     rpc.addAsync(QStringLiteral("session.launch"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
         const QString workspace = p.value(QStringLiteral("workspace")).toString();
-        if (!self)
+        if (!self) {
             reply(gone());
-        else if (workspace.isEmpty())
+            return;
+        }
+        if (workspace.isEmpty()) {
             reply(Error::invalidInput(QStringLiteral("give the workspace (its name or id)")));
-        else
-            self->launch(workspace, p.value(QStringLiteral("image")).toString(), reply);
+            return;
+        }
+        const QByteArray sealed = QByteArray::fromBase64(p.value(QStringLiteral("secrets")).toString().toLatin1(),
+            QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+        self->launch({workspace, p.value(QStringLiteral("image")).toString(), p.value(QStringLiteral("session")).toString(),
+                         sealed},
+            reply);
     });
     rpc.addAsync(QStringLiteral("session.suspend"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
         self ? self->suspend(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
@@ -471,7 +509,7 @@ void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxe
             reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), QStringLiteral("give the workspace")));
             return;
         }
-        s->launch(workspace, o.value(QStringLiteral("image")).toString(),
+        s->launch({workspace, o.value(QStringLiteral("image")).toString(), {}, {}},
             [answer, reply](Result<QJsonObject> r) { answer(reply, r, 201); });
     });
     for (const QString verb : {QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("finish")}) {

@@ -25,6 +25,8 @@ class LifecycleClient;
 class RpcDispatcher;
 class RuntimeManager;
 class SandboxLauncher;
+class SecretVault;
+struct ServerIdentity;
 class Session;
 class SessionManager;
 
@@ -36,12 +38,24 @@ public:
 
     // `runtime` answers the engine's runtime now (null while it is off or stopped); `defaultImage`
     // is the sandbox image when the workspace has no devcontainer.json. All must outlive this.
+    // `identity` answers this server's paired identity (null while not paired): launch secrets
+    // are opened with its X25519 key.
     SessionSandboxes(SessionManager *sessions, QNetworkAccessManager *network,
-        std::function<RuntimeManager *()> runtime, QString defaultImage, QObject *parent = nullptr);
+        std::function<RuntimeManager *()> runtime, std::function<const ServerIdentity *()> identity,
+        QString defaultImage, QObject *parent = nullptr);
     ~SessionSandboxes() override;
 
-    // `image` empty: devcontainer.json's, else the default. Answers the session (as `sessions` lists it).
-    void launch(const QString &workspace, const QString &image, Done done);
+    struct Launch
+    {
+        QString workspace; // name or id
+        QString image; // empty: devcontainer.json's, else the default
+        QString sessionId; // empty: the engine names it
+        QByteArray sealedSecrets; // launch secrets as the hub sealed them for sessionId (may be empty)
+    };
+    // Answers the session (as `sessions` lists it). Secrets that cannot be opened for this server
+    // and session (another server, another session, expired, tampered) refuse the launch before
+    // anything is made; opened, they live in memory only, with the sandbox.
+    void launch(const Launch &launch, Done done);
     void suspend(const QString &sessionId, Done done);
     void resume(const QString &sessionId, Done done);
     // Refused (InvalidInput) while the session has unsaved changes, unless `discard`.
@@ -63,6 +77,7 @@ public:
 private:
     struct Entry
     {
+        std::shared_ptr<SecretVault> secrets; // outlives the launcher, which reads it for every command
         std::unique_ptr<LifecycleClient> lifecycle;
         std::unique_ptr<SandboxLauncher> launcher;
     };
@@ -74,6 +89,7 @@ private:
     SessionManager *m_sessions;
     QNetworkAccessManager *m_network;
     std::function<RuntimeManager *()> m_runtime;
+    std::function<const ServerIdentity *()> m_identity;
     QString m_defaultImage;
     Entry &makeEntry(Session *session, RuntimeManager *runtime);
     void adopt(Session *session);

@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QThread>
 
 namespace isolation {
@@ -211,10 +212,15 @@ void SessionManager::resolve(const QString &workspace, Done<StoreClient::Workspa
     });
 }
 
-void SessionManager::create(const QString &workspace, Done<Session *> done)
+void SessionManager::create(const QString &workspace, Done<Session *> done, const QString &id)
 {
+    static const QRegularExpression idFormat(QStringLiteral("^s[0-9a-f]{12}$"));
+    if (!id.isEmpty() && (!idFormat.match(id).hasMatch() || session(id) || QFileInfo::exists(sessionsDir() + QLatin1Char('/') + id))) {
+        done(SessionError::failed(tr("%1 cannot name a new session (s and 12 hex digits, not used yet)").arg(id)));
+        return;
+    }
     QPointer<SessionManager> self(this);
-    resolve(workspace, [self, done](Result<StoreClient::Workspace, SessionError> w) {
+    resolve(workspace, [self, done, id](Result<StoreClient::Workspace, SessionError> w) {
         if (!self)
             return;
         if (!w) {
@@ -222,7 +228,7 @@ void SessionManager::create(const QString &workspace, Done<Session *> done)
             return;
         }
         SessionRecord record;
-        record.id = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
+        record.id = id.isEmpty() ? QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex()) : id;
         record.workspaceId = w.value().id;
         record.workspaceName = w.value().name;
         record.created = QDateTime::currentDateTimeUtc();

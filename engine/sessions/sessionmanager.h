@@ -65,7 +65,9 @@ public:
     void listWorkspaces(Done<QList<StoreClient::Workspace>> done);
     // A new session on `workspace` (its name or id): created, filled from the warm cache and the
     // hub, its files checked out. Answers once it is ready (or could not be made: nothing is left).
-    void create(const QString &workspace, Done<Session *> done);
+    // `id`, when given, names the session (the cloud's choice: launch secrets are sealed for it);
+    // it must be a valid, unused session id.
+    void create(const QString &workspace, Done<Session *> done, const QString &id = {});
     // Deletes a session: what it runs stopped, its repository closed, its directory removed. The
     // caller decided its work may go (saved, or discarded on purpose).
     void remove(const QString &id, Done<void> done);

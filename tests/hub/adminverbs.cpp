@@ -175,18 +175,32 @@ int launch(const AdminClient &client, const QStringList &args, bool json)
     parser.addOption({QStringLiteral("server"), QStringLiteral("Server id."), QStringLiteral("id")});
     parser.addOption({QStringLiteral("workspace"), QStringLiteral("Workspace (name or id)."), QStringLiteral("w")});
     parser.addOption({QStringLiteral("image"), QStringLiteral("Sandbox image."), QStringLiteral("image")});
+    parser.addOption({QStringLiteral("secret"), QStringLiteral("A launch secret: the environment variable NAME's value."),
+        QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("JSON out.")});
     if (!parser.parse(args))
         return fail(parser.errorText(), 2);
     if (!parser.isSet(QStringLiteral("server")) || !parser.isSet(QStringLiteral("workspace")))
         return fail(QStringLiteral("launch wants --server ID --workspace W [--image I]"), 2);
-    QJsonObject params {{QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}};
+    QJsonObject body {{QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}};
     if (parser.isSet(QStringLiteral("image")))
-        params.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+        body.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+    // Values come from this process's environment, never from its command line.
+    QJsonObject secrets;
+    for (const QString &name : parser.values(QStringLiteral("secret"))) {
+        if (!qEnvironmentVariableIsSet(name.toLocal8Bit().constData()))
+            return fail(QStringLiteral("--secret %1: no environment variable %1 to take the value from").arg(name), 2);
+        secrets.insert(name, qEnvironmentVariable(name.toLocal8Bit().constData()));
+    }
+    if (!secrets.isEmpty())
+        body.insert(QStringLiteral("secrets"), secrets);
     // A launch may restore a large workspace and start a container: up to five minutes.
-    auto result = callServer(client, parser.value(QStringLiteral("server")), QStringLiteral("session.launch"), params, 300);
-    if (!result)
-        return fail(result.error().message);
+    const QString path = QStringLiteral("/v1/admin/servers/%1/launch")
+                             .arg(QString::fromLatin1(QUrl::toPercentEncoding(parser.value(QStringLiteral("server")))));
+    auto called = client.call("POST", path, body, 305000);
+    if (!called)
+        return fail(called.error().message);
+    const Result<QJsonObject> result = called.value().value(QStringLiteral("result")).toObject();
     if (json) {
         print(QString::fromUtf8(QJsonDocument(result.value()).toJson(QJsonDocument::Indented)).trimmed());
         return 0;
@@ -288,8 +302,10 @@ const char *adminVerbsHelp()
            "  workspace create NAME [--json]\n"
            "                         Create a workspace of the hub's member; prints its id.\n"
            "  workspaces [--json]    List workspaces: segments and bytes stored (all encrypted).\n"
-           "  launch --server ID --workspace W [--image I] [--json]\n"
-           "                         Launch a session of W in a sandbox on that server (session.launch).\n"
+           "  launch --server ID --workspace W [--image I] [--secret NAME]... [--json]\n"
+           "                         Launch a session of W in a sandbox on that server (session.launch);\n"
+           "                         each --secret NAME takes its value from the environment variable NAME\n"
+           "                         and goes sealed to the server's key.\n"
            "  view SESSION --kind terminal|preview|files [--port N] [--server ID] [--json]\n"
            "                         Make a view of a session; prints its URL (one use, one hour).\n";
 }

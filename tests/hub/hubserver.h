@@ -69,6 +69,8 @@ private:
     void registerPreviewRoutes();
     void registerTunnelRoutes();
     bool isAdmin(const HttpRequest &request) const;
+    // A call's outcome as the admin API answers it.
+    static void answerCall(const HttpReply &reply, const CallResult &result);
 
     Options m_options;
     HttpServer m_app;

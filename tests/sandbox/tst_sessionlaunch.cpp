@@ -1,6 +1,7 @@
 // Sessions launched in sandboxes as the cloud asks, end to end on a real dockerd: the real hub
-// (`isolation-hub launch`, a call over the tunnel), two real `isolation-server up` engines running
-// the stand-in runtime. A command in the sandbox writes under /workspace; the file is in the
+// (`isolation-hub launch`, a call over the tunnel, with a launch secret), two real
+// `isolation-server up` engines running the stand-in runtime. The secret reaches the sandbox and
+// no file of the engine or the hub. A command in the sandbox writes under /workspace; the file is in the
 // session's worktree; finish is refused while it is unsaved (exit code 10), then save and finish
 // (sandbox deleted, session gone); a launch on the second engine finds the file, in the worktree
 // and in its sandbox; suspend pauses and resume brings it back; an engine restart adopts the
@@ -10,6 +11,7 @@
 #include "runtimefixture.h"
 #include "sessionfixture.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -29,7 +31,7 @@ private Q_SLOTS:
 
 private:
     // `isolation-hub launch` for engine `i`'s server; the session's JSON (empty on failure).
-    QJsonObject hubLaunch(int i, const QString &workspace);
+    QJsonObject hubLaunch(int i, const QString &workspace, const QStringList &more = {});
     QJsonObject sessionOf(int i, const QString &id) const;
     // The container of a sandbox (the stand-in labels it with the sandbox id).
     static QString containerOf(const QJsonObject &session);
@@ -90,11 +92,12 @@ void tst_SessionLaunch::cleanupTestCase()
     m_fx.reset();
 }
 
-QJsonObject tst_SessionLaunch::hubLaunch(int i, const QString &workspace)
+QJsonObject tst_SessionLaunch::hubLaunch(int i, const QString &workspace, const QStringList &more)
 {
     QString out, err;
-    const int rc = m_fx->hub().admin({QStringLiteral("launch"), QStringLiteral("--server"), m_server[i],
-                                         QStringLiteral("--workspace"), workspace, QStringLiteral("--json")},
+    const int rc = m_fx->hub().admin(QStringList {QStringLiteral("launch"), QStringLiteral("--server"), m_server[i],
+                                         QStringLiteral("--workspace"), workspace, QStringLiteral("--json")}
+            + more,
         &out, &err);
     if (rc != 0) {
         qWarning().noquote() << "launch failed:" << rc << err << "\n" << m_fx->engineLog(i).right(4000);
@@ -132,8 +135,13 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
 {
     QVERIFY(!m_fx->createWorkspace(QStringLiteral("launched")).isEmpty());
 
-    // The cloud launches a session on engine 0: a session of the workspace, in a running sandbox.
-    const QJsonObject launched = hubLaunch(0, QStringLiteral("launched"));
+    // The cloud launches a session on engine 0: a session of the workspace, in a running sandbox,
+    // with a launch secret (sealed by the hub to engine 0's key; the value from the environment).
+    const QByteArray canary = "canary-" + QByteArray::number(QDateTime::currentMSecsSinceEpoch(), 36) + "-secret";
+    qputenv("ISOLATION_TEST_CANARY", canary);
+    const QJsonObject launched
+        = hubLaunch(0, QStringLiteral("launched"), {QStringLiteral("--secret"), QStringLiteral("ISOLATION_TEST_CANARY")});
+    qunsetenv("ISOLATION_TEST_CANARY");
     const QString s0 = launched.value(QStringLiteral("id")).toString();
     QVERIFY(!s0.isEmpty());
     QJsonObject session = sessionOf(0, s0);
@@ -144,6 +152,15 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     QVERIFY(!container0.isEmpty());
     const CliRun table = m_fx->cli(0, {QStringLiteral("sessions")});
     QVERIFY2(table.out.contains(s0.toUtf8()) && table.out.contains("running"), table.out.constData());
+
+    // The secret reached the sandbox (a tmpfs file), and nowhere it must not be.
+    const Run secret = inSandbox(session, QStringLiteral("cat /dev/shm/isolation-secrets/ISOLATION_TEST_CANARY"));
+    QCOMPARE(secret.out, canary);
+    QVERIFY(!QJsonDocument(dockerInspect(container0)).toJson().contains(canary));
+    for (const QString &where : {m_fx->home(0), m_fx->hub().dataDir()}) {
+        const Run grep = runProgram(QStringLiteral("grep"), {QStringLiteral("-rl"), QString::fromLatin1(canary), where});
+        QVERIFY2(grep.exitCode == 1, grep.out.constData()); // 1: nothing found
+    }
 
     // Work done in the sandbox lands in the session's worktree.
     const Run wrote = inSandbox(session, QStringLiteral("echo made-in-the-sandbox > /workspace/made.txt"));
