@@ -2,7 +2,8 @@
 
 #include "actionlog.h"
 #include "hubstate.h"
-#include "launchsecretsealer.h"
+#include "launchservice.h"
+#include "memberpages.h"
 #include "pairingservice.h"
 #include "serverservice.h"
 #include "tunnelauthenticator.h"
@@ -153,7 +154,7 @@ void HubServer::registerModules()
     pairing.codeLifetimeSeconds = m_options.codeLifetimeSeconds;
     pairing.pollIntervalSeconds = m_options.pollIntervalSeconds;
     pairing.heartbeatIntervalSeconds = m_options.heartbeatIntervalSeconds;
-    m_pairing = std::make_unique<PairingService>(*m_state, *m_log, pairing);
+    m_pairing = std::make_unique<PairingService>(*m_state, *m_log, m_pages, pairing);
     m_pairing->registerRoutes(
         m_app, [this] { return appUrl(); }, admin);
     m_servers = std::make_unique<ServerService>(*m_state, *m_log, m_options.heartbeatIntervalSeconds);
@@ -193,6 +194,8 @@ void HubServer::registerModules()
             return viewId + QStringLiteral(".preview.localhost:%1").arg(m_previewPort);
         });
     m_views->registerRoutes(m_app, admin);
+    m_launches = std::make_unique<LaunchService>(*m_state, m_tunnels, *m_workspaces, *m_views, m_pages);
+    m_launches->registerRoutes(m_app, admin);
     m_viewRelay = new ViewRelay(*m_views, m_tunnels, QStringLiteral("preview.localhost"), this);
     m_viewRelay->registerRoutes(m_preview);
     m_app.route("GET", QStringLiteral("/v1/admin/log"), [this](const HttpRequest &request, HttpReply reply) {
@@ -209,6 +212,7 @@ void HubServer::registerModules()
             "<body style=\"font:16px system-ui,sans-serif;max-width:34em;margin:3em auto\"><h1>Isolation local hub</h1>"
             "<p>This hub speaks the Isolation cloud's protocol on this machine.</p>"
             "<ul><li><a href=\"/pair\">Pair a computer</a> (type the code it shows)</li>"
+            "<li><a href=\"/sessions\">Sessions</a> (launch one on a paired computer, open its terminal)</li>"
             "<li><a href=\"/views\">Views</a> (terminals, previews and files of sessions)</li></ul></body></html>",
             "text/html; charset=utf-8");
         reply.send(r);
@@ -257,77 +261,9 @@ void HubServer::registerTunnelRoutes()
             const qint64 timeoutMs
                 = std::clamp<qint64>(body.value(QStringLiteral("timeoutMs")).toInteger(30000), 1, 300000);
             m_tunnels.call(request.params.value(QStringLiteral("id")), method, params.toObject(),
-                std::chrono::milliseconds(timeoutMs), [reply](CallResult result) { answerCall(reply, result); });
-        });
-
-    // Launches a session on a server, as the cloud does: the hub names the session, seals its
-    // launch secrets ({"NAME": "value"}) to that server's key, and calls session.launch.
-    m_app.route(
-        "POST", QStringLiteral("/v1/admin/servers/{id}/launch"), [this](const HttpRequest &request, HttpReply reply) {
-            if (!isAdmin(request)) {
-                reply.send(
-                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
-                return;
-            }
-            QJsonObject body;
-            QString why;
-            if (!request.jsonBody(&body, &why)) {
-                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
-                return;
-            }
-            const QString serverId = request.params.value(QStringLiteral("id"));
-            const ServerRecord *server = m_state->server(serverId);
-            if (!server) {
-                reply.send(HttpResponse::error(404, QStringLiteral("not_found"), QStringLiteral("no server %1").arg(serverId)));
-                return;
-            }
-            const QString session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
-            QJsonObject params {{QStringLiteral("workspace"), body.value(QStringLiteral("workspace"))},
-                {QStringLiteral("session"), session}};
-            if (body.contains(QStringLiteral("image")))
-                params.insert(QStringLiteral("image"), body.value(QStringLiteral("image")));
-            const QJsonObject secrets = body.value(QStringLiteral("secrets")).toObject();
-            if (!secrets.isEmpty()) {
-                QMap<QString, QByteArray> values;
-                for (auto it = secrets.begin(); it != secrets.end(); ++it)
-                    values.insert(it.key(), it.value().toString().toUtf8());
-                // Good for the launch (and a restart of it): an hour.
-                const qint64 expires = QDateTime::currentSecsSinceEpoch() + 3600;
-                auto sealed = LaunchSecretSealer::seal(server->x25519Public, serverId, session, expires, values);
-                if (!sealed) {
-                    reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), sealed.error().message));
-                    return;
-                }
-                params.insert(QStringLiteral("secrets"),
-                    QString::fromLatin1(sealed.value().toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals)));
-            }
-            m_tunnels.call(serverId, QStringLiteral("session.launch"), params, std::chrono::minutes(5),
-                [reply](CallResult result) { answerCall(reply, result); });
+                std::chrono::milliseconds(timeoutMs), [reply](CallResult result) { TunnelRegistry::answer(reply, result); });
         });
 }
 
-void HubServer::answerCall(const HttpReply &reply, const CallResult &result)
-{
-    if (result) {
-        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("result"), result.value()}}));
-        return;
-    }
-    const CallError &e = result.error();
-    switch (e.code) {
-    case CallError::Code::NotConnected:
-        reply.send(HttpResponse::error(503, QStringLiteral("server_offline"), e.message));
-        return;
-    case CallError::Code::Timeout:
-        reply.send(HttpResponse::error(504, QStringLiteral("timeout"), e.message));
-        return;
-    case CallError::Code::Lost:
-        reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"), e.message));
-        return;
-    case CallError::Code::Remote:
-        reply.send(HttpResponse::error(e.status >= 400 && e.status < 600 ? e.status : 502,
-            e.errorCode.isEmpty() ? QStringLiteral("remote_error") : e.errorCode, e.message));
-        return;
-    }
-}
 
 } // namespace isolation::hub

@@ -5,6 +5,7 @@
 #include "core/clock.h"
 #include "core/result.h"
 #include "http/httpserver.h"
+#include "memberpages.h"
 #include "tunnelregistry.h"
 
 #include <QByteArray>
@@ -18,6 +19,7 @@ namespace isolation::hub {
 
 class ActionLog;
 class HubState;
+class LaunchService;
 class PairingService;
 class ServerService;
 class TunnelAuthenticator;
@@ -69,8 +71,6 @@ private:
     void registerPreviewRoutes();
     void registerTunnelRoutes();
     bool isAdmin(const HttpRequest &request) const;
-    // A call's outcome as the admin API answers it.
-    static void answerCall(const HttpReply &reply, const CallResult &result);
 
     Options m_options;
     HttpServer m_app;
@@ -81,6 +81,7 @@ private:
     QByteArray m_adminToken;
     std::unique_ptr<HubState> m_state;
     std::unique_ptr<ActionLog> m_log;
+    MemberPages m_pages; // before the services that use it
     std::unique_ptr<PairingService> m_pairing;
     std::unique_ptr<ServerService> m_servers;
     SystemClock m_clock;
@@ -88,6 +89,7 @@ private:
     bool m_verifierOverridden = false;
     std::unique_ptr<WorkspaceService> m_workspaces;
     std::unique_ptr<ViewService> m_views;
+    std::unique_ptr<LaunchService> m_launches;
     ViewRelay *m_viewRelay = nullptr;
 };
 

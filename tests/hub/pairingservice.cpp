@@ -1,5 +1,7 @@
 #include "pairingservice.h"
 
+#include "memberpages.h"
+
 #include "actionlog.h"
 #include "hubstate.h"
 
@@ -18,7 +20,6 @@ namespace {
 constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 const QString kAlphabet = QStringLiteral("BCDFGHJKLMNPQRSTVWXZ");
 const QByteArray kMemberKeyInfo = QByteArrayLiteral("isolation/member-key/v1");
-const QByteArray kPageCookie = QByteArrayLiteral("isolation_member");
 
 HttpResponse oauthError(const QString &code, const QString &message)
 {
@@ -32,39 +33,19 @@ QByteArray decodeKey(const QJsonObject &o, const char *key)
     return r ? *r : QByteArray();
 }
 
-QByteArray cookieValue(const HttpRequest &request, const QByteArray &name)
-{
-    for (const auto &h : request.headers) {
-        if (QByteArrayView(h.first).compare("cookie", Qt::CaseInsensitive) != 0)
-            continue;
-        for (QByteArray part : h.second.split(';')) {
-            part = part.trimmed();
-            if (part.startsWith(QByteArray(name + '=')))
-                return part.mid(name.size() + 1);
-        }
-    }
-    return {};
-}
-
 QString html(const QString &title, const QString &body)
 {
-    return QStringLiteral(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width\">"
-        "<title>%1 · Isolation</title>"
-        "<style>body{font:16px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}"
-        "input[name=user_code]{font:28px monospace;letter-spacing:.1em;width:10em;text-transform:uppercase}"
-        "button{font-size:16px;margin:1em .5em 0 0;padding:.4em 1.2em}.ok{color:#2f9e44}.bad{color:#d9480f}"
-        "</style></head><body><h1>%1</h1>%2</body></html>")
-        .arg(title.toHtmlEscaped(), body);
+    return MemberPages::html(title, body,
+        QStringLiteral("input[name=user_code]{font:28px monospace;letter-spacing:.1em;width:10em;text-transform:uppercase}"));
 }
 
 } // namespace
 
-PairingService::PairingService(HubState &state, ActionLog &log, Options options, QObject *parent)
+PairingService::PairingService(HubState &state, ActionLog &log, MemberPages &pages, Options options, QObject *parent)
     : QObject(parent)
     , m_state(state)
     , m_log(log)
+    , m_pages(pages)
     , m_options(options)
 { }
 
@@ -328,14 +309,8 @@ HttpResponse PairingService::approvalAnswer(Flow &flow)
 
 void PairingService::page(const HttpRequest &request, HttpReply reply)
 {
-    // The local hub signs its one member in on first visit; the cookie ties the form to a CSRF token.
-    QByteArray session = cookieValue(request, kPageCookie);
     HttpResponse response;
-    if (session.isEmpty() || !m_pageSessions.contains(session)) {
-        session = randomBytes(24).toBase64(kB64);
-        m_pageSessions.insert(session, randomBytes(24).toBase64(kB64));
-        response.setHeader("Set-Cookie", kPageCookie + '=' + session + "; Path=/; HttpOnly; SameSite=Strict");
-    }
+    const QByteArray csrf = m_pages.begin(request, response);
     const QString code = request.query.queryItemValue(QStringLiteral("code"), QUrl::FullyDecoded).left(20);
     const QString body
         = QStringLiteral("<p>Signed in as <b>%1</b>.</p>"
@@ -346,26 +321,16 @@ void PairingService::page(const HttpRequest &request, HttpReply reply)
                          "aria-label=\"Pairing code\" maxlength=\"9\"></label><br>"
                          "<button name=\"action\" value=\"approve\">Approve</button>"
                          "<button name=\"action\" value=\"deny\">Deny</button></form>")
-              .arg(m_state.member().name.toHtmlEscaped(), QString::fromLatin1(m_pageSessions.value(session)),
-                  code.toHtmlEscaped());
-    const HttpResponse page
-        = HttpResponse::text(200, html(QStringLiteral("Pair a computer"), body).toUtf8(), "text/html; charset=utf-8");
-    response.status = page.status;
-    response.body = page.body;
-    response.setHeader("Content-Type", "text/html; charset=utf-8");
-    response.setHeader("Cache-Control", "no-store");
-    response.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
-    response.setHeader("X-Frame-Options", "DENY");
-    reply.send(response);
+              .arg(m_state.member().name.toHtmlEscaped(), QString::fromLatin1(csrf), code.toHtmlEscaped());
+    HttpResponse page = MemberPages::page(200, html(QStringLiteral("Pair a computer"), body));
+    page.headers += response.headers; // the new page session's cookie
+    reply.send(page);
 }
 
 void PairingService::pagePost(const HttpRequest &request, HttpReply reply)
 {
-    const QByteArray session = cookieValue(request, kPageCookie);
     const QUrlQuery form(QString::fromUtf8(request.body));
-    const QByteArray csrf = form.queryItemValue(QStringLiteral("csrf"), QUrl::FullyDecoded).toLatin1();
-    if (session.isEmpty() || !m_pageSessions.contains(session)
-        || !constantTimeEquals(csrf, m_pageSessions.value(session))) {
+    if (!m_pages.check(request, form)) {
         reply.send(HttpResponse::text(403,
             html(QStringLiteral("Not allowed"),
                 QStringLiteral("<p class=bad>This form expired. <a href=\"/pair\">Start again</a>.</p>"))

@@ -14,6 +14,8 @@
 
 namespace isolation::hub {
 
+class MemberPages;
+
 class ActionLog;
 class HubState;
 
@@ -29,7 +31,7 @@ public:
         int maxWrongGuesses = 5;
     };
 
-    PairingService(HubState &state, ActionLog &log, Options options, QObject *parent = nullptr);
+    PairingService(HubState &state, ActionLog &log, MemberPages &pages, Options options, QObject *parent = nullptr);
 
     // `appUrl` is the origin the approval page lives on.
     void registerRoutes(
@@ -71,7 +73,7 @@ private:
     ActionLog &m_log;
     Options m_options;
     QHash<QByteArray, Flow> m_flows; // by device code
-    QHash<QByteArray, QByteArray> m_pageSessions; // member cookie -> CSRF token
+    MemberPages &m_pages;
 };
 
 } // namespace isolation::hub

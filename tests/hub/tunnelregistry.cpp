@@ -141,4 +141,28 @@ void TunnelRegistry::close(const QString &serverId, const QString &reason)
     Q_EMIT tunnelDown(serverId);
 }
 
+void TunnelRegistry::answer(const HttpReply &reply, const CallResult &result)
+{
+    if (result) {
+        reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("result"), result.value()}}));
+        return;
+    }
+    const CallError &e = result.error();
+    switch (e.code) {
+    case CallError::Code::NotConnected:
+        reply.send(HttpResponse::error(503, QStringLiteral("server_offline"), e.message));
+        return;
+    case CallError::Code::Timeout:
+        reply.send(HttpResponse::error(504, QStringLiteral("timeout"), e.message));
+        return;
+    case CallError::Code::Lost:
+        reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"), e.message));
+        return;
+    case CallError::Code::Remote:
+        reply.send(HttpResponse::error(e.status >= 400 && e.status < 600 ? e.status : 502,
+            e.errorCode.isEmpty() ? QStringLiteral("remote_error") : e.errorCode, e.message));
+        return;
+    }
+}
+
 } // namespace isolation::hub

@@ -5,6 +5,7 @@
 
 #include "core/result.h"
 #include "http/httpmessage.h"
+#include "http/httpserver.h"
 #include "hubtunnel.h"
 
 #include <QHash>
@@ -41,6 +42,8 @@ public:
     // Calls `method` on a connected server; `done` runs exactly once.
     void call(const QString &serverId, const QString &method, const QJsonObject &params,
         std::chrono::milliseconds timeout, CallCallback done);
+    // A call's outcome as the admin API answers it (the result, or the error with its status).
+    static void answer(const HttpReply &reply, const CallResult &result);
     // Closes every tunnel (their pending calls fail with Lost).
     void closeAll(const QString &reason);
     // Closes one server's tunnel (a revoked server), if it has one.

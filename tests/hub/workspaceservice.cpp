@@ -288,16 +288,23 @@ void WorkspaceService::adminCreate(const HttpRequest &request, HttpReply reply)
         reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
         return;
     }
-    auto created = m_store.createWorkspace(body.value(QStringLiteral("name")).toString(), m_state.member().id);
+    auto created = create(body.value(QStringLiteral("name")).toString());
     if (!created) {
         reply.send(created.error().code == Error::Code::InvalidInput
                 ? HttpResponse::error(400, QStringLiteral("bad_request"), created.error().message)
                 : internalError(created.error().message));
         return;
     }
-    m_log.record(QStringLiteral("workspace.created"),
-        {{QStringLiteral("workspace"), created.value().id}, {QStringLiteral("name"), created.value().name}});
     reply.send(HttpResponse::json(201, describe(created.value())));
+}
+
+Result<WorkspaceRecord> WorkspaceService::create(const QString &name)
+{
+    auto created = m_store.createWorkspace(name, m_state.member().id);
+    if (created)
+        m_log.record(QStringLiteral("workspace.created"),
+            {{QStringLiteral("workspace"), created.value().id}, {QStringLiteral("name"), created.value().name}});
+    return created;
 }
 
 void WorkspaceService::adminList(const HttpRequest &, HttpReply reply)

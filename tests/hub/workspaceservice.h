@@ -30,6 +30,9 @@ public:
 
     Status load() { return m_store.load(); }
     void registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin);
+    QList<WorkspaceRecord> workspaces() const { return m_store.workspaces(); }
+    // A new workspace of the hub's member (recorded in the action log).
+    Result<WorkspaceRecord> create(const QString &name);
 
 private:
     // The workspace named in the path when the request's workspace token allows it; else the answer.

@@ -17,7 +17,12 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTest>
+#include <QUrlQuery>
 
 using namespace isolation::test;
 
@@ -28,6 +33,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void launchSaveFinishLaunchElsewhere();
+    void hubPageLaunchesAndOpensATerminal();
 
 private:
     // `isolation-hub launch` for engine `i`'s server; the session's JSON (empty on failure).
@@ -254,6 +260,87 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     QCOMPARE(discarded.json().value(QStringLiteral("discarded")).toInt(), 1);
     QVERIFY(sessionOf(1, s1).isEmpty());
     QVERIFY(containerOf(session).isEmpty());
+}
+
+// The member's page on the hub (/sessions): create a workspace, launch a session on a computer,
+// see it running, open its terminal view (a redirect to the view's own preview origin); a form
+// without the page's CSRF token is refused.
+void tst_SessionLaunch::hubPageLaunchesAndOpensATerminal()
+{
+    QNetworkAccessManager net; // its cookie jar keeps the page session
+    const QUrl base = m_fx->hub().appUrl();
+    const auto get = [&](const QString &path, int *status) {
+        QNetworkRequest request(base.resolved(QUrl(path)));
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+        QNetworkReply *reply = net.get(request);
+        QSignalSpy done(reply, &QNetworkReply::finished);
+        done.wait(30000);
+        *status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray body = reply->readAll();
+        reply->deleteLater();
+        return QString::fromUtf8(body);
+    };
+    const auto post = [&](const QList<QPair<QString, QString>> &fields, int *status) {
+        QNetworkRequest request(base.resolved(QUrl(QStringLiteral("/sessions"))));
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/x-www-form-urlencoded"));
+        QUrlQuery form;
+        for (const auto &[k, v] : fields)
+            form.addQueryItem(k, QString::fromLatin1(QUrl::toPercentEncoding(v)));
+        QNetworkReply *reply = net.post(request, form.toString(QUrl::FullyEncoded).toUtf8());
+        QSignalSpy done(reply, &QNetworkReply::finished);
+        done.wait(300000);
+        *status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QString location = QString::fromUtf8(reply->rawHeader("Location"));
+        reply->deleteLater();
+        return location;
+    };
+    int status = 0;
+    QString page = get(QStringLiteral("/sessions"), &status);
+    QCOMPARE(status, 200);
+    const QString csrf = QRegularExpression(QStringLiteral("name=csrf value=\"([^\"]+)\"")).match(page).captured(1);
+    QVERIFY(!csrf.isEmpty());
+
+    // Without the page's token: refused.
+    post({{QStringLiteral("csrf"), QStringLiteral("forged")}, {QStringLiteral("action"), QStringLiteral("workspace")},
+             {QStringLiteral("name"), QStringLiteral("forged")}},
+        &status);
+    QCOMPARE(status, 403);
+
+    QString location = post({{QStringLiteral("csrf"), csrf}, {QStringLiteral("action"), QStringLiteral("workspace")},
+                                {QStringLiteral("name"), QStringLiteral("paged")}},
+        &status);
+    QCOMPARE(status, 303);
+    QVERIFY2(location.contains(QStringLiteral("notice=")), qPrintable(location));
+    page = get(QStringLiteral("/sessions"), &status);
+    const QString workspace
+        = QRegularExpression(QStringLiteral("<option value=\"(ws_[0-9a-f]+)\">paged</option>")).match(page).captured(1);
+    QVERIFY2(!workspace.isEmpty(), qPrintable(page));
+    QVERIFY(page.contains(QStringLiteral("<option value=\"%1\">").arg(m_server[0])));
+
+    location = post({{QStringLiteral("csrf"), csrf}, {QStringLiteral("action"), QStringLiteral("launch")},
+                        {QStringLiteral("server"), m_server[0]}, {QStringLiteral("workspace"), workspace}},
+        &status);
+    QCOMPARE(status, 303);
+    const QString session = QRegularExpression(QStringLiteral("Session(?:%20|\\+)(s[0-9a-f]{12})")).match(location).captured(1);
+    QVERIFY2(!session.isEmpty(), qPrintable(location));
+    page = get(QStringLiteral("/sessions"), &status);
+    QVERIFY2(page.contains(QStringLiteral("<b>%1</b>").arg(session)) && page.contains(QStringLiteral("running"))
+            && page.contains(QStringLiteral("Terminal</button>")),
+        qPrintable(page));
+    QCOMPARE(sessionOf(0, session).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("running"));
+
+    // Its terminal: a view minted for that session, opened on the view's own origin.
+    location = post({{QStringLiteral("csrf"), csrf}, {QStringLiteral("action"), QStringLiteral("terminal")},
+                        {QStringLiteral("server"), m_server[0]}, {QStringLiteral("session"), session}},
+        &status);
+    QCOMPARE(status, 303);
+    const QUrl view(location);
+    QVERIFY2(view.host().endsWith(QStringLiteral(".preview.localhost")), qPrintable(location));
+    QCOMPARE(view.port(), m_fx->hub().previewUrl().port());
+
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(tst_SessionLaunch)

@@ -1,0 +1,244 @@
+#include "launchservice.h"
+
+#include "hubstate.h"
+#include "launchsecretsealer.h"
+#include "memberpages.h"
+#include "tunnelregistry.h"
+#include "viewservice.h"
+#include "workspaceservice.h"
+
+#include "crypto/random.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QUrlQuery>
+
+#include <memory>
+
+namespace isolation::hub {
+
+namespace {
+
+constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
+constexpr qint64 kSecretsLifetimeSeconds = 3600; // good for the launch, and a restart of it
+
+QString esc(const QString &s)
+{
+    return s.toHtmlEscaped();
+}
+
+HttpResponse seeOther(const QString &location)
+{
+    HttpResponse r;
+    r.status = 303;
+    r.setHeader("Location", location.toUtf8());
+    r.setHeader("Cache-Control", "no-store");
+    r.setHeader("Referrer-Policy", "no-referrer");
+    return r;
+}
+
+} // namespace
+
+LaunchService::LaunchService(
+    HubState &state, TunnelRegistry &tunnels, WorkspaceService &workspaces, ViewService &views, MemberPages &pages)
+    : m_state(state)
+    , m_tunnels(tunnels)
+    , m_workspaces(workspaces)
+    , m_views(views)
+    , m_pages(pages)
+{ }
+
+void LaunchService::launch(const QString &serverId, const QString &workspace, const QString &image,
+    const QJsonObject &secrets, CallCallback done)
+{
+    const ServerRecord *server = m_state.server(serverId);
+    if (!server || server->revoked) {
+        done(CallError {CallError::Code::Remote, QStringLiteral("no paired server %1").arg(serverId), 404,
+            QStringLiteral("not_found")});
+        return;
+    }
+    const QString session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
+    QJsonObject params {{QStringLiteral("workspace"), workspace}, {QStringLiteral("session"), session}};
+    if (!image.isEmpty())
+        params.insert(QStringLiteral("image"), image);
+    if (!secrets.isEmpty()) {
+        QMap<QString, QByteArray> values;
+        for (auto it = secrets.begin(); it != secrets.end(); ++it)
+            values.insert(it.key(), it.value().toString().toUtf8());
+        auto sealed = LaunchSecretSealer::seal(server->x25519Public, serverId, session,
+            QDateTime::currentSecsSinceEpoch() + kSecretsLifetimeSeconds, values);
+        if (!sealed) {
+            done(CallError {CallError::Code::Remote, sealed.error().message, 400, QStringLiteral("bad_request")});
+            return;
+        }
+        params.insert(QStringLiteral("secrets"), QString::fromLatin1(sealed.value().toBase64(kB64)));
+    }
+    // A launch may restore a large workspace and start a container.
+    m_tunnels.call(serverId, QStringLiteral("session.launch"), params, std::chrono::minutes(5), std::move(done));
+}
+
+void LaunchService::registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin)
+{
+    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/launch"),
+        [this, isAdmin](const HttpRequest &request, HttpReply reply) {
+            if (!isAdmin(request))
+                return reply.send(
+                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+            QJsonObject body;
+            QString why;
+            if (!request.jsonBody(&body, &why))
+                return reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+            launch(request.params.value(QStringLiteral("id")), body.value(QStringLiteral("workspace")).toString(),
+                body.value(QStringLiteral("image")).toString(), body.value(QStringLiteral("secrets")).toObject(),
+                [reply](CallResult r) { TunnelRegistry::answer(reply, r); });
+        });
+    app.route("GET", QStringLiteral("/sessions"), [this](const HttpRequest &request, HttpReply reply) { page(request, reply); });
+    app.route("POST", QStringLiteral("/sessions"), [this](const HttpRequest &request, HttpReply reply) { post(request, reply); });
+}
+
+void LaunchService::page(const HttpRequest &request, HttpReply reply)
+{
+    auto response = std::make_shared<HttpResponse>();
+    const QString csrf = QString::fromLatin1(m_pages.begin(request, *response));
+    const QString notice = request.query.queryItemValue(QStringLiteral("notice"), QUrl::FullyDecoded).left(300);
+    const QString problem = request.query.queryItemValue(QStringLiteral("problem"), QUrl::FullyDecoded).left(500);
+
+    // Every online computer is asked for its sessions; the page is drawn when all have answered.
+    struct Gather
+    {
+        QList<QPair<QString, QString>> servers; // id, name: online ones
+        QHash<QString, QJsonArray> sessions;
+        QHash<QString, QString> errors;
+        int waiting = 0;
+    };
+    auto gather = std::make_shared<Gather>();
+    QStringList options;
+    for (const ServerRecord &s : m_state.servers()) {
+        if (s.revoked)
+            continue;
+        const bool online = m_tunnels.tunnel(s.id) != nullptr;
+        options << QStringLiteral("<option value=\"%1\"%3>%2</option>")
+                       .arg(esc(s.id), esc(s.name + (online ? QString() : QStringLiteral(" (offline)"))),
+                           online ? QString() : QStringLiteral(" disabled"));
+        if (online)
+            gather->servers.append({s.id, s.name});
+    }
+    QStringList workspaces;
+    for (const WorkspaceRecord &w : m_workspaces.workspaces())
+        workspaces << QStringLiteral("<option value=\"%1\">%2</option>").arg(esc(w.id), esc(w.name));
+
+    auto render = [response, gather, csrf, notice, problem, options, workspaces, reply] {
+        QString body;
+        if (!notice.isEmpty())
+            body += QStringLiteral("<p class=ok role=status>%1</p>").arg(esc(notice));
+        if (!problem.isEmpty())
+            body += QStringLiteral("<p class=bad role=alert>%1</p>").arg(esc(problem));
+        const QString hidden = QStringLiteral("<input type=hidden name=csrf value=\"%1\">").arg(esc(csrf));
+        if (gather->servers.isEmpty()) {
+            body += QStringLiteral("<p>No paired computer is online. <a href=\"/pair\">Pair one</a>, then come back.</p>");
+        } else if (workspaces.isEmpty()) {
+            body += QStringLiteral("<p>No workspace yet: create one below.</p>");
+        } else {
+            body += QStringLiteral("<h2>Launch a session</h2><form method=post action=\"/sessions\">%1"
+                                   "<input type=hidden name=action value=launch>"
+                                   "<label>Workspace <select name=workspace>%2</select></label> "
+                                   "<label>on <select name=server>%3</select></label> "
+                                   "<button>Launch</button></form>")
+                        .arg(hidden, workspaces.join(QString()), options.join(QString()));
+        }
+        body += QStringLiteral("<h2>Sessions</h2>");
+        int shown = 0;
+        for (const auto &[id, name] : std::as_const(gather->servers)) {
+            if (gather->errors.contains(id)) {
+                body += QStringLiteral("<p class=bad>%1: %2</p>").arg(esc(name), esc(gather->errors.value(id)));
+                continue;
+            }
+            for (const QJsonValue v : gather->sessions.value(id)) {
+                const QJsonObject s = v.toObject();
+                const QString session = s.value(QStringLiteral("id")).toString();
+                const QString sandbox = s.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString();
+                body += QStringLiteral("<form method=post action=\"/sessions\">%1"
+                                       "<input type=hidden name=action value=terminal>"
+                                       "<input type=hidden name=server value=\"%2\">"
+                                       "<input type=hidden name=session value=\"%3\">"
+                                       "<p><b>%3</b> · %4 on %5 · %6 %7</p></form>")
+                            .arg(hidden, esc(id), esc(session),
+                                esc(s.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("name")).toString()),
+                                esc(name), esc(sandbox.isEmpty() ? QStringLiteral("no sandbox") : sandbox),
+                                sandbox == QLatin1String("running")
+                                    ? QStringLiteral("<button aria-label=\"Open a terminal in %1\">Terminal</button>").arg(esc(session))
+                                    : QString());
+                ++shown;
+            }
+        }
+        if (shown == 0)
+            body += QStringLiteral("<p>None yet.</p>");
+        body += QStringLiteral("<h2>New workspace</h2><form method=post action=\"/sessions\">%1"
+                               "<input type=hidden name=action value=workspace>"
+                               "<label>Name <input name=name maxlength=64 required></label> "
+                               "<button>Create</button></form>")
+                    .arg(hidden);
+        HttpResponse page = MemberPages::page(200, MemberPages::html(QStringLiteral("Sessions"), body));
+        page.headers += response->headers; // a new page session's cookie
+        reply.send(page);
+    };
+    gather->waiting = int(gather->servers.size());
+    if (gather->waiting == 0) {
+        render();
+        return;
+    }
+    for (const auto &[id, name] : std::as_const(gather->servers)) {
+        m_tunnels.call(id, QStringLiteral("sessions.list"), {}, std::chrono::seconds(5),
+            [gather, id = id, render](CallResult r) {
+                if (r)
+                    gather->sessions.insert(id, r.value().value(QStringLiteral("sessions")).toArray());
+                else
+                    gather->errors.insert(id, r.error().message);
+                if (--gather->waiting == 0)
+                    render();
+            });
+    }
+}
+
+void LaunchService::post(const HttpRequest &request, HttpReply reply)
+{
+    const QUrlQuery form(QString::fromUtf8(request.body));
+    if (!m_pages.check(request, form)) {
+        reply.send(MemberPages::page(403, MemberPages::html(QStringLiteral("Not allowed"),
+            QStringLiteral("<p class=bad>This form expired. <a href=\"/sessions\">Start again</a>.</p>"))));
+        return;
+    }
+    const auto value = [&form](const char *name) {
+        return form.queryItemValue(QLatin1String(name), QUrl::FullyDecoded).trimmed();
+    };
+    const auto back = [](const char *key, const QString &text) {
+        QUrlQuery q;
+        q.addQueryItem(QLatin1String(key), text);
+        return seeOther(QStringLiteral("/sessions?") + q.toString(QUrl::FullyEncoded));
+    };
+    const QString action = value("action");
+    if (action == QLatin1String("workspace")) {
+        auto created = m_workspaces.create(value("name"));
+        reply.send(created ? back("notice", QStringLiteral("Workspace %1 created.").arg(created.value().name))
+                           : back("problem", created.error().message));
+        return;
+    }
+    if (action == QLatin1String("launch")) {
+        launch(value("server"), value("workspace"), {}, {}, [reply, back](CallResult r) {
+            reply.send(r ? back("notice",
+                               QStringLiteral("Session %1 launched.").arg(r.value().value(QStringLiteral("id")).toString()))
+                         : back("problem", QStringLiteral("The launch failed: %1").arg(r.error().message)));
+        });
+        return;
+    }
+    if (action == QLatin1String("terminal")) {
+        auto view = m_views.create(value("server"), value("session"), ViewKind::Terminal, 0);
+        auto url = view ? m_views.openUrl(view.value().value(QStringLiteral("view")).toString())
+                        : Result<QUrl>(view.error());
+        reply.send(url ? seeOther(url.value().toString(QUrl::FullyEncoded)) : back("problem", url.error().message));
+        return;
+    }
+    reply.send(back("problem", QStringLiteral("unknown action")));
+}
+
+} // namespace isolation::hub

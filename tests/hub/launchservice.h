@@ -1,0 +1,47 @@
+// Sessions as the cloud starts them: the hub names a session, seals its launch secrets to the
+// server's key and calls `session.launch` through the server's tunnel. Served to the admin API
+// (`POST /v1/admin/servers/{id}/launch`, `isolation-hub launch`) and to the member's page
+// `/sessions`: the paired computers' sessions (each asked over its tunnel), a form to launch one,
+// to create a workspace, and a button opening a session's terminal view.
+#pragma once
+
+#include "hubtunnel.h"
+#include "http/httpserver.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <functional>
+
+namespace isolation::hub {
+
+class ActionLog;
+class HubState;
+class MemberPages;
+class TunnelRegistry;
+class ViewService;
+class WorkspaceService;
+
+class LaunchService
+{
+public:
+    LaunchService(HubState &state, TunnelRegistry &tunnels, WorkspaceService &workspaces, ViewService &views,
+        MemberPages &pages);
+
+    // Launches a session of `workspace` on `serverId`; `secrets` ({"NAME": "value"}) go sealed.
+    void launch(const QString &serverId, const QString &workspace, const QString &image, const QJsonObject &secrets,
+        CallCallback done);
+    void registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin);
+
+private:
+    void page(const HttpRequest &request, HttpReply reply);
+    void post(const HttpRequest &request, HttpReply reply);
+
+    HubState &m_state;
+    TunnelRegistry &m_tunnels;
+    WorkspaceService &m_workspaces;
+    ViewService &m_views;
+    MemberPages &m_pages;
+};
+
+} // namespace isolation::hub
