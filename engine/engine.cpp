@@ -3,6 +3,7 @@
 #include "core/logging.h"
 #include "core/version.h"
 #include "crypto/ed25519.h"
+#include "doorman/doorman.h"
 #include "heartbeat/heartbeat.h"
 #include "hubapi/hubclient.h"
 #include "localapi/localapiserver.h"
@@ -217,13 +218,37 @@ Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
     if (m_sandboxes)
         m_sandboxes->addCalls(rpc);
     connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::updateState);
+    startDoorman();
     auto started = m_tunnel->start();
     updateState();
     return started;
 }
 
+void Engine::startDoorman()
+{
+    const ServerIdentity *id = m_pairing ? m_pairing->identity() : nullptr;
+    if (!id || !m_sandboxes || id->hubPublicKey.isEmpty())
+        return;
+    Doorman::Options o;
+    o.serverId = id->serverId;
+    o.hubPublicKey = id->hubPublicKey;
+    m_doorman = std::make_unique<Doorman>(o, m_clock, m_sandboxes.get());
+    m_doorman->attach(m_tunnel.get());
+    // The local front door, for a browser on this computer (the same tokens). Not having it is
+    // no reason to stop: views still come through the tunnel.
+    const quint16 port = quint16(m_settings.value(QStringLiteral("views/localPort"), 8090).toUInt());
+    if (auto listening = m_doorman->listenLocal(QHostAddress::LocalHost, port); !listening)
+        qCWarning(lcCore) << "views: no local door on 127.0.0.1:" << port << ":" << listening.error().message;
+    else
+        qCInfo(lcCore) << "views: local door on 127.0.0.1:" << listening.value();
+}
+
 void Engine::closeTunnel()
 {
+    if (m_doorman) {
+        m_doorman->close();
+        m_doorman.reset();
+    }
     if (!m_tunnel)
         return;
     disconnect(m_tunnel.get(), nullptr, this, nullptr);

@@ -24,6 +24,7 @@ class QNetworkAccessManager;
 
 namespace isolation {
 
+class Doorman;
 class Heartbeat;
 class HubClient;
 class LocalApiServer;
@@ -106,6 +107,7 @@ private:
     void registerRoutes();
     void routePair(const HttpRequest &request, HttpReply reply);
     void closeTunnel();
+    void startDoorman();
     TunnelClient::Options tunnelOptions(const ServerIdentity &identity) const;
     void startRuntime();
 
@@ -122,6 +124,7 @@ private:
     std::unique_ptr<Heartbeat> m_heartbeat;
     SystemClock m_clock;
     std::unique_ptr<TunnelClient> m_tunnel;
+    std::unique_ptr<Doorman> m_doorman; // with the tunnel, while paired: the views' only way in
     std::unique_ptr<RuntimeManager> m_runtime;
     std::unique_ptr<SessionManager> m_sessions;
     std::unique_ptr<SessionSandboxes> m_sandboxes; // after m_sessions: goes first

@@ -67,6 +67,7 @@ public:
 
     void setTimeout(int ms) { m_timeoutMs = ms; }
     QUrl base() const { return m_base; }
+    QByteArray accessToken() const { return m_token; } // X-EXECD-ACCESS-TOKEN (the doorman's to use)
 
     void ping(Callback<bool> done);
     // Runs `command` in the foreground (sh -c) and collects its output stream.

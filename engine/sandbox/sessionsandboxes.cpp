@@ -278,6 +278,22 @@ Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
                 sandbox.value(QStringLiteral("reason")).toString()));
 }
 
+void SessionSandboxes::resolve(const QString &sessionId, Callback done)
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.launcher->execd()) {
+        done(Error::notFound(tr("No sandbox of session %1 runs here").arg(sessionId)));
+        return;
+    }
+    if (it->second.launcher->state() != SandboxState::Running) {
+        done(Error::unavailable(tr("The sandbox of session %1 is %2")
+                .arg(sessionId, sandboxStateName(it->second.launcher->state()))));
+        return;
+    }
+    const ExecdClient *execd = it->second.launcher->execd();
+    done(ViewTarget {execd->base().host(), quint16(execd->base().port()), execd->accessToken()});
+}
+
 void SessionSandboxes::suspend(const QString &sessionId, Done done)
 {
     Session *s = m_sessions->session(sessionId);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "doorman/viewtargets.h"
 
 #include <QObject>
 #include <QString>
@@ -30,7 +31,7 @@ struct ServerIdentity;
 class Session;
 class SessionManager;
 
-class SessionSandboxes final : public QObject
+class SessionSandboxes final : public QObject, public ViewTargetResolver
 {
     Q_OBJECT
 public:
@@ -62,6 +63,9 @@ public:
     void finish(const QString &sessionId, bool discard, Done done);
     // Every session, with its sandbox: {"sessions": [...]}.
     QJsonObject list() const;
+    // Where a session's views go: its running sandbox's execd (ViewTargetResolver, for the doorman).
+    // NotFound: no such session or no sandbox driven by this engine; Unavailable: not running.
+    void resolve(const QString &sessionId, Callback done) override;
     // The engine's runtime appeared or changed state: once healthy, the lifecycle clients follow it
     // (a restarted lifecycle server may listen elsewhere) and sandboxes launched by an earlier run
     // of the engine are adopted (running or paused, as the runtime has them).

@@ -194,7 +194,8 @@ void HubServer::registerModules()
             return viewId + QStringLiteral(".preview.localhost:%1").arg(m_previewPort);
         });
     m_views->registerRoutes(m_app, admin);
-    m_launches = std::make_unique<LaunchService>(*m_state, m_tunnels, *m_workspaces, *m_views, m_pages);
+    m_launches = std::make_unique<LaunchService>(*m_state, m_tunnels, *m_workspaces, *m_views, m_pages,
+        [this]() -> QByteArray { return QByteArray("http://*.preview.localhost:") + QByteArray::number(m_previewPort); });
     m_launches->registerRoutes(m_app, admin);
     m_viewRelay = new ViewRelay(*m_views, m_tunnels, QStringLiteral("preview.localhost"), this);
     m_viewRelay->registerRoutes(m_preview);

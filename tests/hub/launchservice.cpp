@@ -39,13 +39,14 @@ HttpResponse seeOther(const QString &location)
 
 } // namespace
 
-LaunchService::LaunchService(
-    HubState &state, TunnelRegistry &tunnels, WorkspaceService &workspaces, ViewService &views, MemberPages &pages)
+LaunchService::LaunchService(HubState &state, TunnelRegistry &tunnels, WorkspaceService &workspaces,
+    ViewService &views, MemberPages &pages, std::function<QByteArray()> previewSource)
     : m_state(state)
     , m_tunnels(tunnels)
     , m_workspaces(workspaces)
     , m_views(views)
     , m_pages(pages)
+    , m_previewSource(std::move(previewSource))
 { }
 
 void LaunchService::launch(const QString &serverId, const QString &workspace, const QString &image,
@@ -127,7 +128,7 @@ void LaunchService::page(const HttpRequest &request, HttpReply reply)
     for (const WorkspaceRecord &w : m_workspaces.workspaces())
         workspaces << QStringLiteral("<option value=\"%1\">%2</option>").arg(esc(w.id), esc(w.name));
 
-    auto render = [response, gather, csrf, notice, problem, options, workspaces, reply] {
+    auto render = [response, gather, csrf, notice, problem, options, workspaces, reply, source = m_previewSource()] {
         QString body;
         if (!notice.isEmpty())
             body += QStringLiteral("<p class=ok role=status>%1</p>").arg(esc(notice));
@@ -178,7 +179,7 @@ void LaunchService::page(const HttpRequest &request, HttpReply reply)
                                "<label>Name <input name=name maxlength=64 required></label> "
                                "<button>Create</button></form>")
                     .arg(hidden);
-        HttpResponse page = MemberPages::page(200, MemberPages::html(QStringLiteral("Sessions"), body));
+        HttpResponse page = MemberPages::page(200, MemberPages::html(QStringLiteral("Sessions"), body), source);
         page.headers += response->headers; // a new page session's cookie
         reply.send(page);
     };

@@ -25,8 +25,10 @@ class WorkspaceService;
 class LaunchService
 {
 public:
+    // `previewSource`: the CSP source of the views' origins (Terminal redirects there), e.g.
+    // "http://*.preview.localhost:8471".
     LaunchService(HubState &state, TunnelRegistry &tunnels, WorkspaceService &workspaces, ViewService &views,
-        MemberPages &pages);
+        MemberPages &pages, std::function<QByteArray()> previewSource);
 
     // Launches a session of `workspace` on `serverId`; `secrets` ({"NAME": "value"}) go sealed.
     void launch(const QString &serverId, const QString &workspace, const QString &image, const QJsonObject &secrets,
@@ -42,6 +44,7 @@ private:
     WorkspaceService &m_workspaces;
     ViewService &m_views;
     MemberPages &m_pages;
+    std::function<QByteArray()> m_previewSource;
 };
 
 } // namespace isolation::hub

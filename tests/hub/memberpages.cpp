@@ -56,11 +56,13 @@ QString MemberPages::html(const QString &title, const QString &body, const QStri
         .arg(title.toHtmlEscaped(), body, style);
 }
 
-HttpResponse MemberPages::page(int status, const QString &html)
+HttpResponse MemberPages::page(int status, const QString &html, const QByteArray &formTargets)
 {
     HttpResponse r = HttpResponse::text(status, html.toUtf8(), "text/html; charset=utf-8");
     r.setHeader("Cache-Control", "no-store");
-    r.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+    r.setHeader("Content-Security-Policy",
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"
+            + (formTargets.isEmpty() ? QByteArray() : ' ' + formTargets));
     r.setHeader("X-Frame-Options", "DENY");
     r.setHeader("Referrer-Policy", "no-referrer");
     return r;

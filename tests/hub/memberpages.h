@@ -25,8 +25,8 @@ public:
     // put in it), `style` added to the shared style sheet.
     static QString html(const QString &title, const QString &body, const QString &style = {});
     // An HTML answer with the pages' headers: no-store, a CSP allowing only inline style and forms
-    // to this origin, no framing.
-    static HttpResponse page(int status, const QString &html);
+    // to this origin (and to `formTargets`, CSP sources a form's redirect may lead to), no framing.
+    static HttpResponse page(int status, const QString &html, const QByteArray &formTargets = {});
 
 private:
     QHash<QByteArray, QByteArray> m_sessions; // member cookie -> CSRF token

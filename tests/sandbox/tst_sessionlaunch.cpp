@@ -10,6 +10,7 @@
 #include "dockertestsupport.h"
 #include "runtimefixture.h"
 #include "sessionfixture.h"
+#include "webdriver.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void launchSaveFinishLaunchElsewhere();
     void hubPageLaunchesAndOpensATerminal();
+    void inABrowserFromTheHubPageToATerminal();
 
 private:
     // `isolation-hub launch` for engine `i`'s server; the session's JSON (empty on failure).
@@ -339,6 +341,81 @@ void tst_SessionLaunch::hubPageLaunchesAndOpensATerminal()
     const QUrl view(location);
     QVERIFY2(view.host().endsWith(QStringLiteral(".preview.localhost")), qPrintable(location));
     QCOMPARE(view.port(), m_fx->hub().previewUrl().port());
+
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
+}
+
+// What a newcomer does after `./dev run`, in a real browser (headless chromium): the hub's
+// Sessions page, Launch, then Terminal on the running session; the doorman of the engine lets the
+// browser in (token in the URL, then a cookie), and `echo hello` runs in the session's sandbox.
+void tst_SessionLaunch::inABrowserFromTheHubPageToATerminal()
+{
+    const QString missing = WebDriver::missing();
+    QVERIFY2(missing.isEmpty(), qPrintable(missing));
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("browsed")).isEmpty());
+    WebDriver browser;
+    QVERIFY2(browser.start(), qPrintable(browser.lastError()));
+    const QUrl sessions = m_fx->hub().appUrl().resolved(QUrl(QStringLiteral("/sessions")));
+    QVERIFY2(browser.navigate(sessions), qPrintable(browser.lastError()));
+    // Choose the workspace by its name and this engine's computer, then Launch.
+    const QJsonValue chosen = browser.execute(QStringLiteral(R"(
+        const ws = [...document.querySelectorAll('select[name=workspace] option')].find(o => o.text === arguments[0]);
+        if (!ws) return false;
+        ws.selected = true;
+        document.querySelector('select[name=server]').value = arguments[1];
+        document.querySelector('input[name=action][value=launch]').form.submit();
+        return true;
+    )"), QJsonArray {QStringLiteral("browsed"), m_server[0]});
+    QVERIFY2(chosen.toBool(), qPrintable(browser.lastError()));
+    QString session;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            session = browser.execute(QStringLiteral(
+                "const m = /Session (s[0-9a-f]{12}) launched/.exec(document.body.innerText); return m ? m[1] : '';"))
+                          .toString();
+            return !session.isEmpty();
+        },
+        300000));
+    QCOMPARE(sessionOf(0, session).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("running"));
+
+    // Terminal: the browser lands on the view's own origin, the token gone from the URL.
+    QVERIFY(browser.execute(QStringLiteral(R"(
+        const f = [...document.querySelectorAll('form')].find(f => f.session && f.session.value === arguments[0]);
+        if (!f) return false;
+        f.submit();
+        return true;
+    )"), QJsonArray {session}).toBool());
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     const QUrl now = browser.currentUrl();
+                     return now.host().endsWith(QStringLiteral(".preview.localhost")) && !now.hasQuery();
+                 },
+                 30000),
+        qPrintable(browser.currentUrl().toString(QUrl::RemoveQuery)));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return browser.execute(QStringLiteral("return !!window.isolationTerminal")).toBool(); }, 30000));
+    QVERIFY2(browser.type(QStringLiteral(".xterm-helper-textarea"), QStringLiteral("echo hello from $(cat /etc/hostname)\uE007")),
+        qPrintable(browser.lastError()));
+    const QString screen = QStringLiteral(R"(
+        const b = window.isolationTerminal.buffer.active;
+        const lines = [];
+        for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
+        return lines;
+    )");
+    QStringList lines;
+    const bool shown = QTest::qWaitFor(
+        [&] {
+            lines.clear();
+            for (const QJsonValue &l : browser.execute(screen).toArray())
+                lines << l.toString();
+            return !lines.filter(QRegularExpression(QStringLiteral("^hello from \\S+$"))).isEmpty();
+        },
+        30000);
+    QVERIFY2(shown, qPrintable(lines.join(QLatin1Char('|'))));
+    // It ran in the sandbox: the host name printed is the sandbox container's.
+    const QString printed = lines.filter(QRegularExpression(QStringLiteral("^hello from \\S+$"))).first().mid(11);
+    QVERIFY2(containerOf(sessionOf(0, session)).startsWith(printed), qPrintable(printed));
 
     QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
 }
