@@ -418,6 +418,9 @@ int runLaunch(const QStringList &arguments)
         "(isolation-hub launch)."));
     parser.addOption({QStringLiteral("workspace"), QStringLiteral("The workspace (name or id)."), QStringLiteral("W")});
     parser.addOption({QStringLiteral("image"), QStringLiteral("The sandbox image."), QStringLiteral("I")});
+    parser.addOption({QStringLiteral("agent"),
+        QStringLiteral("A command to run in the sandbox and keep running (restarted with backoff when it fails)."),
+        QStringLiteral("CMD")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
     if (int rc = parse(parser, arguments, 0, QStringLiteral("launch takes no arguments but --workspace W")); rc >= 0)
         return rc;
@@ -429,6 +432,8 @@ int runLaunch(const QStringList &arguments)
     QJsonObject body {{QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}};
     if (parser.isSet(QStringLiteral("image")))
         body.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+    if (parser.isSet(QStringLiteral("agent")))
+        body.insert(QStringLiteral("agent"), parser.value(QStringLiteral("agent")));
     auto r = client.value().call("POST", QStringLiteral("/v1/sessions/launch"), body);
     if (!r)
         return apiFailure(r.error(), parser.isSet(QStringLiteral("json")));
@@ -441,6 +446,37 @@ int runLaunch(const QStringList &arguments)
     out::line(QStringLiteral("sandbox %1 (%2), %3")
                   .arg(shortId(sandbox.value(QStringLiteral("id")).toString()),
                       sandbox.value(QStringLiteral("image")).toString(), sandbox.value(QStringLiteral("state")).toString()));
+    return exitcode::Ok;
+}
+
+int runAgent(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "A session's agent: its state, how often it was restarted, and what it printed last (secrets redacted)."));
+    parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("The session id."));
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    if (int rc = parse(parser, arguments, 1, QStringLiteral("agent takes one session id")); rc >= 0)
+        return rc;
+    auto client = out::client();
+    if (!client)
+        return out::fail(client.error().message);
+    auto r = client.value().call(
+        "GET", QStringLiteral("/v1/sessions/%1/agent").arg(pathSegment(parser.positionalArguments().first())));
+    if (!r)
+        return apiFailure(r.error(), parser.isSet(QStringLiteral("json")));
+    if (parser.isSet(QStringLiteral("json"))) {
+        out::json(r.value());
+        return exitcode::Ok;
+    }
+    out::line(QStringLiteral("agent %1, %2 restart(s)%3")
+                  .arg(r.value().value(QStringLiteral("state")).toString())
+                  .arg(r.value().value(QStringLiteral("restarts")).toInt())
+                  .arg(r.value().value(QStringLiteral("reason")).toString().isEmpty()
+                          ? QString()
+                          : QStringLiteral(": ") + r.value().value(QStringLiteral("reason")).toString()));
+    for (const QJsonValue v : r.value().value(QStringLiteral("lines")).toArray())
+        out::line(v.toString());
     return exitcode::Ok;
 }
 
@@ -491,8 +527,10 @@ QList<Command> workspaceCommands()
             QStringLiteral("Start a session on a workspace; prints its id and worktree."), runSession},
         {QStringLiteral("sessions"), QStringLiteral("sessions [--json]"),
             QStringLiteral("List the sessions, with their sandboxes."), runSessions},
-        {QStringLiteral("launch"), QStringLiteral("launch --workspace W [--image I] [--json]"),
+        {QStringLiteral("launch"), QStringLiteral("launch --workspace W [--image I] [--agent CMD] [--json]"),
             QStringLiteral("Start a session in a sandbox (as the cloud does over the tunnel)."), runLaunch},
+        {QStringLiteral("agent"), QStringLiteral("agent S [--json]"),
+            QStringLiteral("A session's agent: state, restarts, its last output."), runAgent},
         {QStringLiteral("suspend"), QStringLiteral("suspend S [--json]"),
             QStringLiteral("Save what changed, then pause the session's sandbox."),
             [](const QStringList &a) {

@@ -1,16 +1,17 @@
 #include "sessionsandboxes.h"
 
+#include "agentsupervisor.h"
+#include "repocloner.h"
 #include "sandboxlauncher.h"
 
-#include "http/httpserver.h"
 #include "pairing/serveridentity.h"
+#include "core/timer.h"
 #include "runtime/lifecycleclient.h"
 #include "runtime/runtimemanager.h"
 #include "secrets/launchsecrets.h"
 #include "secrets/secretvault.h"
 #include "sessions/sessionjson.h"
 #include "sessions/sessionmanager.h"
-#include "tunnel/rpcdispatcher.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -153,9 +154,11 @@ void SessionSandboxes::adopt(Session *session)
 
 SessionSandboxes::~SessionSandboxes()
 {
-    // Launchers first: they use their lifecycle clients. Sandboxes stay (sessions survive restarts).
-    for (auto &[id, entry] : m_entries)
+    // Agents, then launchers: each uses the next. Sandboxes stay (sessions survive restarts).
+    for (auto &[id, entry] : m_entries) {
+        entry.agent.reset();
         entry.launcher.reset();
+    }
 }
 
 void SessionSandboxes::record(Session *session, const QString &state, const QString &reason)
@@ -209,6 +212,14 @@ void SessionSandboxes::launch(const Launch &launch, Done done)
         vault = std::make_shared<SecretVault>();
         vault->adopt(std::move(opened).value());
     }
+    for (const Launch::Repository &repo : launch.repositories) {
+        if (!repo.tokenSecret.isEmpty() && !(vault && vault->contains(repo.tokenSecret))) {
+            done(Error::invalidInput(
+                tr("The credential of %1 names the launch secret %2, which the launch does not carry")
+                    .arg(repo.directory, repo.tokenSecret)));
+            return;
+        }
+    }
     RuntimeManager *runtime = m_runtime();
     if (!runtime) {
         done(Error::unavailable(tr("The sandbox runtime is off: sessions can start without a sandbox "
@@ -221,7 +232,8 @@ void SessionSandboxes::launch(const Launch &launch, Done done)
         return;
     }
     QPointer<SessionSandboxes> self(this);
-    m_sessions->create(launch.workspace, [self, image, vault, done](Result<Session *, SessionError> created) {
+    m_sessions->create(launch.workspace, [self, image, vault, repos = launch.repositories, agent = launch.agent,
+                                             done](Result<Session *, SessionError> created) {
         if (!self)
             return;
         if (!created) {
@@ -245,24 +257,129 @@ void SessionSandboxes::launch(const Launch &launch, Done done)
         Entry &entry = self->makeEntry(s, rt);
         entry.secrets = vault;
         QPointer<Session> session(s);
-        qCInfo(lcSessionSandboxes) << "launching session" << s->id() << "in image" << request.value().image;
         const QString id = s->id();
-        entry.launcher->launch(request.value(), vault.get(), [self, session, id, done](Result<void, SandboxError> r) {
-            if (!self || !session)
-                return;
-            if (r) {
-                qCInfo(lcSessionSandboxes) << "session" << id << "running in sandbox"
-                                           << self->m_entries[id].launcher->sandboxId();
-                done(self->describe(session));
-                return;
-            }
-            // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
-            qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << r.error().message;
-            const Error why = fromSandbox(r.error());
+        // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
+        const auto undo = [self, id, done](const Error &why) {
+            qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << why.message;
             self->dropEntry(id);
             self->m_sessions->remove(id, [done, why](Result<void, SessionError>) { done(why); });
+        };
+        const auto start = [self, session, id, request = request.value(), vault, agent, done, undo] {
+            if (!self || !session)
+                return;
+            qCInfo(lcSessionSandboxes) << "launching session" << id << "in image" << request.image;
+            self->m_entries[id].launcher->launch(request, vault.get(),
+                [self, session, id, agent, done, undo](Result<void, SandboxError> r) {
+                    if (!self || !session)
+                        return;
+                    if (!r) {
+                        undo(fromSandbox(r.error()));
+                        return;
+                    }
+                    qCInfo(lcSessionSandboxes) << "session" << id << "running in sandbox"
+                                               << self->m_entries[id].launcher->sandboxId();
+                    if (!agent.isEmpty())
+                        self->startAgent(session, agent);
+                    done(self->describe(session));
+                });
+        };
+        if (repos.isEmpty()) {
+            start();
+            return;
+        }
+        auto cloned = std::make_shared<QList<QJsonObject>>();
+        self->cloneNext(s, repos, vault, cloned, [self, session, cloned, start, undo](Result<void> r) {
+            if (!self || !session)
+                return;
+            if (!r) {
+                undo(r.error());
+                return;
+            }
+            QJsonObject sandbox = session->record().sandbox;
+            QJsonArray list;
+            for (const QJsonObject &c : std::as_const(*cloned))
+                list.append(c);
+            sandbox.insert(QStringLiteral("repositories"), list);
+            session->setSandbox(sandbox);
+            start();
         });
     }, launch.sessionId);
+}
+
+void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
+    Clones cloned, std::function<void(Result<void>)> done)
+{
+    if (repos.isEmpty()) {
+        done({});
+        return;
+    }
+    const Launch::Repository repo = repos.takeFirst();
+    CloneRequest request;
+    request.url = repo.url;
+    request.worktree = session->workTree();
+    request.directory = repo.directory;
+    request.branch = repo.branch;
+    if (!repo.tokenSecret.isEmpty()) {
+        request.token = *vault->value(repo.tokenSecret);
+        request.username = SecureBytes(repo.username.toUtf8());
+    }
+    auto *cloner = new RepoCloner(this);
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> s(session);
+    cloner->start(std::move(request), [self, s, cloner, repo, repos, vault, cloned, done](Result<CloneResult, SandboxError> r) {
+        cloner->deleteLater();
+        if (!self || !s)
+            return;
+        if (!r) {
+            done(Error {fromSandbox(r.error()).code, tr("cannot clone %1 into %2: %3")
+                                                         .arg(repo.url.toString(QUrl::RemoveUserInfo), repo.directory,
+                                                             r.error().message)});
+            return;
+        }
+        qCInfo(lcSessionSandboxes) << "session" << s->id() << "cloned" << repo.url.toString(QUrl::RemoveUserInfo) << "into"
+                                   << repo.directory << "at" << r.value().head;
+        cloned->append(QJsonObject {{QStringLiteral("url"), repo.url.toString(QUrl::RemoveUserInfo)},
+            {QStringLiteral("directory"), repo.directory}, {QStringLiteral("head"), r.value().head}});
+        self->cloneNext(s, repos, vault, cloned, done);
+    });
+}
+
+void SessionSandboxes::startAgent(Session *session, const QString &command)
+{
+    Entry &entry = m_entries[session->id()];
+    entry.agentTimer = std::make_unique<SystemTimer>();
+    entry.agent = std::make_unique<AgentSupervisor>(
+        entry.launcher->execd(), AgentSpec(command), entry.secrets.get(), m_clock, *entry.agentTimer);
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> s(session);
+    const auto note = [self, s, command] {
+        if (!self || !s)
+            return;
+        const auto it = self->m_entries.find(s->id());
+        if (it == self->m_entries.end() || !it->second.agent)
+            return;
+        QJsonObject sandbox = s->record().sandbox;
+        sandbox.insert(QStringLiteral("agent"),
+            QJsonObject {{QStringLiteral("command"), command},
+                {QStringLiteral("state"), agentStateName(it->second.agent->state())},
+                {QStringLiteral("restarts"), it->second.agent->restarts()}});
+        s->setSandbox(sandbox);
+    };
+    connect(entry.agent.get(), &AgentSupervisor::stateChanged, this, note);
+    entry.agent->start();
+    note();
+}
+
+Result<QJsonObject> SessionSandboxes::agent(const QString &sessionId) const
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.agent)
+        return Error::notFound(tr("Session %1 runs no agent here").arg(sessionId));
+    const AgentSupervisor &a = *it->second.agent;
+    return QJsonObject {{QStringLiteral("session"), sessionId},
+        {QStringLiteral("state"), agentStateName(a.state())}, {QStringLiteral("runs"), a.runs()},
+        {QStringLiteral("restarts"), a.restarts()}, {QStringLiteral("lastExitCode"), a.lastExitCode()},
+        {QStringLiteral("reason"), a.reason()}, {QStringLiteral("lines"), QJsonArray::fromStringList(a.recentLines())}};
 }
 
 Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
@@ -311,6 +428,9 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
                 .arg(sessionId, sandboxStateName(entry.value()->launcher->state()))));
         return;
     }
+    // The agent is interrupted first, so that it does not write while the work is saved.
+    if (entry.value()->agent)
+        entry.value()->agent->stop();
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> session(s);
     // What changed is saved first; a save the hub refused (moved on) keeps the work on the session
@@ -358,7 +478,14 @@ void SessionSandboxes::resume(const QString &sessionId, Done done)
     entry.value()->launcher->resume([self, session, done](Result<void, SandboxError> r) {
         if (!self || !session)
             return;
-        done(r ? Result<QJsonObject>(self->describe(session)) : Result<QJsonObject>(fromSandbox(r.error())));
+        if (!r) {
+            done(fromSandbox(r.error()));
+            return;
+        }
+        const auto it = self->m_entries.find(session->id());
+        if (it != self->m_entries.end() && it->second.agent)
+            it->second.agent->start(); // a fresh start: the suspend stopped it
+        done(self->describe(session));
     });
 }
 
@@ -441,110 +568,6 @@ void SessionSandboxes::finish(const QString &sessionId, bool discard, Done done)
             });
         });
     });
-}
-
-void SessionSandboxes::addCalls(RpcDispatcher &rpc)
-{
-    QPointer<SessionSandboxes> self(this);
-    const auto gone = [] { return Error::unavailable(QStringLiteral("the engine is stopping")); };
-    rpc.addAsync(QStringLiteral("session.launch"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
-        const QString workspace = p.value(QStringLiteral("workspace")).toString();
-        if (!self) {
-            reply(gone());
-            return;
-        }
-        if (workspace.isEmpty()) {
-            reply(Error::invalidInput(QStringLiteral("give the workspace (its name or id)")));
-            return;
-        }
-        const QByteArray sealed = QByteArray::fromBase64(p.value(QStringLiteral("secrets")).toString().toLatin1(),
-            QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
-        self->launch({workspace, p.value(QStringLiteral("image")).toString(), p.value(QStringLiteral("session")).toString(),
-                         sealed},
-            reply);
-    });
-    rpc.addAsync(QStringLiteral("session.suspend"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
-        self ? self->suspend(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
-    });
-    rpc.addAsync(QStringLiteral("session.resume"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
-        self ? self->resume(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
-    });
-    rpc.addAsync(QStringLiteral("session.finish"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
-        self ? self->finish(p.value(QStringLiteral("session")).toString(),
-                   p.value(QStringLiteral("discard")).toBool(), reply)
-             : reply(gone());
-    });
-    rpc.add(QStringLiteral("sessions.list"), [self, gone](const QJsonObject &) -> Result<QJsonObject> {
-        if (!self)
-            return gone();
-        return self->list();
-    });
-}
-
-void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxes *()> get)
-{
-    const auto answer = [](const HttpReply &reply, const Result<QJsonObject> &r, int okStatus) {
-        if (r) {
-            reply.send(HttpResponse::json(okStatus, r.value()));
-            return;
-        }
-        switch (r.error().code) {
-        case Error::Code::InvalidInput:
-            reply.send(HttpResponse::error(409, QStringLiteral("refused"), r.error().message));
-            break;
-        case Error::Code::NotFound:
-            reply.send(HttpResponse::error(404, QStringLiteral("not_found"), r.error().message));
-            break;
-        case Error::Code::Unavailable:
-            reply.send(HttpResponse::error(503, QStringLiteral("unavailable"), r.error().message));
-            break;
-        case Error::Code::Failed:
-            reply.send(HttpResponse::error(500, QStringLiteral("internal"), r.error().message));
-            break;
-        }
-    };
-    // The object the request is for, or the 503/400 answer given instead.
-    const auto target = [get](const HttpRequest &request, const HttpReply &reply, QJsonObject *body) {
-        SessionSandboxes *s = get();
-        QString why;
-        if (!s)
-            reply.send(HttpResponse::error(503, QStringLiteral("unavailable"), QStringLiteral("The engine is not running")));
-        else if (!request.body.isEmpty() && !request.jsonBody(body, &why))
-            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
-        else
-            return s;
-        return static_cast<SessionSandboxes *>(nullptr);
-    };
-    http.route("POST", QStringLiteral("/v1/sessions/launch"), [answer, target](const HttpRequest &request, HttpReply reply) {
-        QJsonObject o;
-        SessionSandboxes *s = target(request, reply, &o);
-        if (!s)
-            return;
-        const QString workspace = o.value(QStringLiteral("workspace")).toString();
-        if (workspace.isEmpty()) {
-            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), QStringLiteral("give the workspace")));
-            return;
-        }
-        s->launch({workspace, o.value(QStringLiteral("image")).toString(), {}, {}},
-            [answer, reply](Result<QJsonObject> r) { answer(reply, r, 201); });
-    });
-    for (const QString verb : {QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("finish")}) {
-        http.route("POST", QStringLiteral("/v1/sessions/{id}/") + verb,
-            [answer, target, verb](const HttpRequest &request, HttpReply reply) {
-                QJsonObject o;
-                SessionSandboxes *s = target(request, reply, &o);
-                if (!s)
-                    return;
-                const QString id = request.params.value(QStringLiteral("id"));
-                auto done = [answer, reply](Result<QJsonObject> r) { answer(reply, r, 200); };
-                if (verb == QLatin1String("suspend"))
-                    s->suspend(id, done);
-                else if (verb == QLatin1String("resume"))
-                    s->resume(id, done);
-                else
-                    s->finish(id, o.value(QStringLiteral("discard")).toBool(), done);
-            });
-    }
 }
 
 } // namespace isolation

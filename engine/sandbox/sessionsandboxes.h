@@ -6,12 +6,14 @@
 // session's sandbox is goes into its session.json (`sandbox`). On the event loop.
 #pragma once
 
+#include "core/clock.h"
 #include "core/result.h"
 #include "doorman/viewtargets.h"
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 #include <functional>
 #include <map>
@@ -25,7 +27,9 @@ class HttpServer;
 class LifecycleClient;
 class RpcDispatcher;
 class RuntimeManager;
+class AgentSupervisor;
 class SandboxLauncher;
+class SystemTimer;
 class SecretVault;
 struct ServerIdentity;
 class Session;
@@ -52,6 +56,16 @@ public:
         QString image; // empty: devcontainer.json's, else the default
         QString sessionId; // empty: the engine names it
         QByteArray sealedSecrets; // launch secrets as the hub sealed them for sessionId (may be empty)
+        struct Repository
+        {
+            QUrl url;
+            QString directory; // in the worktree
+            QString branch; // empty: the remote's default
+            QString tokenSecret; // the launch secret holding the credential (empty: none)
+            QString username; // with the token; empty: "git"
+        };
+        QList<Repository> repositories; // cloned into the worktree before the sandbox starts
+        QString agent; // a command run and kept running in the sandbox (empty: none)
     };
     // Answers the session (as `sessions` lists it). Secrets that cannot be opened for this server
     // and session (another server, another session, expired, tampered) refuse the launch before
@@ -63,6 +77,8 @@ public:
     void finish(const QString &sessionId, bool discard, Done done);
     // Every session, with its sandbox: {"sessions": [...]}.
     QJsonObject list() const;
+    // A session's agent: {command, state, runs, restarts, reason, lines: [...]} (recent output).
+    Result<QJsonObject> agent(const QString &sessionId) const;
     // Where a session's views go: its running sandbox's execd (ViewTargetResolver, for the doorman).
     // NotFound: no such session or no sandbox driven by this engine; Unavailable: not running.
     void resolve(const QString &sessionId, Callback done) override;
@@ -84,7 +100,14 @@ private:
         std::shared_ptr<SecretVault> secrets; // outlives the launcher, which reads it for every command
         std::unique_ptr<LifecycleClient> lifecycle;
         std::unique_ptr<SandboxLauncher> launcher;
+        std::unique_ptr<SystemTimer> agentTimer; // before the agent: it outlives it
+        std::unique_ptr<AgentSupervisor> agent;
     };
+    using Clones = std::shared_ptr<QList<QJsonObject>>;
+    // Clones `repos` one after the other into the session's worktree; `done` with what was cloned.
+    void cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
+        Clones cloned, std::function<void(Result<void>)> done);
+    void startAgent(Session *session, const QString &command);
     Result<Entry *> entryFor(Session *session);
     void record(Session *session, const QString &state, const QString &reason = {});
     QJsonObject describe(Session *session) const;
@@ -94,6 +117,7 @@ private:
     QNetworkAccessManager *m_network;
     std::function<RuntimeManager *()> m_runtime;
     std::function<const ServerIdentity *()> m_identity;
+    SystemClock m_clock;
     QString m_defaultImage;
     Entry &makeEntry(Session *session, RuntimeManager *runtime);
     void adopt(Session *session);

@@ -177,6 +177,10 @@ int launch(const AdminClient &client, const QStringList &args, bool json)
     parser.addOption({QStringLiteral("image"), QStringLiteral("Sandbox image."), QStringLiteral("image")});
     parser.addOption({QStringLiteral("secret"), QStringLiteral("A launch secret: the environment variable NAME's value."),
         QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("agent"), QStringLiteral("An agent command kept running."), QStringLiteral("cmd")});
+    parser.addOption({QStringLiteral("repo"), QStringLiteral("Clone URL into DIR of the worktree."), QStringLiteral("DIR=URL")});
+    parser.addOption({QStringLiteral("repo-secret"), QStringLiteral("DIR's clone credential: launch secret NAME."),
+        QStringLiteral("DIR=NAME")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("JSON out.")});
     if (!parser.parse(args))
         return fail(parser.errorText(), 2);
@@ -194,6 +198,27 @@ int launch(const AdminClient &client, const QStringList &args, bool json)
     }
     if (!secrets.isEmpty())
         body.insert(QStringLiteral("secrets"), secrets);
+    if (parser.isSet(QStringLiteral("agent")))
+        body.insert(QStringLiteral("agent"), parser.value(QStringLiteral("agent")));
+    QHash<QString, QString> repoSecrets;
+    for (const QString &given : parser.values(QStringLiteral("repo-secret"))) {
+        const qsizetype eq = given.indexOf(QLatin1Char('='));
+        if (eq <= 0)
+            return fail(QStringLiteral("--repo-secret wants DIR=NAME"), 2);
+        repoSecrets.insert(given.left(eq), given.mid(eq + 1));
+    }
+    QJsonArray repositories;
+    for (const QString &given : parser.values(QStringLiteral("repo"))) {
+        const qsizetype eq = given.indexOf(QLatin1Char('='));
+        if (eq <= 0)
+            return fail(QStringLiteral("--repo wants DIR=URL"), 2);
+        QJsonObject repo {{QStringLiteral("directory"), given.left(eq)}, {QStringLiteral("url"), given.mid(eq + 1)}};
+        if (repoSecrets.contains(given.left(eq)))
+            repo.insert(QStringLiteral("tokenSecret"), repoSecrets.value(given.left(eq)));
+        repositories.append(repo);
+    }
+    if (!repositories.isEmpty())
+        body.insert(QStringLiteral("repositories"), repositories);
     // A launch may restore a large workspace and start a container: up to five minutes.
     const QString path = QStringLiteral("/v1/admin/servers/%1/launch")
                              .arg(QString::fromLatin1(QUrl::toPercentEncoding(parser.value(QStringLiteral("server")))));
@@ -306,6 +331,9 @@ const char *adminVerbsHelp()
            "                         Launch a session of W in a sandbox on that server (session.launch);\n"
            "                         each --secret NAME takes its value from the environment variable NAME\n"
            "                         and goes sealed to the server's key.\n"
+           "                         [--agent CMD] [--repo DIR=URL]... [--repo-secret DIR=NAME]...: an agent\n"
+           "                         command kept running; repositories cloned into the worktree first,\n"
+           "                         with the launch secret NAME as the credential.\n"
            "  view SESSION --kind terminal|preview|files [--port N] [--server ID] [--json]\n"
            "                         Make a view of a session; prints its URL (one use, one hour).\n";
 }

@@ -49,9 +49,9 @@ LaunchService::LaunchService(HubState &state, TunnelRegistry &tunnels, Workspace
     , m_previewSource(std::move(previewSource))
 { }
 
-void LaunchService::launch(const QString &serverId, const QString &workspace, const QString &image,
-    const QJsonObject &secrets, CallCallback done)
+void LaunchService::launch(const QString &serverId, const QJsonObject &request, CallCallback done)
 {
+    const QJsonObject secrets = request.value(QStringLiteral("secrets")).toObject();
     const ServerRecord *server = m_state.server(serverId);
     if (!server || server->revoked) {
         done(CallError {CallError::Code::Remote, QStringLiteral("no paired server %1").arg(serverId), 404,
@@ -59,9 +59,11 @@ void LaunchService::launch(const QString &serverId, const QString &workspace, co
         return;
     }
     const QString session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
-    QJsonObject params {{QStringLiteral("workspace"), workspace}, {QStringLiteral("session"), session}};
-    if (!image.isEmpty())
-        params.insert(QStringLiteral("image"), image);
+    QJsonObject params {{QStringLiteral("session"), session}};
+    for (const char *key : {"workspace", "image", "agent", "repositories"}) {
+        if (request.contains(QLatin1String(key)))
+            params.insert(QLatin1String(key), request.value(QLatin1String(key)));
+    }
     if (!secrets.isEmpty()) {
         QMap<QString, QByteArray> values;
         for (auto it = secrets.begin(); it != secrets.end(); ++it)
@@ -89,8 +91,7 @@ void LaunchService::registerRoutes(HttpServer &app, std::function<bool(const Htt
             QString why;
             if (!request.jsonBody(&body, &why))
                 return reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
-            launch(request.params.value(QStringLiteral("id")), body.value(QStringLiteral("workspace")).toString(),
-                body.value(QStringLiteral("image")).toString(), body.value(QStringLiteral("secrets")).toObject(),
+            launch(request.params.value(QStringLiteral("id")), body,
                 [reply](CallResult r) { TunnelRegistry::answer(reply, r); });
         });
     app.route("GET", QStringLiteral("/sessions"), [this](const HttpRequest &request, HttpReply reply) { page(request, reply); });
@@ -225,7 +226,7 @@ void LaunchService::post(const HttpRequest &request, HttpReply reply)
         return;
     }
     if (action == QLatin1String("launch")) {
-        launch(value("server"), value("workspace"), {}, {}, [reply, back](CallResult r) {
+        launch(value("server"), QJsonObject {{QStringLiteral("workspace"), value("workspace")}}, [reply, back](CallResult r) {
             reply.send(r ? back("notice",
                                QStringLiteral("Session %1 launched.").arg(r.value().value(QStringLiteral("id")).toString()))
                          : back("problem", QStringLiteral("The launch failed: %1").arg(r.error().message)));

@@ -30,9 +30,10 @@ public:
     LaunchService(HubState &state, TunnelRegistry &tunnels, WorkspaceService &workspaces, ViewService &views,
         MemberPages &pages, std::function<QByteArray()> previewSource);
 
-    // Launches a session of `workspace` on `serverId`; `secrets` ({"NAME": "value"}) go sealed.
-    void launch(const QString &serverId, const QString &workspace, const QString &image, const QJsonObject &secrets,
-        CallCallback done);
+    // Launches a session on `serverId`: `request` is {"workspace", "image"?, "agent"?,
+    // "repositories"?: [{url, directory, branch?, tokenSecret?, username?}], "secrets"?: {"NAME": "value"}};
+    // the secrets go sealed to the server's key for the session the hub names.
+    void launch(const QString &serverId, const QJsonObject &request, CallCallback done);
     void registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin);
 
 private:

@@ -7,6 +7,7 @@
 // and in its sandbox; suspend pauses and resume brings it back; an engine restart adopts the
 // running sandbox (the same container, no second session); a killed lifecycle container comes
 // back and the session is still reachable; finish --discard drops work.
+#include "../workspace/gitcli.h"
 #include "dockertestsupport.h"
 #include "runtimefixture.h"
 #include "sessionfixture.h"
@@ -22,6 +23,8 @@
 #include <QNetworkReply>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUrlQuery>
 
@@ -36,6 +39,7 @@ private Q_SLOTS:
     void launchSaveFinishLaunchElsewhere();
     void hubPageLaunchesAndOpensATerminal();
     void inABrowserFromTheHubPageToATerminal();
+    void launchClonesAndRunsAnAgent();
 
 private:
     // `isolation-hub launch` for engine `i`'s server; the session's JSON (empty on failure).
@@ -418,6 +422,75 @@ void tst_SessionLaunch::inABrowserFromTheHubPageToATerminal()
     QVERIFY2(containerOf(sessionOf(0, session)).startsWith(printed), qPrintable(printed));
 
     QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
+}
+
+// A launch that clones a repository over authenticated HTTP (the credential a launch secret) into
+// the worktree and runs an agent: the clone is in the sandbox and out of the workspace's changes,
+// the agent's output reaches the LocalAPI, suspend stops it and resume starts it again, and the
+// credential is in no file of the engine or the hub.
+void tst_SessionLaunch::launchClonesAndRunsAnAgent()
+{
+    QTemporaryDir served;
+    const QString src = served.path() + QStringLiteral("/src");
+    QVERIFY(GitCli::run({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main"), src}).ok());
+    QVERIFY(GitCli::writeFile(src + QStringLiteral("/README"), "the tool\n"));
+    QVERIFY(GitCli::run({QStringLiteral("add"), QStringLiteral(".")}, src).ok());
+    QVERIFY(GitCli::run({QStringLiteral("-c"), QStringLiteral("user.name=t"), QStringLiteral("-c"),
+                            QStringLiteral("user.email=t@t"), QStringLiteral("commit"), QStringLiteral("-qm"),
+                            QStringLiteral("tool")},
+        src)
+                .ok());
+    QVERIFY(GitCli::run({QStringLiteral("clone"), QStringLiteral("-q"), QStringLiteral("--bare"), src,
+                            served.path() + QStringLiteral("/served/tools.git")})
+                .ok());
+    const QByteArray token = "tok-" + QByteArray::number(QDateTime::currentMSecsSinceEpoch(), 36) + "-canary";
+    QProcess server;
+    server.setProgram(QStringLiteral(ISOLATION_PYTHON3));
+    server.setArguments({QStringLiteral(ISOLATION_GIT_HTTP_SERVER), served.path() + QStringLiteral("/served")});
+    server.start();
+    QVERIFY(server.waitForStarted());
+    server.write("git\n" + token + "\n"); // on stdin: in no command line
+    server.closeWriteChannel();
+    QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
+    const QByteArray line = server.readLine().trimmed();
+    QVERIFY2(line.startsWith("PORT "), line.constData());
+    const QString url = QStringLiteral("http://127.0.0.1:%1/cgi-bin/git/tools.git").arg(QString::fromLatin1(line.mid(5)));
+
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("agented")).isEmpty());
+    qputenv("ISOLATION_TEST_GIT_TOKEN", token);
+    const QJsonObject launched = hubLaunch(0, QStringLiteral("agented"),
+        {QStringLiteral("--secret"), QStringLiteral("ISOLATION_TEST_GIT_TOKEN"), QStringLiteral("--repo"),
+            QStringLiteral("tools=") + url, QStringLiteral("--repo-secret"), QStringLiteral("tools=ISOLATION_TEST_GIT_TOKEN"),
+            QStringLiteral("--agent"), QStringLiteral("echo agent-up; exec sleep 600")});
+    qunsetenv("ISOLATION_TEST_GIT_TOKEN");
+    const QString id = launched.value(QStringLiteral("id")).toString();
+    QVERIFY(!id.isEmpty());
+    const QJsonArray repos = launched.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("repositories")).toArray();
+    QCOMPARE(repos.size(), 1);
+    QCOMPARE(repos.first().toObject().value(QStringLiteral("head")).toString().size(), 40);
+    const QJsonObject session = sessionOf(0, id);
+    QCOMPARE(inSandbox(session, QStringLiteral("cat /workspace/tools/README")).out, QByteArray("the tool\n"));
+    // A nested repository: not a change of the workspace.
+    const QJsonObject changes = m_fx->cli(0, {QStringLiteral("changes"), id, QStringLiteral("--json")}).json();
+    QVERIFY2(changes.value(QStringLiteral("files")).toArray().isEmpty(), QJsonDocument(changes).toJson().constData());
+
+    // The agent runs; its output is on the LocalAPI.
+    const auto agent = [&] { return m_fx->cli(0, {QStringLiteral("agent"), id, QStringLiteral("--json")}).json(); };
+    QTRY_VERIFY_WITH_TIMEOUT(agent().value(QStringLiteral("lines")).toArray().contains(QStringLiteral("out: agent-up")), 30000);
+    QCOMPARE(agent().value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    QVERIFY(m_fx->cli(0, {QStringLiteral("suspend"), id}).exitCode == 0);
+    QTRY_COMPARE_WITH_TIMEOUT(agent().value(QStringLiteral("state")).toString(), QStringLiteral("stopped"), 30000);
+    QVERIFY(m_fx->cli(0, {QStringLiteral("resume"), id}).exitCode == 0);
+    QTRY_COMPARE_WITH_TIMEOUT(agent().value(QStringLiteral("runs")).toInt(), 2, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(agent().value(QStringLiteral("state")).toString(), QStringLiteral("running"), 30000);
+
+    for (const QString &where : {m_fx->home(0), m_fx->hub().dataDir()}) {
+        const Run grep = runProgram(QStringLiteral("grep"), {QStringLiteral("-rl"), QString::fromLatin1(token), where});
+        QVERIFY2(grep.exitCode == 1, grep.out.constData());
+    }
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), id, QStringLiteral("--discard")}).exitCode, 0);
+    server.terminate();
+    server.waitForFinished(5000);
 }
 
 QTEST_GUILESS_MAIN(tst_SessionLaunch)

@@ -1,0 +1,133 @@
+// SessionSandboxes as tunnel calls (session.*, sessions.list) and LocalAPI routes.
+#include "sessionsandboxes.h"
+
+#include "http/httpserver.h"
+#include "tunnel/rpcdispatcher.h"
+
+#include <QJsonArray>
+#include <QPointer>
+
+namespace isolation {
+
+void SessionSandboxes::addCalls(RpcDispatcher &rpc)
+{
+    QPointer<SessionSandboxes> self(this);
+    const auto gone = [] { return Error::unavailable(QStringLiteral("the engine is stopping")); };
+    rpc.addAsync(QStringLiteral("session.launch"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        const QString workspace = p.value(QStringLiteral("workspace")).toString();
+        if (!self) {
+            reply(gone());
+            return;
+        }
+        if (workspace.isEmpty()) {
+            reply(Error::invalidInput(QStringLiteral("give the workspace (its name or id)")));
+            return;
+        }
+        SessionSandboxes::Launch launch;
+        launch.workspace = workspace;
+        launch.image = p.value(QStringLiteral("image")).toString();
+        launch.sessionId = p.value(QStringLiteral("session")).toString();
+        launch.sealedSecrets = QByteArray::fromBase64(p.value(QStringLiteral("secrets")).toString().toLatin1(),
+            QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+        launch.agent = p.value(QStringLiteral("agent")).toString();
+        for (const QJsonValue v : p.value(QStringLiteral("repositories")).toArray()) {
+            const QJsonObject r = v.toObject();
+            launch.repositories.append({QUrl(r.value(QStringLiteral("url")).toString()),
+                r.value(QStringLiteral("directory")).toString(), r.value(QStringLiteral("branch")).toString(),
+                r.value(QStringLiteral("tokenSecret")).toString(), r.value(QStringLiteral("username")).toString()});
+        }
+        self->launch(launch, reply);
+    });
+    rpc.addAsync(QStringLiteral("session.suspend"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        self ? self->suspend(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
+    });
+    rpc.addAsync(QStringLiteral("session.resume"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        self ? self->resume(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
+    });
+    rpc.addAsync(QStringLiteral("session.finish"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        self ? self->finish(p.value(QStringLiteral("session")).toString(),
+                   p.value(QStringLiteral("discard")).toBool(), reply)
+             : reply(gone());
+    });
+    rpc.add(QStringLiteral("sessions.list"), [self, gone](const QJsonObject &) -> Result<QJsonObject> {
+        if (!self)
+            return gone();
+        return self->list();
+    });
+}
+
+void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxes *()> get)
+{
+    const auto answer = [](const HttpReply &reply, const Result<QJsonObject> &r, int okStatus) {
+        if (r) {
+            reply.send(HttpResponse::json(okStatus, r.value()));
+            return;
+        }
+        switch (r.error().code) {
+        case Error::Code::InvalidInput:
+            reply.send(HttpResponse::error(409, QStringLiteral("refused"), r.error().message));
+            break;
+        case Error::Code::NotFound:
+            reply.send(HttpResponse::error(404, QStringLiteral("not_found"), r.error().message));
+            break;
+        case Error::Code::Unavailable:
+            reply.send(HttpResponse::error(503, QStringLiteral("unavailable"), r.error().message));
+            break;
+        case Error::Code::Failed:
+            reply.send(HttpResponse::error(500, QStringLiteral("internal"), r.error().message));
+            break;
+        }
+    };
+    // The object the request is for, or the 503/400 answer given instead.
+    const auto target = [get](const HttpRequest &request, const HttpReply &reply, QJsonObject *body) {
+        SessionSandboxes *s = get();
+        QString why;
+        if (!s)
+            reply.send(HttpResponse::error(503, QStringLiteral("unavailable"), QStringLiteral("The engine is not running")));
+        else if (!request.body.isEmpty() && !request.jsonBody(body, &why))
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+        else
+            return s;
+        return static_cast<SessionSandboxes *>(nullptr);
+    };
+    http.route("POST", QStringLiteral("/v1/sessions/launch"), [answer, target](const HttpRequest &request, HttpReply reply) {
+        QJsonObject o;
+        SessionSandboxes *s = target(request, reply, &o);
+        if (!s)
+            return;
+        const QString workspace = o.value(QStringLiteral("workspace")).toString();
+        if (workspace.isEmpty()) {
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), QStringLiteral("give the workspace")));
+            return;
+        }
+        SessionSandboxes::Launch launch;
+        launch.workspace = workspace;
+        launch.image = o.value(QStringLiteral("image")).toString();
+        launch.agent = o.value(QStringLiteral("agent")).toString();
+        s->launch(launch, [answer, reply](Result<QJsonObject> r) { answer(reply, r, 201); });
+    });
+    http.route("GET", QStringLiteral("/v1/sessions/{id}/agent"), [answer, target](const HttpRequest &request, HttpReply reply) {
+        QJsonObject o;
+        if (SessionSandboxes *s = target(request, reply, &o))
+            answer(reply, s->agent(request.params.value(QStringLiteral("id"))), 200);
+    });
+    for (const QString verb : {QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("finish")}) {
+        http.route("POST", QStringLiteral("/v1/sessions/{id}/") + verb,
+            [answer, target, verb](const HttpRequest &request, HttpReply reply) {
+                QJsonObject o;
+                SessionSandboxes *s = target(request, reply, &o);
+                if (!s)
+                    return;
+                const QString id = request.params.value(QStringLiteral("id"));
+                auto done = [answer, reply](Result<QJsonObject> r) { answer(reply, r, 200); };
+                if (verb == QLatin1String("suspend"))
+                    s->suspend(id, done);
+                else if (verb == QLatin1String("resume"))
+                    s->resume(id, done);
+                else
+                    s->finish(id, o.value(QStringLiteral("discard")).toBool(), done);
+            });
+    }
+}
+
+} // namespace isolation
