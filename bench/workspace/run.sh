@@ -35,6 +35,9 @@ while [ $# -gt 0 ]; do
 done
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD_ABS=$(cd "$BUILD" && pwd)
+# shellcheck source=../common/engine.sh
+source "$HERE/../common/engine.sh"
 SERVER=$(cd "$BUILD" && pwd)/app/isolation-server
 HUB=$(cd "$BUILD" && pwd)/tests/hub/isolation-hub
 [ -x "$SERVER" ] && [ -x "$HUB" ] || { echo "no isolation-server / isolation-hub in $BUILD" >&2; exit 2; }
@@ -55,15 +58,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 cli() { "$SERVER" "$@"; }
 
-start_engine() {
-  "$SERVER" up --credential-store file >>"$WORK/up.log" 2>&1 &
-  UP_PID=$!
-  for _ in $(seq 1 300); do
-    if cli status >/dev/null 2>&1; then return 0; fi
-    sleep 0.1
-  done
-  echo "the engine did not start" >&2; cat "$WORK/up.log" >&2; exit 1
-}
+start_engine() { bench_start_engine "$BUILD_ABS" "$WORK/up.log"; }
 wait_online() {
   for _ in $(seq 1 300); do
     if cli status --json 2>/dev/null | grep -q '"state": "online"'; then return 0; fi
@@ -71,7 +66,7 @@ wait_online() {
   done
   echo "the engine did not come online" >&2; exit 1
 }
-stop_engine() { kill -TERM "$UP_PID"; wait "$UP_PID" || true; UP_PID=; }
+stop_engine() { bench_stop_engine; }
 # Switches the spare sessions (settings.ini [cache] spareSessions) for the next start_engine.
 spares() { mkdir -p "$ISOLATION_HOME/config"; printf '[cache]\nspareSessions=%s\n' "$1" >"$ISOLATION_HOME/config/settings.ini"; }
 # Waits until the spare session of workspace $1 (name) is built at the cache's generation.
@@ -94,27 +89,9 @@ session_id() { basename "$(dirname "$1")"; }
 fill() { (cd "$REPO" && tar cf - --exclude=./.git .) | (cd "$1" && tar xf -); }
 
 # --- the hub, the engine, paired
-"$HUB" serve --data "$WORK/hub" --listen 127.0.0.1:0 --preview 127.0.0.1:0 >"$WORK/hub.log" 2>&1 &
-HUB_PID=$!
-URL=
-for _ in $(seq 1 300); do
-  URL=$(sed -n 's/^app origin:[[:space:]]*\(http[^ ]*\)\/$/\1/p' "$WORK/hub.log")
-  [ -n "$URL" ] && break
-  sleep 0.1
-done
-[ -n "$URL" ] || { echo "the hub did not start" >&2; cat "$WORK/hub.log" >&2; exit 1; }
+bench_start_hub "$BUILD_ABS" "$WORK"
 start_engine
-cli pair --hub "$URL" --no-qr >"$WORK/pair.log" 2>&1 &
-PAIR_PID=$!
-CODE=
-for _ in $(seq 1 300); do
-  CODE=$(grep -oE '\b[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}\b' "$WORK/pair.log" | head -1 || true)
-  [ -n "$CODE" ] && grep -q "Waiting for approval" "$WORK/pair.log" && break
-  sleep 0.1
-done
-"$HUB" --data "$WORK/hub" approve "$CODE" >/dev/null
-wait "$PAIR_PID"
-wait_online
+bench_pair "$BUILD_ABS" "$WORK"
 
 # --- the workspace
 echo "generating $FILES files, ~$MB MB, $COMMITS commits..." >&2

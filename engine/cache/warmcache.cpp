@@ -19,9 +19,13 @@ Q_LOGGING_CATEGORY(lcCache, "isolation.cache")
 
 namespace isolation {
 
-namespace {
+bool WarmCache::isWorkspaceId(const QString &id)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_-]{1,128}$"));
+    return pattern.match(id).hasMatch();
+}
 
-qint64 treeSize(const QString &dir)
+qint64 WarmCache::directorySize(const QString &dir)
 {
     qint64 total = 0;
     QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
@@ -31,14 +35,6 @@ qint64 treeSize(const QString &dir)
     }
     return total;
 }
-
-bool isWorkspaceId(const QString &id)
-{
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_-]{1,128}$"));
-    return pattern.match(id).hasMatch();
-}
-
-} // namespace
 
 WarmCache::WarmCache(QString cacheDir, qint64 maxBytes)
     : m_root(std::move(cacheDir))
@@ -103,7 +99,7 @@ void WarmCache::load()
             continue;
         CacheEntry e;
         e.workspaceId = id;
-        e.bytes = treeSize(mirrorDir(id));
+        e.bytes = directorySize(mirrorDir(id));
         e.lastUsed = QFileInfo(mirrorDir(id)).lastModified().toUTC();
         m_entries.insert(id, e);
     }
@@ -159,7 +155,7 @@ void WarmCache::release(const QString &workspaceId)
 {
     const QString dir = mirrorDir(workspaceId);
     const bool exists = QFileInfo::exists(dir + QStringLiteral("/HEAD"));
-    const qint64 bytes = exists ? treeSize(dir) : 0;
+    const qint64 bytes = exists ? directorySize(dir) : 0;
     QMutexLocker guard(&m_mutex);
     if (!exists) {
         m_entries.remove(workspaceId);

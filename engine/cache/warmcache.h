@@ -77,6 +77,11 @@ public:
     // Blocks until the workspace's mirror is free: call it on worker threads only.
     std::unique_ptr<Lease> lease(const QString &workspaceId);
 
+    // The bytes of every file under `dir` (hard-linked files counted in full).
+    static qint64 directorySize(const QString &dir);
+    // A workspace id as the hub makes them (safe as a file name).
+    static bool isWorkspaceId(const QString &id);
+
     QString directory() const { return m_dir; }
     QString tempDir() const; // CACHE/tmp: files on their way (segments, bundles)
     qint64 maxBytes() const;

@@ -411,26 +411,33 @@ void SessionSandboxes::resolve(const QString &sessionId, Callback done)
     done(ViewTarget {execd->base().host(), quint16(execd->base().port()), execd->accessToken()});
 }
 
-void SessionSandboxes::suspend(const QString &sessionId, Done done)
+Result<std::pair<Session *, SessionSandboxes::Entry *>> SessionSandboxes::driven(const QString &sessionId)
 {
     Session *s = m_sessions->session(sessionId);
-    if (!s) {
-        done(Error::notFound(tr("No session %1").arg(sessionId)));
-        return;
-    }
+    if (!s)
+        return Error::notFound(tr("No session %1").arg(sessionId));
     auto entry = entryFor(s);
-    if (!entry) {
-        done(entry.error());
+    if (!entry)
+        return entry.error();
+    return std::make_pair(s, entry.value());
+}
+
+void SessionSandboxes::suspend(const QString &sessionId, Done done)
+{
+    auto found = driven(sessionId);
+    if (!found) {
+        done(found.error());
         return;
     }
-    if (entry.value()->launcher->state() != SandboxState::Running) {
+    auto [s, entry] = found.value();
+    if (entry->launcher->state() != SandboxState::Running) {
         done(Error::invalidInput(tr("Session %1 is not running (its sandbox is %2)")
-                .arg(sessionId, sandboxStateName(entry.value()->launcher->state()))));
+                .arg(sessionId, sandboxStateName(entry->launcher->state()))));
         return;
     }
     // The agent is interrupted first, so that it does not write while the work is saved.
-    if (entry.value()->agent)
-        entry.value()->agent->stop();
+    if (entry->agent)
+        entry->agent->stop();
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> session(s);
     // What changed is saved first; a save the hub refused (moved on) keeps the work on the session
@@ -463,19 +470,15 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
 
 void SessionSandboxes::resume(const QString &sessionId, Done done)
 {
-    Session *s = m_sessions->session(sessionId);
-    if (!s) {
-        done(Error::notFound(tr("No session %1").arg(sessionId)));
+    auto found = driven(sessionId);
+    if (!found) {
+        done(found.error());
         return;
     }
-    auto entry = entryFor(s);
-    if (!entry) {
-        done(entry.error());
-        return;
-    }
+    auto [s, entry] = found.value();
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> session(s);
-    entry.value()->launcher->resume([self, session, done](Result<void, SandboxError> r) {
+    entry->launcher->resume([self, session, done](Result<void, SandboxError> r) {
         if (!self || !session)
             return;
         if (!r) {

@@ -109,6 +109,8 @@ private:
         Clones cloned, std::function<void(Result<void>)> done);
     void startAgent(Session *session, const QString &command);
     Result<Entry *> entryFor(Session *session);
+    // The session and the sandbox this engine drives for it, or the error to answer.
+    Result<std::pair<Session *, Entry *>> driven(const QString &sessionId);
     void record(Session *session, const QString &state, const QString &reason = {});
     QJsonObject describe(Session *session) const;
     void stopSandbox(Session *session, std::function<void(Result<void>)> done);

@@ -9,12 +9,10 @@
 #include "workspace/workspacemirror.h"
 
 #include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QSaveFile>
 
 #include <algorithm>
@@ -23,23 +21,6 @@
 namespace isolation {
 
 namespace {
-
-bool isWorkspaceId(const QString &id)
-{
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_-]{1,128}$"));
-    return pattern.match(id).hasMatch();
-}
-
-qint64 treeSize(const QString &dir)
-{
-    qint64 total = 0;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        it.next();
-        total += it.fileInfo().size();
-    }
-    return total;
-}
 
 // rename(2): atomic, and refuses rather than copies across file systems.
 bool moveDir(const QString &from, const QString &to)
@@ -87,14 +68,14 @@ std::optional<Spare> SparePool::read(const QString &markerPath)
     s.main = o.value(QStringLiteral("main")).toString().toLatin1();
     s.bytes = o.value(QStringLiteral("bytes")).toInteger();
     s.built = QDateTime::fromString(o.value(QStringLiteral("built")).toString(), Qt::ISODateWithMs);
-    if (!isWorkspaceId(s.workspaceId) || s.placeholder.isEmpty() || s.etag.isEmpty())
+    if (!WarmCache::isWorkspaceId(s.workspaceId) || s.placeholder.isEmpty() || s.etag.isEmpty())
         return std::nullopt;
     return s;
 }
 
 std::optional<Spare> SparePool::spare(const QString &workspaceId) const
 {
-    if (!isWorkspaceId(workspaceId))
+    if (!WarmCache::isWorkspaceId(workspaceId))
         return std::nullopt;
     QMutexLocker lock(&m_mutex);
     auto s = read(spareDir(workspaceId) + QLatin1Char('/') + QLatin1String(kMarker));
@@ -105,7 +86,7 @@ std::optional<Spare> SparePool::spare(const QString &workspaceId) const
 
 std::optional<Spare> SparePool::take(const QString &workspaceId, const QString &sessionDir)
 {
-    if (!isWorkspaceId(workspaceId))
+    if (!WarmCache::isWorkspaceId(workspaceId))
         return std::nullopt;
     QMutexLocker lock(&m_mutex);
     const QString dir = spareDir(workspaceId);
@@ -121,7 +102,7 @@ std::optional<Spare> SparePool::take(const QString &workspaceId, const QString &
 
 Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString &workspaceId, const Clock &clock)
 {
-    if (!isWorkspaceId(workspaceId))
+    if (!WarmCache::isWorkspaceId(workspaceId))
         return WorkspaceError::failed(QStringLiteral("invalid workspace id '%1'").arg(workspaceId));
     if (!QDir().mkpath(m_dir))
         return WorkspaceError::failed(QStringLiteral("cannot create %1").arg(m_dir));
@@ -176,7 +157,7 @@ Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString 
         return failed(main.error());
     s.main = main.value();
     ws.reset();
-    s.bytes = treeSize(build);
+    s.bytes = WarmCache::directorySize(build);
     s.built = QDateTime::currentDateTimeUtc();
     if (!writeMarker(build + QLatin1Char('/') + QLatin1String(kMarker), s))
         return failed(WorkspaceError::failed(QStringLiteral("cannot write %1/%2").arg(build, QLatin1String(kMarker))));
@@ -207,7 +188,7 @@ Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString 
 
 void SparePool::remove(const QString &workspaceId)
 {
-    if (!isWorkspaceId(workspaceId))
+    if (!WarmCache::isWorkspaceId(workspaceId))
         return;
     const QString old = m_dir + QStringLiteral("/.old-") + workspaceId + QLatin1Char('-') + randomSuffix();
     {

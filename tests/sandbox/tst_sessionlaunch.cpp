@@ -401,18 +401,10 @@ void tst_SessionLaunch::inABrowserFromTheHubPageToATerminal()
         [&] { return browser.execute(QStringLiteral("return !!window.isolationTerminal")).toBool(); }, 30000));
     QVERIFY2(browser.type(QStringLiteral(".xterm-helper-textarea"), QStringLiteral("echo hello from $(cat /etc/hostname)\uE007")),
         qPrintable(browser.lastError()));
-    const QString screen = QStringLiteral(R"(
-        const b = window.isolationTerminal.buffer.active;
-        const lines = [];
-        for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
-        return lines;
-    )");
     QStringList lines;
     const bool shown = QTest::qWaitFor(
         [&] {
-            lines.clear();
-            for (const QJsonValue &l : browser.execute(screen).toArray())
-                lines << l.toString();
+            lines = browser.terminalLines();
             return !lines.filter(QRegularExpression(QStringLiteral("^hello from \\S+$"))).isEmpty();
         },
         30000);

@@ -125,18 +125,10 @@ void tst_ViewBrowser::terminalShowsEchoHello()
     QVERIFY2(m_browser.type(QStringLiteral(".xterm-helper-textarea"), QStringLiteral("echo hello\uE007")),
         qPrintable(m_browser.lastError()));
     // What the terminal shows: the command line, then its output on a line of its own.
-    const QString screen = QStringLiteral(R"(
-        const b = window.isolationTerminal.buffer.active;
-        const lines = [];
-        for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
-        return lines;
-    )");
     QStringList lines;
     const bool shown = QTest::qWaitFor(
         [&] {
-            lines.clear();
-            for (const QJsonValue &l : m_browser.execute(screen).toArray())
-                lines << l.toString();
+            lines = m_browser.terminalLines();
             return lines.contains(QStringLiteral("hello"));
         },
         15000);

@@ -113,6 +113,20 @@ QJsonValue WebDriver::execute(const QString &script, const QJsonArray &args)
         {{QStringLiteral("script"), script}, {QStringLiteral("args"), args}});
 }
 
+QStringList WebDriver::terminalLines()
+{
+    const QJsonValue lines = execute(QStringLiteral(R"(
+        const b = window.isolationTerminal.buffer.active;
+        const lines = [];
+        for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
+        return lines;
+    )"));
+    QStringList out;
+    for (const QJsonValue &l : lines.toArray())
+        out << l.toString();
+    return out;
+}
+
 QJsonValue WebDriver::executeAsync(const QString &script, const QJsonArray &args)
 {
     return call("POST", QStringLiteral("/session/%1/execute/async").arg(m_session),

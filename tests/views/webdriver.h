@@ -8,6 +8,7 @@
 #include <QJsonValue>
 #include <QNetworkAccessManager>
 #include <QProcess>
+#include <QStringList>
 #include <QTemporaryDir>
 #include <QUrl>
 
@@ -30,6 +31,8 @@ public:
     QJsonValue executeAsync(const QString &script, const QJsonArray &args = {});
     // Types `text` into the element `css` selects.
     bool type(const QString &css, const QString &text);
+    // The lines a terminal view's page shows (its xterm.js buffer, window.isolationTerminal).
+    QStringList terminalLines();
     QString lastError() const { return m_error; }
 
 private:
