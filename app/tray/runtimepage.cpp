@@ -42,7 +42,7 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
     layout->addLayout(m_form);
 
     auto *buttons = new QHBoxLayout;
-    m_restart = new QPushButton(tr("&Restart runtime"), this);
+    m_restart = new QPushButton(tr("Res&tart runtime"), this);
     m_restart->setObjectName(QStringLiteral("restartRuntime"));
     m_restart->setToolTip(tr("Stops and starts the runtime container. Running sandboxes keep running."));
     connect(m_restart, &QPushButton::clicked, this, &RuntimePage::restart);
@@ -141,7 +141,7 @@ void RuntimePage::refresh()
             : QStringLiteral("—"));
     m_sessions->setText(text("sessionDirectory"));
     m_restart->setEnabled(m_engine.runtime() && !m_restarting);
-    m_restart->setText(m_restarting ? tr("Restarting…") : tr("&Restart runtime"));
+    m_restart->setText(m_restarting ? tr("Restarting…") : tr("Res&tart runtime"));
 }
 
 void RuntimePage::restart()
