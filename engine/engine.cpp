@@ -127,6 +127,7 @@ void Engine::startRuntime()
     config.execdImage = m_settings.runtimeExecdImage();
     config.port = m_settings.runtimePort();
     config.healthIntervalMs = m_settings.runtimeHealthIntervalMs();
+    config.idleHealthIntervalMs = m_settings.runtimeIdleHealthIntervalMs();
     m_runtime = std::make_unique<RuntimeManager>(std::move(config), std::move(keyStore));
     connect(m_runtime.get(), &RuntimeManager::stateChanged, this, [this] {
         const RuntimeState state = m_runtime->state();

@@ -57,6 +57,10 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
     m_tick->setInterval(1000);
     connect(m_tick, &QTimer::timeout, this, &RuntimePage::refresh);
     connect(&m_engine, &Engine::runtimeChanged, this, &RuntimePage::refresh);
+    connect(&m_engine, &Engine::runtimeChanged, this, [this] {
+        if (isVisible() && m_engine.runtime())
+            m_engine.runtime()->setWatched(true); // a runtime that came while the page shows
+    });
     connect(&m_engine, &Engine::stateChanged, this, &RuntimePage::refresh);
     refresh();
 }
@@ -64,6 +68,10 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
 void RuntimePage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
+    // On screen, the state shown is checked at the runtime's full pace; off screen, a healthy
+    // runtime is checked only as often as the heartbeat goes.
+    if (RuntimeManager *runtime = m_engine.runtime())
+        runtime->setWatched(true);
     refresh();
     m_tick->start();
 }
@@ -71,6 +79,8 @@ void RuntimePage::showEvent(QShowEvent *event)
 void RuntimePage::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
+    if (RuntimeManager *runtime = m_engine.runtime())
+        runtime->setWatched(false);
     m_tick->stop();
 }
 

@@ -42,8 +42,10 @@ public:
         std::function<QByteArray(const QByteArray &message)> sign;
         Backoff::Policy backoff; // base 1 s, cap 30 s, reset after 60 s connected
         std::function<double()> random01; // the backoff's jitter; empty means QRandomGenerator
-        std::chrono::milliseconds pingInterval {10000}; // HTTP/2 PING this often
-        std::chrono::milliseconds deadAfter {30000}; // nothing heard this long: the link is dead
+        // HTTP/2 PING this often: the heartbeat's default interval, so an idle engine wakes no
+        // more often for its tunnel than for its heartbeat.
+        std::chrono::milliseconds pingInterval {15000};
+        std::chrono::milliseconds deadAfter {25000}; // nothing heard this long: the link is dead
         std::chrono::milliseconds handshakeTimeout {15000};
         Http2Session::Settings http2;
         QByteArray userAgent;

@@ -33,6 +33,8 @@ void tst_TunnelKeepalive::defaultsNoticeWithin40s()
     // Silence is checked at each ping tick, so a dead link is noticed at most one interval
     // after deadAfter.
     QVERIFY(defaults.pingInterval + defaults.deadAfter <= 40s);
+    // An idle engine wakes for its tunnel no more often than for its heartbeat (15 s by default).
+    QVERIFY(defaults.pingInterval >= 15s);
     QCOMPARE(defaults.backoff.base, 1000ms);
     QCOMPARE(defaults.backoff.cap, 30000ms);
     QCOMPARE(defaults.backoff.resetAfter, 60000ms);
