@@ -250,6 +250,11 @@ void Engine::onPaired()
     m_hub->setCredential(id->credential.view().toByteArray());
     m_heartbeat = std::make_unique<Heartbeat>(m_hub.get(), [this] { return heartbeatReport(); });
     connect(m_heartbeat.get(), &Heartbeat::beat, this, &Engine::updateState);
+    // One wake for both: the tunnel's keepalive goes out with each heartbeat.
+    connect(m_heartbeat.get(), &Heartbeat::beat, this, [this] {
+        if (m_tunnel)
+            m_tunnel->keepaliveSoon();
+    });
     connect(m_heartbeat.get(), &Heartbeat::unreachable, this, &Engine::updateState);
     connect(m_heartbeat.get(), &Heartbeat::credentialRefused, this, [this](const QString &code, const QString &why) {
         const QString reason = code == QLatin1String("revoked")

@@ -92,7 +92,7 @@ measure() {
 # --- ours: start, pair through the CLI (keys in the keychain), then idle
 read -r tray_pid tray_ms < <(start "$build/app/isolation-tray" isolation-tray)
 pids+=("$tray_pid")
-"$build/app/isolation-server" pair --no-qr >"$work/pair.out" 2>&1 &
+timeout 60 "$build/app/isolation-server" pair --no-qr >"$work/pair.out" 2>&1 &
 pair=$!
 for _ in $(seq 200); do grep -qE '[A-Z]{4}-[A-Z]{4}' "$work/pair.out" 2>/dev/null && break; sleep 0.1; done
 "$hub" --data "$work/hub" approve "$(grep -oE '\b[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}\b' "$work/pair.out" | head -1)" >/dev/null
