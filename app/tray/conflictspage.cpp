@@ -110,9 +110,9 @@ void ConflictsPage::reload()
             if (other && !other->conflicts.isEmpty())
                 elsewhere << tr("%1 — %2").arg(other->workspaceName, id);
         }
-        m_summary->setText(elsewhere.isEmpty()
-                ? tr("No conflicts.")
-                : tr("No conflicts in this session. Files are in conflict in: %1").arg(elsewhere.join(QStringLiteral(", "))));
+        m_summary->setText(elsewhere.isEmpty() ? tr("No conflicts.")
+                                               : tr("No conflicts in this session. Files are in conflict in: %1")
+                                                     .arg(elsewhere.join(QStringLiteral(", "))));
     } else if (!s->resolveMode) {
         m_summary->setText(tr("%n file(s) conflict with the workspace's newest save. Nothing was changed: "
                               "\"Sync and leave markers\" merges it in and marks the conflicting regions in "

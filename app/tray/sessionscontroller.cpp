@@ -359,7 +359,8 @@ void SessionsController::takeSave(SessionSnapshot &snap, const QJsonObject &save
         snap.lastError.clear();
         snap.movedOn = false;
         if (save.value(QStringLiteral("published")).toBool())
-            snap.lastSave = QDateTime::fromString(save.value(QStringLiteral("at")).toString(), Qt::ISODate).toLocalTime();
+            snap.lastSave
+                = QDateTime::fromString(save.value(QStringLiteral("at")).toString(), Qt::ISODate).toLocalTime();
         if (save.value(QStringLiteral("completedMerge")).toBool())
             clearConflicts(snap);
     } else {
@@ -373,7 +374,8 @@ void SessionsController::takeSync(SessionSnapshot &snap, const QJsonObject &sync
     const QJsonObject error = sync.value(QStringLiteral("error")).toObject();
     const bool hadConflicts = !snap.conflicts.isEmpty();
     QList<ConflictedFile> conflicts;
-    const QJsonArray list = (outcome == QLatin1String("conflict") ? error : sync).value(QStringLiteral("conflicts")).toArray();
+    const QJsonArray list
+        = (outcome == QLatin1String("conflict") ? error : sync).value(QStringLiteral("conflicts")).toArray();
     for (const QJsonValue &v : list)
         conflicts.append(ConflictedFile {v.toObject().value(QStringLiteral("path")).toString(),
             v.toObject().value(QStringLiteral("regions")).toInt()});

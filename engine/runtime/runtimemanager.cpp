@@ -388,7 +388,8 @@ void RuntimeManager::pace()
 {
     // A healthy runtime nobody looks at is checked no more often than the engine's heartbeat.
     const bool idle = m_state == RuntimeState::Healthy && !m_watched && m_config.idleHealthIntervalMs > 0;
-    const int ms = idle ? std::max(m_config.healthIntervalMs, m_config.idleHealthIntervalMs) : m_config.healthIntervalMs;
+    const int ms
+        = idle ? std::max(m_config.healthIntervalMs, m_config.idleHealthIntervalMs) : m_config.healthIntervalMs;
     if (m_monitor.interval() != ms)
         m_monitor.setInterval(ms); // restarts it when active
 }

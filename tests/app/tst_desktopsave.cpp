@@ -154,14 +154,15 @@ QStringList tst_DesktopSave::notificationSummaries()
 QImage tst_DesktopSave::trayImage(const QString &name)
 {
     // Our icon's window, embedded in trayer's (XEmbed): the small visible window of our class.
-    const QStringList windows = QString::fromUtf8(m_desktop.run(QStringLiteral("xdotool"),
-                                                      {QStringLiteral("search"), QStringLiteral("--onlyvisible"),
-                                                          QStringLiteral("--classname"), QStringLiteral("isolation-tray")}))
-                                    .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList windows
+        = QString::fromUtf8(m_desktop.run(QStringLiteral("xdotool"),
+                                {QStringLiteral("search"), QStringLiteral("--onlyvisible"),
+                                    QStringLiteral("--classname"), QStringLiteral("isolation-tray")}))
+              .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     static const QRegularExpression geometry(QStringLiteral("Geometry: (\\d+)x(\\d+)"));
     for (const QString &window : windows) {
-        const auto m = geometry.match(QString::fromUtf8(
-            m_desktop.run(QStringLiteral("xdotool"), {QStringLiteral("getwindowgeometry"), window})));
+        const auto m = geometry.match(
+            QString::fromUtf8(m_desktop.run(QStringLiteral("xdotool"), {QStringLiteral("getwindowgeometry"), window})));
         if (m.hasMatch() && m.captured(1).toInt() <= 64 && m.captured(2).toInt() <= 64)
             return windowImage(window, name);
     }
@@ -199,8 +200,8 @@ QString tst_DesktopSave::mainWindow() const
 {
     return QString::fromUtf8(m_desktop
                                  .run(QStringLiteral("xdotool"),
-                                     {QStringLiteral("search"), QStringLiteral("--onlyvisible"), QStringLiteral("--name"),
-                                         QStringLiteral("^Isolation$")})
+                                     {QStringLiteral("search"), QStringLiteral("--onlyvisible"),
+                                         QStringLiteral("--name"), QStringLiteral("^Isolation$")})
                                  .trimmed())
         .section(QLatin1Char('\n'), 0, 0);
 }
@@ -214,10 +215,8 @@ void tst_DesktopSave::movedOnAndConflictReachTheDesktop()
     QVERIFY(tray.waitForStarted());
     QTRY_COMPARE_WITH_TIMEOUT(cli({QStringLiteral("status")}).rc, 0, 20000);
     QVERIFY(pair());
-    QTRY_COMPARE_WITH_TIMEOUT(cli({QStringLiteral("status"), QStringLiteral("--json")})
-                                  .json()
-                                  .value(QStringLiteral("state"))
-                                  .toString(),
+    QTRY_COMPARE_WITH_TIMEOUT(
+        cli({QStringLiteral("status"), QStringLiteral("--json")}).json().value(QStringLiteral("state")).toString(),
         QStringLiteral("online"), 20000);
     // Online and nothing to worry about: the green badge in the tray host.
     QTRY_VERIFY_WITH_TIMEOUT(pixelsNear(trayImage(QStringLiteral("desktop-tray-online")), kOnlineBadge) > 5, 10000);
@@ -240,12 +239,14 @@ void tst_DesktopSave::movedOnAndConflictReachTheDesktop()
     QVERIFY(writeFile(workA + QStringLiteral("/b.txt"), "bee\n"));
     QVERIFY(writeFile(workA + QStringLiteral("/c.txt"), "not yet\n"));
     Cli saved = cli({QStringLiteral("save"), idA, QStringLiteral("--file"), workA + QStringLiteral("/a.txt"),
-        QStringLiteral("--file"), workA + QStringLiteral("/b.txt"), QStringLiteral("-m"), QStringLiteral("two of three"),
-        QStringLiteral("--json")});
+        QStringLiteral("--file"), workA + QStringLiteral("/b.txt"), QStringLiteral("-m"),
+        QStringLiteral("two of three"), QStringLiteral("--json")});
     QCOMPARE(saved.rc, 0);
     QCOMPARE(saved.json().value(QStringLiteral("files")).toArray().size(), 2);
-    const QJsonArray left
-        = cli({QStringLiteral("changes"), idA, QStringLiteral("--json")}).json().value(QStringLiteral("files")).toArray();
+    const QJsonArray left = cli({QStringLiteral("changes"), idA, QStringLiteral("--json")})
+                                .json()
+                                .value(QStringLiteral("files"))
+                                .toArray();
     QCOMPARE(left.size(), 1);
     QCOMPARE(left.at(0).toObject().value(QStringLiteral("path")).toString(), QStringLiteral("c.txt"));
     QCOMPARE(cli({QStringLiteral("sync"), idB}).rc, 0);
@@ -273,7 +274,8 @@ void tst_DesktopSave::movedOnAndConflictReachTheDesktop()
     QCOMPARE(summaries.size(), 2);
 
     // The notification is gone from the screen; the red badge stays.
-    QCOMPARE(m_desktop.run(QStringLiteral("dunstctl"), {QStringLiteral("count"), QStringLiteral("displayed")}).trimmed(),
+    QCOMPARE(
+        m_desktop.run(QStringLiteral("dunstctl"), {QStringLiteral("count"), QStringLiteral("displayed")}).trimmed(),
         QByteArray("0"));
     QTRY_VERIFY_WITH_TIMEOUT(pixelsNear(trayImage(QStringLiteral("desktop-tray-conflict")), kConflictBadge) > 5, 10000);
     QCOMPARE(pixelsNear(trayImage(QStringLiteral("desktop-tray-conflict")), kOnlineBadge), 0);

@@ -191,8 +191,8 @@ void tst_TrayKeyboard::altLetterOpensEveryTab()
             QTest::keyClick(window, Qt::Key(letter.unicode()), Qt::AltModifier);
             QVERIFY2(tabs->currentIndex() == to,
                 qPrintable(QStringLiteral("Alt+%1 on \"%2\" did not open \"%3\" (focus: %4)")
-                        .arg(letter, tabs->tabText(from), tabs->tabText(to),
-                            QApplication::focusWidget() ? describe(QApplication::focusWidget()) : QString())));
+                               .arg(letter, tabs->tabText(from), tabs->tabText(to),
+                                   QApplication::focusWidget() ? describe(QApplication::focusWidget()) : QString())));
         }
     }
 }
