@@ -135,6 +135,7 @@ void Engine::startRuntime()
     config.execdImage = m_settings.runtimeExecdImage();
     config.port = m_settings.runtimePort();
     config.healthIntervalMs = m_settings.runtimeHealthIntervalMs();
+    config.idleHealthIntervalMs = m_settings.runtimeIdleHealthIntervalMs();
     m_runtime = std::make_unique<RuntimeManager>(std::move(config), std::move(keyStore));
     connect(m_runtime.get(), &RuntimeManager::stateChanged, this, [this] {
         const RuntimeState state = m_runtime->state();
@@ -284,6 +285,11 @@ void Engine::onPaired()
     m_hub->setCredential(id->credential.view().toByteArray());
     m_heartbeat = std::make_unique<Heartbeat>(m_hub.get(), [this] { return heartbeatReport(); });
     connect(m_heartbeat.get(), &Heartbeat::beat, this, &Engine::updateState);
+    // One wake for both: the tunnel's keepalive goes out with each heartbeat.
+    connect(m_heartbeat.get(), &Heartbeat::beat, this, [this] {
+        if (m_tunnel)
+            m_tunnel->keepaliveSoon();
+    });
     connect(m_heartbeat.get(), &Heartbeat::unreachable, this, &Engine::updateState);
     connect(m_heartbeat.get(), &Heartbeat::credentialRefused, this, [this](const QString &code, const QString &why) {
         const QString reason = code == QLatin1String("revoked")

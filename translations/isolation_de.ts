@@ -66,8 +66,12 @@
         <translation>Ereignisse durchsuchen</translation>
     </message>
     <message>
-        <source>&amp;Show:</source>
+        <source>S&amp;how:</source>
         <translation>&amp;Zeigen:</translation>
+    </message>
+    <message>
+        <source>Recent events</source>
+        <translation>Letzte Ereignisse</translation>
     </message>
 </context>
 <context>
@@ -102,10 +106,10 @@
     </message>
     <message>
         <source>C&amp;lear all</source>
-        <translation>A&amp;lle löschen</translation>
+        <translation>Alle lös&amp;chen</translation>
     </message>
     <message>
-        <source>&amp;Refresh</source>
+        <source>Re&amp;fresh</source>
         <translation>A&amp;ktualisieren</translation>
     </message>
     <message>
@@ -182,11 +186,11 @@
         <translation>neu</translation>
     </message>
     <message>
-        <source>&amp;Session:</source>
-        <translation>&amp;Sitzung:</translation>
+        <source>Sess&amp;ion:</source>
+        <translation>Si&amp;tzung:</translation>
     </message>
     <message>
-        <source>&amp;Refresh</source>
+        <source>Re&amp;fresh</source>
         <translation>A&amp;ktualisieren</translation>
     </message>
     <message>
@@ -218,12 +222,12 @@
         <translation>&amp;Nachricht:</translation>
     </message>
     <message>
-        <source>Save &amp;selected</source>
-        <translation>&amp;Auswahl sichern</translation>
+        <source>Save s&amp;elected</source>
+        <translation>Auswa&amp;hl sichern</translation>
     </message>
     <message>
-        <source>Save &amp;all</source>
-        <translation>&amp;Alles sichern</translation>
+        <source>Save a&amp;ll</source>
+        <translation>Alles s&amp;ichern</translation>
     </message>
     <message>
         <source>Saved.</source>
@@ -278,8 +282,8 @@
         <translation>Haken Sie die zu sichernden Dateien an</translation>
     </message>
     <message>
-        <source>Save &amp;selected (%1)</source>
-        <translation>&amp;Auswahl sichern (%1)</translation>
+        <source>Save s&amp;elected (%1)</source>
+        <translation>Auswa&amp;hl sichern (%1)</translation>
     </message>
     <message>
         <source>Reading %1…</source>
@@ -312,8 +316,8 @@
 <context>
     <name>isolation::ConflictsPage</name>
     <message>
-        <source>&amp;Session:</source>
-        <translation>&amp;Sitzung:</translation>
+        <source>Sess&amp;ion:</source>
+        <translation>Si&amp;tzung:</translation>
     </message>
     <message>
         <source>Files in conflict</source>
@@ -332,7 +336,7 @@
         <translation>Zustand</translation>
     </message>
     <message>
-        <source>&amp;Open in editor</source>
+        <source>Open in &amp;editor</source>
         <translation>Im Editor ö&amp;ffnen</translation>
     </message>
     <message>
@@ -345,7 +349,7 @@
     </message>
     <message>
         <source>Save to &amp;finish</source>
-        <translation>Sichern zum Ab&amp;schließen</translation>
+        <translation>Sichern zum Abschl&amp;ießen</translation>
     </message>
     <message>
         <source>Saves the session: completes the merge once no markers are left</source>
@@ -389,6 +393,14 @@
     <message>
         <source>Every file must be free of conflict markers first</source>
         <translation>Zuerst muss jede Datei frei von Konfliktmarkierungen sein</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>No conflicts in this session. Files are in conflict in: %1</source>
+        <translation>Keine Konflikte in dieser Sitzung. Dateien im Konflikt in: %1</translation>
     </message>
 </context>
 <context>
@@ -723,7 +735,7 @@
         <translation>Sitzungsdateien:</translation>
     </message>
     <message>
-        <source>&amp;Restart runtime</source>
+        <source>Res&amp;tart runtime</source>
         <translation>Laufzeitumgebung &amp;neu starten</translation>
     </message>
     <message>
@@ -948,8 +960,8 @@
         <translation>&amp;Neue Sitzung</translation>
     </message>
     <message>
-        <source>&amp;Workspace:</source>
-        <translation>&amp;Arbeitsbereich:</translation>
+        <source>Wor&amp;kspace:</source>
+        <translation>Arbeitsbe&amp;reich:</translation>
     </message>
     <message>
         <source>Sessions</source>
@@ -976,8 +988,8 @@
         <translation>Letzte Sicherung</translation>
     </message>
     <message>
-        <source>Save &amp;all</source>
-        <translation>&amp;Alles sichern</translation>
+        <source>Save a&amp;ll</source>
+        <translation>Alles s&amp;ichern</translation>
     </message>
     <message>
         <source>S&amp;ync</source>
@@ -985,7 +997,7 @@
     </message>
     <message>
         <source>Open &amp;folder</source>
-        <translation>&amp;Ordner öffnen</translation>
+        <translation>Ordner ö&amp;ffnen</translation>
     </message>
     <message>
         <source>Starting a session on %1…</source>

@@ -66,8 +66,12 @@
         <translation>搜索事件</translation>
     </message>
     <message>
-        <source>&amp;Show:</source>
-        <translation>显示(&amp;S)：</translation>
+        <source>S&amp;how:</source>
+        <translation>显示(&amp;H)：</translation>
+    </message>
+    <message>
+        <source>Recent events</source>
+        <translation>最近的事件</translation>
     </message>
 </context>
 <context>
@@ -105,8 +109,8 @@
         <translation>全部清除(&amp;L)</translation>
     </message>
     <message>
-        <source>&amp;Refresh</source>
-        <translation>刷新(&amp;R)</translation>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
     </message>
     <message>
         <source>The engine is not running.</source>
@@ -180,12 +184,12 @@
         <translation>新文件</translation>
     </message>
     <message>
-        <source>&amp;Session:</source>
-        <translation>会话(&amp;S)：</translation>
+        <source>Sess&amp;ion:</source>
+        <translation>会话(&amp;I)：</translation>
     </message>
     <message>
-        <source>&amp;Refresh</source>
-        <translation>刷新(&amp;R)</translation>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
     </message>
     <message>
         <source>Look at the files again and ask the hub whether the workspace moved on</source>
@@ -216,12 +220,12 @@
         <translation>说明(&amp;M)：</translation>
     </message>
     <message>
-        <source>Save &amp;selected</source>
-        <translation>保存所选(&amp;S)</translation>
+        <source>Save s&amp;elected</source>
+        <translation>保存所选(&amp;E)</translation>
     </message>
     <message>
-        <source>Save &amp;all</source>
-        <translation>全部保存(&amp;A)</translation>
+        <source>Save a&amp;ll</source>
+        <translation>全部保存(&amp;L)</translation>
     </message>
     <message>
         <source>Saved.</source>
@@ -276,8 +280,8 @@
         <translation>请勾选要保存的文件</translation>
     </message>
     <message>
-        <source>Save &amp;selected (%1)</source>
-        <translation>保存所选(&amp;S)（%1）</translation>
+        <source>Save s&amp;elected (%1)</source>
+        <translation>保存所选(&amp;E)（%1）</translation>
     </message>
     <message>
         <source>Reading %1…</source>
@@ -309,8 +313,8 @@
 <context>
     <name>isolation::ConflictsPage</name>
     <message>
-        <source>&amp;Session:</source>
-        <translation>会话(&amp;S)：</translation>
+        <source>Sess&amp;ion:</source>
+        <translation>会话(&amp;I)：</translation>
     </message>
     <message>
         <source>Files in conflict</source>
@@ -329,8 +333,8 @@
         <translation>状态</translation>
     </message>
     <message>
-        <source>&amp;Open in editor</source>
-        <translation>在编辑器中打开(&amp;O)</translation>
+        <source>Open in &amp;editor</source>
+        <translation>在编辑器中打开(&amp;E)</translation>
     </message>
     <message>
         <source>Sync and leave &amp;markers</source>
@@ -385,6 +389,14 @@
     <message>
         <source>Every file must be free of conflict markers first</source>
         <translation>每个文件都必须先去除冲突标记</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>No conflicts in this session. Files are in conflict in: %1</source>
+        <translation>此会话没有冲突。有冲突文件的会话：%1</translation>
     </message>
 </context>
 <context>
@@ -719,8 +731,8 @@
         <translation>会话文件：</translation>
     </message>
     <message>
-        <source>&amp;Restart runtime</source>
-        <translation>重启运行时(&amp;R)</translation>
+        <source>Res&amp;tart runtime</source>
+        <translation>重启运行时(&amp;T)</translation>
     </message>
     <message>
         <source>Stops and starts the runtime container. Running sandboxes keep running.</source>
@@ -943,8 +955,8 @@
         <translation>新建会话(&amp;N)</translation>
     </message>
     <message>
-        <source>&amp;Workspace:</source>
-        <translation>工作区(&amp;W)：</translation>
+        <source>Wor&amp;kspace:</source>
+        <translation>工作区(&amp;K)：</translation>
     </message>
     <message>
         <source>Sessions</source>
@@ -971,8 +983,8 @@
         <translation>上次保存</translation>
     </message>
     <message>
-        <source>Save &amp;all</source>
-        <translation>全部保存(&amp;A)</translation>
+        <source>Save a&amp;ll</source>
+        <translation>全部保存(&amp;L)</translation>
     </message>
     <message>
         <source>S&amp;ync</source>

@@ -53,8 +53,9 @@ ActivityPage::ActivityPage(Engine &engine, QWidget *parent)
     m_search = new QLineEdit(this);
     m_search->setObjectName(QStringLiteral("activitySearch"));
     m_search->setPlaceholderText(tr("Search events"));
+    m_search->setAccessibleName(tr("Search events")); // a placeholder is not a name screen readers read
     m_search->setClearButtonEnabled(true);
-    auto *kindLabel = new QLabel(tr("&Show:"), this);
+    auto *kindLabel = new QLabel(tr("S&how:"), this);
     kindLabel->setBuddy(m_kind);
     filters->addWidget(kindLabel);
     filters->addWidget(m_kind);
@@ -70,7 +71,9 @@ ActivityPage::ActivityPage(Engine &engine, QWidget *parent)
 
     m_view = new QTableView(this);
     m_view->setObjectName(QStringLiteral("activityView"));
+    m_view->setAccessibleName(tr("Recent events"));
     m_view->setModel(m_filter);
+    m_view->setTabKeyNavigation(false); // Tab leaves the table (arrows move within it)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setWordWrap(false);

@@ -44,7 +44,7 @@ CachePage::CachePage(Engine &engine, QWidget *parent)
     m_evict->setObjectName(QStringLiteral("cacheEvict"));
     m_clear = new QPushButton(tr("C&lear all"), this);
     m_clear->setObjectName(QStringLiteral("cacheClear"));
-    auto *refresh = new QPushButton(tr("&Refresh"), this);
+    auto *refresh = new QPushButton(tr("Re&fresh"), this);
     buttons->addWidget(m_evict);
     buttons->addWidget(m_clear);
     buttons->addStretch(1);

@@ -49,9 +49,9 @@ ChangesPage::ChangesPage(SessionsController &sessions, QWidget *parent)
     auto *top = new QHBoxLayout;
     m_picker = new SessionPicker(sessions, this);
     m_picker->setObjectName(QStringLiteral("changesSession"));
-    auto *pickLabel = new QLabel(tr("&Session:"), this);
+    auto *pickLabel = new QLabel(tr("Sess&ion:"), this);
     pickLabel->setBuddy(m_picker);
-    m_refresh = new QPushButton(tr("&Refresh"), this);
+    m_refresh = new QPushButton(tr("Re&fresh"), this);
     m_refresh->setObjectName(QStringLiteral("changesRefresh"));
     m_refresh->setToolTip(tr("Look at the files again and ask the hub whether the workspace moved on"));
     top->addWidget(pickLabel);
@@ -93,9 +93,9 @@ ChangesPage::ChangesPage(SessionsController &sessions, QWidget *parent)
     layout->addLayout(message);
 
     auto *buttons = new QHBoxLayout;
-    m_saveSelected = new QPushButton(tr("Save &selected"), this);
+    m_saveSelected = new QPushButton(tr("Save s&elected"), this);
     m_saveSelected->setObjectName(QStringLiteral("saveSelected"));
-    m_saveAll = new QPushButton(tr("Save &all"), this);
+    m_saveAll = new QPushButton(tr("Save a&ll"), this);
     m_saveAll->setObjectName(QStringLiteral("saveAll"));
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("saveProgress"));
@@ -223,7 +223,7 @@ void ChangesPage::updateActions()
     m_saveAll->setToolTip(whyAll);
     m_saveSelected->setEnabled(whySelected.isEmpty());
     m_saveSelected->setToolTip(whySelected);
-    m_saveSelected->setText(checked ? tr("Save &selected (%1)").arg(checked) : tr("Save &selected"));
+    m_saveSelected->setText(checked ? tr("Save s&elected (%1)").arg(checked) : tr("Save s&elected"));
     m_refresh->setEnabled(s && s->state == SessionState::Ready);
     // The line under the buttons says why they are disabled, unless it reports what just happened.
     if (!whySelected.isEmpty() && (!s || s->lastError.isEmpty())) {

@@ -23,7 +23,7 @@ ConflictsPage::ConflictsPage(SessionsController &sessions, QWidget *parent)
     auto *top = new QHBoxLayout;
     m_picker = new SessionPicker(sessions, this);
     m_picker->setObjectName(QStringLiteral("conflictsSession"));
-    auto *pickLabel = new QLabel(tr("&Session:"), this);
+    auto *pickLabel = new QLabel(tr("Sess&ion:"), this);
     pickLabel->setBuddy(m_picker);
     top->addWidget(pickLabel);
     top->addWidget(m_picker);
@@ -44,7 +44,7 @@ ConflictsPage::ConflictsPage(SessionsController &sessions, QWidget *parent)
     layout->addWidget(m_files, 1);
 
     auto *buttons = new QHBoxLayout;
-    m_open = new QPushButton(tr("&Open in editor"), this);
+    m_open = new QPushButton(tr("Open in &editor"), this);
     m_open->setObjectName(QStringLiteral("conflictOpen"));
     m_resolve = new QPushButton(tr("Sync and leave &markers"), this);
     m_resolve->setObjectName(QStringLiteral("conflictResolve"));
@@ -60,10 +60,8 @@ ConflictsPage::ConflictsPage(SessionsController &sessions, QWidget *parent)
     layout->addLayout(buttons);
 
     connect(m_picker, &SessionPicker::sessionPicked, this, &ConflictsPage::reload);
-    connect(&m_sessions, &SessionsController::sessionUpdated, this, [this](const QString &id) {
-        if (id == m_picker->currentSession())
-            reload();
-    });
+    // Any session: the summary names the other sessions in conflict.
+    connect(&m_sessions, &SessionsController::sessionUpdated, this, &ConflictsPage::reload);
     connect(m_files, &QTreeWidget::currentItemChanged, this, &ConflictsPage::reload);
     connect(m_open, &QPushButton::clicked, this, [this] {
         const SessionSnapshot *s = m_sessions.snapshot(m_picker->currentSession());
@@ -105,7 +103,16 @@ void ConflictsPage::reload()
     }
     const bool ready = s && s->state == SessionState::Ready && m_sessions.paired();
     if (!s || s->conflicts.isEmpty()) {
-        m_summary->setText(tr("No conflicts."));
+        // The badge is for every session: say which one it is about.
+        QStringList elsewhere;
+        for (const QString &id : m_sessions.sessionIds()) {
+            const SessionSnapshot *other = m_sessions.snapshot(id);
+            if (other && !other->conflicts.isEmpty())
+                elsewhere << tr("%1 — %2").arg(other->workspaceName, id);
+        }
+        m_summary->setText(elsewhere.isEmpty() ? tr("No conflicts.")
+                                               : tr("No conflicts in this session. Files are in conflict in: %1")
+                                                     .arg(elsewhere.join(QStringLiteral(", "))));
     } else if (!s->resolveMode) {
         m_summary->setText(tr("%n file(s) conflict with the workspace's newest save. Nothing was changed: "
                               "\"Sync and leave markers\" merges it in and marks the conflicting regions in "

@@ -45,6 +45,13 @@ void Notifier::notify(const Notification &notification)
         showBalloon(notification);
         return;
     }
+    // A burst of one kind folds into one: while the service has not answered (so the id to
+    // replace is not known yet), only the newest waits, then replaces the one shown.
+    if (m_inFlight.contains(notification.kind)) {
+        m_waiting.insert(notification.kind, notification);
+        return;
+    }
+    m_inFlight.insert(notification.kind);
     QStringList actions;
     for (const auto &[id, label] : notification.actions)
         actions << id << label;
@@ -63,19 +70,22 @@ void Notifier::notify(const Notification &notification)
 void Notifier::answered(QDBusPendingCallWatcher *watcher, const Notification &notification)
 {
     watcher->deleteLater();
+    m_inFlight.remove(notification.kind);
     QDBusPendingReply<uint> reply = *watcher;
     if (reply.isError()) {
         qCInfo(lcNotify).noquote() << "no notification service (" << reply.error().name()
                                    << "); showing the tray balloon instead";
         showBalloon(notification);
-        return;
+    } else {
+        const uint id = reply.value();
+        m_usedService = true;
+        m_kinds.insert(id, notification.kind);
+        m_onScreen.insert(notification.kind, id);
+        qCInfo(lcNotify).noquote() << "notification" << notification.kind << "shown as" << id;
+        Q_EMIT shown(notification.kind, id);
     }
-    const uint id = reply.value();
-    m_usedService = true;
-    m_kinds.insert(id, notification.kind);
-    m_onScreen.insert(notification.kind, id);
-    qCInfo(lcNotify).noquote() << "notification" << notification.kind << "shown as" << id;
-    Q_EMIT shown(notification.kind, id);
+    if (m_waiting.contains(notification.kind))
+        notify(m_waiting.take(notification.kind));
 }
 
 void Notifier::showBalloon(const Notification &notification)

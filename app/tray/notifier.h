@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QPair>
 #include <QPointer>
+#include <QSet>
 #include <QString>
 
 class QDBusPendingCallWatcher;
@@ -56,6 +57,8 @@ private:
     QPointer<QSystemTrayIcon> m_fallback;
     QHash<uint, QString> m_kinds; // notification id → kind, while it is on screen
     QHash<QString, uint> m_onScreen; // kind → id: a newer one of a kind replaces the older one
+    QSet<QString> m_inFlight; // kinds whose Notify call has not been answered yet
+    QHash<QString, Notification> m_waiting; // kind → the newest notification behind that call
     bool m_usedService = false;
 };
 

@@ -42,7 +42,7 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
     layout->addLayout(m_form);
 
     auto *buttons = new QHBoxLayout;
-    m_restart = new QPushButton(tr("&Restart runtime"), this);
+    m_restart = new QPushButton(tr("Res&tart runtime"), this);
     m_restart->setObjectName(QStringLiteral("restartRuntime"));
     m_restart->setToolTip(tr("Stops and starts the runtime container. Running sandboxes keep running."));
     connect(m_restart, &QPushButton::clicked, this, &RuntimePage::restart);
@@ -57,6 +57,10 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
     m_tick->setInterval(1000);
     connect(m_tick, &QTimer::timeout, this, &RuntimePage::refresh);
     connect(&m_engine, &Engine::runtimeChanged, this, &RuntimePage::refresh);
+    connect(&m_engine, &Engine::runtimeChanged, this, [this] {
+        if (isVisible() && m_engine.runtime())
+            m_engine.runtime()->setWatched(true); // a runtime that came while the page shows
+    });
     connect(&m_engine, &Engine::stateChanged, this, &RuntimePage::refresh);
     refresh();
 }
@@ -64,6 +68,10 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
 void RuntimePage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
+    // On screen, the state shown is checked at the runtime's full pace; off screen, a healthy
+    // runtime is checked only as often as the heartbeat goes.
+    if (RuntimeManager *runtime = m_engine.runtime())
+        runtime->setWatched(true);
     refresh();
     m_tick->start();
 }
@@ -71,6 +79,8 @@ void RuntimePage::showEvent(QShowEvent *event)
 void RuntimePage::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
+    if (RuntimeManager *runtime = m_engine.runtime())
+        runtime->setWatched(false);
     m_tick->stop();
 }
 
@@ -141,7 +151,7 @@ void RuntimePage::refresh()
             : QStringLiteral("—"));
     m_sessions->setText(text("sessionDirectory"));
     m_restart->setEnabled(m_engine.runtime() && !m_restarting);
-    m_restart->setText(m_restarting ? tr("Restarting…") : tr("&Restart runtime"));
+    m_restart->setText(m_restarting ? tr("Restarting…") : tr("Res&tart runtime"));
 }
 
 void RuntimePage::restart()

@@ -6,6 +6,7 @@
 
 #include <QFile>
 #include <QFutureWatcher>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QtConcurrent>
 
@@ -78,7 +79,13 @@ void SessionsController::track(Session *session)
 {
     if (!m_order.contains(session->id()))
         m_order << session->id();
+    const bool known = m_snapshots.contains(session->id());
     SessionSnapshot &snap = m_snapshots[session->id()];
+    if (!known) {
+        // What happened before the tray looked is no news.
+        snap.seenSave = session->record().lastSave;
+        snap.seenSync = session->record().lastSync;
+    }
     snap.id = session->id();
     snap.workspaceName = session->workspaceName();
     snap.workTree = session->workTree();
@@ -98,6 +105,8 @@ void SessionsController::update(Session *session)
     snap->state = session->state();
     snap->reason = session->reason();
     snap->progress = session->progress();
+    // Operations the command line (or anything else) started end up here too.
+    takeOutcomes(session);
     Q_EMIT sessionUpdated(snap->id);
     // A session that just opened has its changes to show.
     if (!wasReady && snap->state == SessionState::Ready && !snap->changesKnown)
@@ -270,34 +279,18 @@ void SessionsController::save(const QString &id, const QStringList &files, const
     session->save(files, message, [self, id](Result<SaveReport, SessionError> r) {
         if (!self)
             return;
-        SessionSnapshot *snap = self->snapshotOf(id);
-        if (!snap)
+        // The badge and notifications follow the session's record (takeOutcomes); this callback
+        // adds what only the GUI that asked wants: the report, or the error of this click.
+        if (Session *s = self->sessionOf(id))
+            self->takeOutcomes(s);
+        if (!self->snapshotOf(id))
             return;
         if (!r) {
-            const bool first = !snap->movedOn;
-            if (r.error().code == SessionError::Code::MovedOn) {
-                snap->movedOn = true;
-                snap->lastError = r.error().message;
-                Q_EMIT self->sessionUpdated(id);
-                Q_EMIT self->badgeChanged();
-                if (first) // the same event never notifies twice
-                    Q_EMIT self->movedOn(id, snap->workspaceName);
-            } else {
+            if (r.error().code != SessionError::Code::MovedOn)
                 self->setError(id, QStringLiteral("save"), r.error());
-            }
-            self->refresh(id);
             return;
         }
-        snap->lastError.clear();
-        snap->movedOn = false;
-        if (r.value().published)
-            snap->lastSave = QDateTime::currentDateTime();
-        if (r.value().completedMerge) {
-            clearConflicts(*snap);
-        }
         Q_EMIT self->saved(id, r.value());
-        Q_EMIT self->badgeChanged();
-        self->refresh(id);
     });
 }
 
@@ -307,44 +300,106 @@ void SessionsController::sync(const QString &id, bool resolve)
     if (!session)
         return;
     QPointer<SessionsController> self(this);
-    session->sync(
-        resolve ? ConflictMode::Resolve : ConflictMode::Stop, [self, id, resolve](Result<SyncReport, SessionError> r) {
-            if (!self)
-                return;
-            SessionSnapshot *snap = self->snapshotOf(id);
-            if (!snap)
-                return;
-            const bool hadConflicts = !snap->conflicts.isEmpty();
-            if (!r) {
-                if (r.error().code == SessionError::Code::Conflict && !r.error().conflicts.isEmpty()) {
-                    snap->conflicts = r.error().conflicts;
-                    snap->resolveMode = false;
-                    snap->lastError = r.error().message;
-                    Q_EMIT self->sessionUpdated(id);
-                    Q_EMIT self->badgeChanged();
-                    if (!hadConflicts)
-                        Q_EMIT self->conflicted(id, snap->workspaceName, snap->conflicts);
-                } else {
-                    self->setError(id, QStringLiteral("sync"), r.error());
-                }
-                self->refresh(id);
-                return;
-            }
-            snap->lastError.clear();
-            snap->movedOn = false;
-            if (r.value().outcome == SyncOutcome::ConflictsLeft) {
-                snap->conflicts = r.value().conflicts;
-                snap->resolveMode = true;
-                snap->regionsLeft.clear();
-                if (!hadConflicts)
-                    Q_EMIT self->conflicted(id, snap->workspaceName, snap->conflicts);
-            } else if (!resolve || r.value().outcome != SyncOutcome::Conflicted) {
-                clearConflicts(*snap);
-            }
-            Q_EMIT self->synced(id, r.value());
-            Q_EMIT self->badgeChanged();
-            self->refresh(id);
-        });
+    session->sync(resolve ? ConflictMode::Resolve : ConflictMode::Stop, [self, id](Result<SyncReport, SessionError> r) {
+        if (!self)
+            return;
+        if (Session *s = self->sessionOf(id))
+            self->takeOutcomes(s);
+        if (!self->snapshotOf(id))
+            return;
+        if (!r) {
+            if (r.error().code != SessionError::Code::Conflict || r.error().conflicts.isEmpty())
+                self->setError(id, QStringLiteral("sync"), r.error());
+            return;
+        }
+        Q_EMIT self->synced(id, r.value());
+    });
+}
+
+void SessionsController::takeOutcomes(Session *session)
+{
+    SessionSnapshot *snap = snapshotOf(session->id());
+    if (!snap)
+        return;
+    const SessionRecord &record = session->record();
+    const bool newSave = record.lastSave != snap->seenSave;
+    const bool newSync = record.lastSync != snap->seenSync;
+    if (!newSave && !newSync)
+        return;
+    snap->seenSave = record.lastSave;
+    snap->seenSync = record.lastSync;
+    const QString saveAt = record.lastSave.value(QStringLiteral("at")).toString();
+    const QString syncAt = record.lastSync.value(QStringLiteral("at")).toString();
+    // Both new only when several operations ended between two looks: the older one first.
+    if (newSave && newSync && syncAt < saveAt) {
+        takeSync(*snap, record.lastSync);
+        takeSave(*snap, record.lastSave);
+    } else {
+        if (newSave)
+            takeSave(*snap, record.lastSave);
+        if (newSync)
+            takeSync(*snap, record.lastSync);
+    }
+    Q_EMIT sessionUpdated(snap->id);
+    Q_EMIT badgeChanged();
+    refresh(snap->id);
+}
+
+void SessionsController::takeSave(SessionSnapshot &snap, const QJsonObject &save)
+{
+    const QString outcome = save.value(QStringLiteral("outcome")).toString();
+    const QString error = save.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString();
+    if (outcome == QLatin1String("moved_on")) {
+        const bool first = !snap.movedOn;
+        snap.movedOn = true;
+        snap.lastError = error;
+        if (first) // the same event never notifies twice
+            Q_EMIT movedOn(snap.id, snap.workspaceName);
+    } else if (outcome == QLatin1String("published") || outcome == QLatin1String("nothing_to_save")) {
+        snap.lastError.clear();
+        snap.movedOn = false;
+        if (save.value(QStringLiteral("published")).toBool())
+            snap.lastSave
+                = QDateTime::fromString(save.value(QStringLiteral("at")).toString(), Qt::ISODate).toLocalTime();
+        if (save.value(QStringLiteral("completedMerge")).toBool())
+            clearConflicts(snap);
+    } else {
+        snap.lastError = error;
+    }
+}
+
+void SessionsController::takeSync(SessionSnapshot &snap, const QJsonObject &sync)
+{
+    const QString outcome = sync.value(QStringLiteral("outcome")).toString();
+    const QJsonObject error = sync.value(QStringLiteral("error")).toObject();
+    const bool hadConflicts = !snap.conflicts.isEmpty();
+    QList<ConflictedFile> conflicts;
+    const QJsonArray list
+        = (outcome == QLatin1String("conflict") ? error : sync).value(QStringLiteral("conflicts")).toArray();
+    for (const QJsonValue &v : list)
+        conflicts.append(ConflictedFile {v.toObject().value(QStringLiteral("path")).toString(),
+            v.toObject().value(QStringLiteral("regions")).toInt()});
+    if (outcome == QLatin1String("conflict") && !conflicts.isEmpty()) {
+        // The default mode stopped: nothing changed in the worktree.
+        snap.conflicts = conflicts;
+        snap.resolveMode = false;
+        snap.lastError = error.value(QStringLiteral("message")).toString();
+    } else if (!error.isEmpty()) {
+        snap.lastError = error.value(QStringLiteral("message")).toString();
+        return;
+    } else {
+        snap.lastError.clear();
+        snap.movedOn = false;
+        if (outcome == QLatin1String("conflicts_left")) {
+            snap.conflicts = conflicts;
+            snap.resolveMode = true;
+            snap.regionsLeft.clear();
+        } else {
+            clearConflicts(snap);
+        }
+    }
+    if (!hadConflicts && !snap.conflicts.isEmpty())
+        Q_EMIT conflicted(snap.id, snap.workspaceName, snap.conflicts);
 }
 
 void SessionsController::diff(

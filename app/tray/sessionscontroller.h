@@ -12,6 +12,7 @@
 #include <QDateTime>
 #include <QFileSystemWatcher>
 #include <QHash>
+#include <QJsonObject>
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
@@ -43,6 +44,9 @@ struct SessionSnapshot
     bool resolveMode = false;
     QHash<QString, int> regionsLeft; // resolve mode: conflict regions still in each file
     QString lastError; // the last operation's failure, one line (empty: it went well)
+    // The session record's last save and sync already taken into the fields above.
+    QJsonObject seenSave;
+    QJsonObject seenSync;
 };
 
 class SessionsController final : public QObject
@@ -89,6 +93,11 @@ private:
     void track(Session *session);
     void update(Session *session);
     void scanMarkers(const QString &id);
+    // Takes a save or sync that ended (from the tray, the command line, anything) into the
+    // snapshot from the session's record: badges, and each event notified once.
+    void takeOutcomes(Session *session);
+    void takeSave(SessionSnapshot &snap, const QJsonObject &save);
+    void takeSync(SessionSnapshot &snap, const QJsonObject &sync);
     SessionSnapshot *snapshotOf(const QString &id);
     Session *sessionOf(const QString &id) const;
     void setError(const QString &id, const QString &operation, const SessionError &error);

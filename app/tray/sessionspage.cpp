@@ -55,7 +55,7 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
     m_workspace->setAccessibleName(tr("Workspace for a new session"));
     m_create = new QPushButton(tr("&New session"), this);
     m_create->setObjectName(QStringLiteral("newSession"));
-    auto *workspaceLabel = new QLabel(tr("&Workspace:"), this);
+    auto *workspaceLabel = new QLabel(tr("Wor&kspace:"), this);
     workspaceLabel->setBuddy(m_workspace);
     create->addWidget(workspaceLabel);
     create->addWidget(m_workspace, 1);
@@ -70,13 +70,14 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTabKeyNavigation(false); // Tab leaves the table (arrows move within it)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     layout->addWidget(m_table, 1);
 
     auto *actions = new QHBoxLayout;
-    m_saveAll = new QPushButton(tr("Save &all"), this);
+    m_saveAll = new QPushButton(tr("Save a&ll"), this);
     m_saveAll->setObjectName(QStringLiteral("sessionSaveAll"));
     m_sync = new QPushButton(tr("S&ync"), this);
     m_sync->setObjectName(QStringLiteral("sessionSync"));

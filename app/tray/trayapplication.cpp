@@ -21,7 +21,6 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     : QObject(parent)
     , m_engine(engine)
     , m_sessions(std::make_unique<SessionsController>(engine))
-    , m_window(std::make_unique<MainWindow>(engine, *m_sessions))
     , m_menu(std::make_unique<QMenu>())
 {
     m_menu->setObjectName(QStringLiteral("trayMenu"));
@@ -86,9 +85,16 @@ void TrayApplication::quit()
     m_engine.shutdown();
 }
 
+MainWindow *TrayApplication::window()
+{
+    if (!m_window)
+        m_window = std::make_unique<MainWindow>(m_engine, *m_sessions);
+    return m_window.get();
+}
+
 void TrayApplication::showWindow()
 {
-    m_window->bringToFront();
+    window()->bringToFront();
 }
 
 void TrayApplication::showPairing()
@@ -169,11 +175,11 @@ void TrayApplication::onNotificationAction(const QString &kind, const QString &a
     else if (kind == QLatin1String("moved_on") && action == QLatin1String("sync"))
         m_sessions->sync(m_lastNotifiedSession, false);
     else if (kind == QLatin1String("conflict"))
-        m_window->showTab(QStringLiteral("conflictsTab"), m_lastNotifiedSession);
+        window()->showTab(QStringLiteral("conflictsTab"), m_lastNotifiedSession);
     else if (kind == QLatin1String("moved_on"))
-        m_window->showTab(QStringLiteral("changesTab"), m_lastNotifiedSession);
+        window()->showTab(QStringLiteral("changesTab"), m_lastNotifiedSession);
     else if (kind == QLatin1String("runtime"))
-        m_window->showTab(QStringLiteral("runtimeTab"));
+        window()->showTab(QStringLiteral("runtimeTab"));
     else
         showWindow();
 }
@@ -255,7 +261,7 @@ void TrayApplication::rebuildSessionsMenu()
     for (const QString &id : ids) {
         const SessionSnapshot *s = m_sessions->snapshot(id);
         QMenu *one = m_sessionsMenu->addMenu(tr("%1 — %2").arg(s ? s->workspaceName : QString(), id));
-        one->addAction(tr("&Open"), this, [this, id] { m_window->showTab(QStringLiteral("changesTab"), id); });
+        one->addAction(tr("&Open"), this, [this, id] { window()->showTab(QStringLiteral("changesTab"), id); });
         one->addAction(tr("Save &all"), this, [this, id] { m_sessions->save(id, {}, {}); });
         one->addAction(tr("S&ync"), this, [this, id] { m_sessions->sync(id, false); });
     }

@@ -35,7 +35,9 @@ public:
     void showPairing();
     void showSettings();
 
-    MainWindow *window() const { return m_window.get(); }
+    // The main window, made the first time it is asked for: a tray that is never opened does
+    // not carry its widgets, fonts and models.
+    MainWindow *window();
     QMenu *menu() const { return m_menu.get(); }
     QSystemTrayIcon *trayIcon() const { return m_icon; }
     Notifier *notifier() const { return m_notifier; }

@@ -4,6 +4,7 @@
 # run: time from start to the tray icon, then over IDLE seconds (default 60) paired and idle: RSS,
 # CPU time and wake-ups (context switches of all threads) per minute. Writes BUILD/bench-tray.json.
 #   bench/tray/run.sh BUILD_DIR [--smoke]      (./dev bench tray installs nextcloud-desktop)
+# REFERENCE=0 skips Nextcloud; THREADS=1 also prints our wake-ups per thread (by name) on stderr.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 smoke=$([ "${2:-}" = --smoke ] && echo 1 || echo 0)
@@ -23,6 +24,13 @@ now_ms() { date +%s%3N; }
 cpu_ticks() { awk '{s += $14 + $15} END {print s}' /proc/"$1"/task/*/stat; }
 switches() { cat /proc/"$1"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
 rss_kib() { awk '/VmRSS/ {print $2}' /proc/"$1"/status; }
+# "tid name switches" per thread
+thread_switches() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    echo "${t##*/} $(tr ' ' _ <"$t/comm") $(awk '/ctxt_switches/ {s += $2} END {print s}' "$t/status")"
+  done
+}
 
 # --- the desktop
 mkdir -p "$work/home" "$work/run"
@@ -68,8 +76,15 @@ measure() {
   local c0 s0 c1 s1 hz
   hz=$(getconf CLK_TCK)
   c0=$(cpu_ticks "$1"); s0=$(switches "$1")
+  [ "${THREADS:-0}" = 1 ] && thread_switches "$1" | sort >"$work/threads0"
   sleep "$idle"
   c1=$(cpu_ticks "$1"); s1=$(switches "$1")
+  if [ "${THREADS:-0}" = 1 ]; then
+    thread_switches "$1" | sort >"$work/threads1"
+    echo "wake-ups per minute by thread (tid name count; threads that came or went count from 0):" >&2
+    join -a 2 -e 0 -o 2.1,2.2,1.3,2.3 "$work/threads0" "$work/threads1" |
+      awk -v idle="$idle" '{printf "  %s %s %.0f\n", $1, $2, ($4 - $3) * 60 / idle}' >&2
+  fi
   python3 -c "import sys; rss,c,s,idle,hz=map(float,sys.argv[1:]); print('{\"rssMiB\": %.1f, \"cpuSecondsPerMinute\": %.3f, \"wakeupsPerMinute\": %.0f}' % (rss/1024, c/hz*60/idle, s*60/idle))" \
     "$(rss_kib "$1")" "$((c1 - c0))" "$((s1 - s0))" "$idle" "$hz"
 }
@@ -77,7 +92,7 @@ measure() {
 # --- ours: start, pair through the CLI (keys in the keychain), then idle
 read -r tray_pid tray_ms < <(start "$build/app/isolation-tray" isolation-tray)
 pids+=("$tray_pid")
-"$build/app/isolation-server" pair --no-qr >"$work/pair.out" 2>&1 &
+timeout 60 "$build/app/isolation-server" pair --no-qr >"$work/pair.out" 2>&1 &
 pair=$!
 for _ in $(seq 200); do grep -qE '[A-Z]{4}-[A-Z]{4}' "$work/pair.out" 2>/dev/null && break; sleep 0.1; done
 "$hub" --data "$work/hub" approve "$(grep -oE '\b[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}\b' "$work/pair.out" | head -1)" >/dev/null
@@ -89,7 +104,9 @@ ours=$(measure "$tray_pid")
 # --- the reference: Nextcloud's desktop client (Qt 5), unconfigured, in the same desktop
 reference=null
 nextcloud_ms=null
-if command -v nextcloud >/dev/null; then
+if [ "${REFERENCE:-1}" = 0 ]; then
+  :
+elif command -v nextcloud >/dev/null; then
   read -r nc_pid nextcloud_ms < <(start nextcloud nextcloud)
   pids+=("$nc_pid")
   reference=$(measure "$nc_pid")

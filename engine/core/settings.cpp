@@ -64,6 +64,12 @@ int Settings::runtimeHealthIntervalMs() const
     return ms >= 100 ? ms : 5000;
 }
 
+int Settings::runtimeIdleHealthIntervalMs() const
+{
+    const int ms = m_settings->value(QStringLiteral("runtime/idleHealthIntervalMs"), 15000).toInt();
+    return ms >= 0 ? ms : 15000;
+}
+
 QString Settings::sandboxImage() const
 {
     const QString image = envOr("ISOLATION_SANDBOX_IMAGE", *m_settings, QStringLiteral("sandbox/image"));

@@ -32,6 +32,9 @@ public:
     QString runtimeExecdImage() const;
     quint16 runtimePort() const; // runtime/port; 0: the system chooses
     int runtimeHealthIntervalMs() const; // runtime/healthIntervalMs, default 5000
+    // runtime/idleHealthIntervalMs, default 15000 (the heartbeat's): a healthy runtime nobody
+    // watches is checked this often; 0: always runtime/healthIntervalMs
+    int runtimeIdleHealthIntervalMs() const;
     // The image of a session without a devcontainer.json: ISOLATION_SANDBOX_IMAGE, else
     // sandbox/image, else debian:12.
     QString sandboxImage() const;

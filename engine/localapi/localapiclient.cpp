@@ -1,10 +1,10 @@
 #include "localapiclient.h"
 
+#include "core/libcurl.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-
-#include <curl/curl.h>
 
 #include <memory>
 
@@ -14,11 +14,11 @@ namespace {
 
 struct CurlDeleter
 {
-    void operator()(CURL *c) const { curl_easy_cleanup(c); }
+    void operator()(CURL *c) const { libcurl::load()->easy_cleanup(c); }
 };
 struct SlistDeleter
 {
-    void operator()(curl_slist *l) const { curl_slist_free_all(l); }
+    void operator()(curl_slist *l) const { libcurl::load()->slist_free_all(l); }
 };
 
 size_t collectBody(char *ptr, size_t size, size_t nmemb, void *userdata)
@@ -56,7 +56,11 @@ Result<HttpResponse, LocalApiError> LocalApiClient::request(
                 .arg(m_socket),
             {}};
 
-    std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+    QString unloadable;
+    const libcurl::Api *lib = libcurl::load(&unloadable);
+    if (!lib)
+        return LocalApiError {LocalApiError::Code::Transport, 0, {}, unloadable, {}};
+    std::unique_ptr<CURL, CurlDeleter> curl(lib->easy_init());
     if (!curl)
         return LocalApiError {LocalApiError::Code::Transport, 0, {}, QStringLiteral("cannot initialise libcurl"), {}};
 
@@ -66,30 +70,30 @@ Result<HttpResponse, LocalApiError> LocalApiClient::request(
     HttpHeaders responseHeaders;
     std::unique_ptr<curl_slist, SlistDeleter> headers;
     auto addHeader
-        = [&headers](const QByteArray &h) { headers.reset(curl_slist_append(headers.release(), h.constData())); };
+        = [&headers, lib](const QByteArray &h) { headers.reset(lib->slist_append(headers.release(), h.constData())); };
     addHeader("Expect:");
     if (!body.isEmpty())
         addHeader("Content-Type: " + contentType);
 
     CURL *c = curl.get();
-    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket.constData());
-    curl_easy_setopt(c, CURLOPT_URL, url.constData());
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.constData());
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, long(m_timeoutMs));
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+    lib->easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket.constData());
+    lib->easy_setopt(c, CURLOPT_URL, url.constData());
+    lib->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.constData());
+    lib->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    lib->easy_setopt(c, CURLOPT_TIMEOUT_MS, long(m_timeoutMs));
+    lib->easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
     if (!body.isEmpty() || method == "POST" || method == "PUT") {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.constData());
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
+        lib->easy_setopt(c, CURLOPT_POSTFIELDS, body.constData());
+        lib->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
     }
     if (method == "HEAD")
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &collectHeader);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &responseHeaders);
+        lib->easy_setopt(c, CURLOPT_NOBODY, 1L);
+    lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
+    lib->easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
+    lib->easy_setopt(c, CURLOPT_HEADERFUNCTION, &collectHeader);
+    lib->easy_setopt(c, CURLOPT_HEADERDATA, &responseHeaders);
 
-    const CURLcode rc = curl_easy_perform(c);
+    const CURLcode rc = lib->easy_perform(c);
     if (rc == CURLE_COULDNT_CONNECT)
         return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
             QStringLiteral("no engine answers on %1 (stale socket?); start one with "
@@ -98,9 +102,9 @@ Result<HttpResponse, LocalApiError> LocalApiClient::request(
             {}};
     if (rc != CURLE_OK)
         return LocalApiError {LocalApiError::Code::Transport, 0, {},
-            QStringLiteral("LocalAPI request failed: %1").arg(QString::fromUtf8(curl_easy_strerror(rc))), {}};
+            QStringLiteral("LocalAPI request failed: %1").arg(QString::fromUtf8(lib->easy_strerror(rc))), {}};
     long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    lib->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     HttpResponse response;
     response.status = int(status);
     response.headers = std::move(responseHeaders);

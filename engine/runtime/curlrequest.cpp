@@ -1,8 +1,8 @@
 #include "curlrequest.h"
 
-#include <QFile>
+#include "core/libcurl.h"
 
-#include <curl/curl.h>
+#include <QFile>
 
 #include <memory>
 
@@ -12,11 +12,11 @@ namespace {
 
 struct CurlDeleter
 {
-    void operator()(CURL *c) const { curl_easy_cleanup(c); }
+    void operator()(CURL *c) const { libcurl::load()->easy_cleanup(c); }
 };
 struct SlistDeleter
 {
-    void operator()(curl_slist *l) const { curl_slist_free_all(l); }
+    void operator()(curl_slist *l) const { libcurl::load()->slist_free_all(l); }
 };
 
 size_t collectBody(char *ptr, size_t size, size_t nmemb, void *userdata)
@@ -46,55 +46,59 @@ int checkCancel(void *clientp, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
 
 Result<HttpResponse, CurlFailure> CurlRequest::perform() const
 {
-    std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+    QString unloadable;
+    const libcurl::Api *lib = libcurl::load(&unloadable);
+    if (!lib)
+        return CurlFailure {CURLE_FAILED_INIT, 0, unloadable};
+    std::unique_ptr<CURL, CurlDeleter> curl(lib->easy_init());
     if (!curl)
         return CurlFailure {CURLE_FAILED_INIT, 0, QStringLiteral("cannot initialise libcurl")};
     CURL *c = curl.get();
 
     std::unique_ptr<curl_slist, SlistDeleter> list;
-    auto add = [&list](const QByteArray &h) { list.reset(curl_slist_append(list.release(), h.constData())); };
+    auto add = [&list, lib](const QByteArray &h) { list.reset(lib->slist_append(list.release(), h.constData())); };
     add("Expect:");
     for (const auto &[name, value] : headers)
         add(name + ": " + value);
 
     const QByteArray socket = QFile::encodeName(unixSocket);
     if (!unixSocket.isEmpty())
-        curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket.constData());
-    curl_easy_setopt(c, CURLOPT_URL, url.constData());
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.constData());
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, long(timeoutMs));
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(qMin(timeoutMs, 10000)));
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, list.get());
-    curl_easy_setopt(c, CURLOPT_PROXY, ""); // never through a proxy from the environment
+        lib->easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket.constData());
+    lib->easy_setopt(c, CURLOPT_URL, url.constData());
+    lib->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.constData());
+    lib->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    lib->easy_setopt(c, CURLOPT_TIMEOUT_MS, long(timeoutMs));
+    lib->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(qMin(timeoutMs, 10000)));
+    lib->easy_setopt(c, CURLOPT_HTTPHEADER, list.get());
+    lib->easy_setopt(c, CURLOPT_PROXY, ""); // never through a proxy from the environment
     if (sendBody || !body.isEmpty()) {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.constData());
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
+        lib->easy_setopt(c, CURLOPT_POSTFIELDS, body.constData());
+        lib->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
     }
     if (method == "HEAD")
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+        lib->easy_setopt(c, CURLOPT_NOBODY, 1L);
     if (cancel) {
         if (*cancel)
             return CurlFailure {CURLE_ABORTED_BY_CALLBACK, 0, QStringLiteral("cancelled")};
-        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &checkCancel);
-        curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel.get());
-        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+        lib->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &checkCancel);
+        lib->easy_setopt(c, CURLOPT_XFERINFODATA, cancel.get());
+        lib->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     }
     QByteArray responseBody;
     HttpHeaders responseHeaders;
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &collectHeader);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &responseHeaders);
+    lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
+    lib->easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
+    lib->easy_setopt(c, CURLOPT_HEADERFUNCTION, &collectHeader);
+    lib->easy_setopt(c, CURLOPT_HEADERDATA, &responseHeaders);
 
-    const CURLcode rc = curl_easy_perform(c);
+    const CURLcode rc = lib->easy_perform(c);
     if (rc != CURLE_OK) {
         long osErrno = 0;
-        curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &osErrno);
-        return CurlFailure {int(rc), int(osErrno), QString::fromUtf8(curl_easy_strerror(rc))};
+        lib->easy_getinfo(c, CURLINFO_OS_ERRNO, &osErrno);
+        return CurlFailure {int(rc), int(osErrno), QString::fromUtf8(lib->easy_strerror(rc))};
     }
     long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    lib->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     HttpResponse response;
     response.status = int(status);
     response.headers = std::move(responseHeaders);

@@ -10,6 +10,8 @@
 #include <QLoggingCategory>
 #include <QPointer>
 
+#include <algorithm>
+
 Q_LOGGING_CATEGORY(lcRuntime, "isolation.runtime")
 
 namespace isolation {
@@ -372,7 +374,24 @@ void RuntimeManager::setState(RuntimeState state, const QString &reason)
     m_state = state;
     m_reason = reason;
     qCInfo(lcRuntime) << "runtime:" << runtimeStateName(state) << "-" << reason;
+    pace();
     Q_EMIT stateChanged();
+}
+
+void RuntimeManager::setWatched(bool watched)
+{
+    m_watched = watched;
+    pace();
+}
+
+void RuntimeManager::pace()
+{
+    // A healthy runtime nobody looks at is checked no more often than the engine's heartbeat.
+    const bool idle = m_state == RuntimeState::Healthy && !m_watched && m_config.idleHealthIntervalMs > 0;
+    const int ms
+        = idle ? std::max(m_config.healthIntervalMs, m_config.idleHealthIntervalMs) : m_config.healthIntervalMs;
+    if (m_monitor.interval() != ms)
+        m_monitor.setInterval(ms); // restarts it when active
 }
 
 } // namespace isolation

@@ -33,6 +33,9 @@ struct RuntimeConfig
     QString execdImage; // empty: the pin's
     quint16 port = 0; // the lifecycle server on 127.0.0.1; 0: the system chooses
     int healthIntervalMs = 5000;
+    // Once healthy and while nothing shows the runtime live (setWatched), check this often
+    // instead (at least healthIntervalMs); 0: always healthIntervalMs.
+    int idleHealthIntervalMs = 0;
     int startTimeoutMs = 60000;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment(); // DOCKER_HOST
 };
@@ -55,6 +58,10 @@ public:
     void restart(std::function<void(Status)> done = {});
     // Removes this engine's lifecycle containers (tests, uninstall); `done` runs once.
     void remove(std::function<void(Status)> done = {});
+
+    // Something shows the runtime live (the tray's Runtime tab): check every healthIntervalMs
+    // even when healthy, rather than every idleHealthIntervalMs.
+    void setWatched(bool watched);
 
     RuntimeState state() const { return m_state; }
     QString reason() const { return m_reason; }
@@ -89,11 +96,13 @@ private:
     QByteArray m_apiKey;
     QThreadPool m_pool;
     std::shared_ptr<std::atomic_bool> m_cancel = std::make_shared<std::atomic_bool>(false);
+    void pace(); // the monitor's interval for the state and whether it is watched
     QTimer m_monitor;
     bool m_running = false;
     int m_pending = 0; // Docker operations queued or running
     bool m_keyLoading = false;
     int m_idleTicks = 0;
+    bool m_watched = false;
     RuntimeState m_state = RuntimeState::Absent;
     QString m_reason;
     LifecycleContainer::Outcome m_last;

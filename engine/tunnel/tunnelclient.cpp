@@ -352,7 +352,16 @@ void TunnelClient::keepaliveTick()
         onSocketGone(TunnelError::unavailable(tr("the hub stopped answering (silent for %1 s)").arg(silent / 1000)));
         return;
     }
+    m_lastPing = m_clock.monotonicMs();
     m_session->ping();
+}
+
+void TunnelClient::keepaliveSoon()
+{
+    if (!m_session || m_clock.monotonicMs() - m_lastPing < m_options.pingInterval.count() / 2)
+        return;
+    m_keepalive.start(); // restarts: the next ping of its own is a whole interval away
+    keepaliveTick();
 }
 
 void TunnelClient::finishDrain()

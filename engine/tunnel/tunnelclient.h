@@ -42,8 +42,11 @@ public:
         std::function<QByteArray(const QByteArray &message)> sign;
         Backoff::Policy backoff; // base 1 s, cap 30 s, reset after 60 s connected
         std::function<double()> random01; // the backoff's jitter; empty means QRandomGenerator
-        std::chrono::milliseconds pingInterval {10000}; // HTTP/2 PING this often
-        std::chrono::milliseconds deadAfter {30000}; // nothing heard this long: the link is dead
+        // HTTP/2 PING at least this often. Longer than the heartbeat's default interval with its
+        // jitter (15 s + 10 %): while heartbeats go, keepaliveSoon() pings with them and the
+        // timer never wakes the engine by itself.
+        std::chrono::milliseconds pingInterval {17000};
+        std::chrono::milliseconds deadAfter {23000}; // nothing heard this long: the link is dead
         std::chrono::milliseconds handshakeTimeout {15000};
         Http2Session::Settings http2;
         QByteArray userAgent;
@@ -71,6 +74,11 @@ public:
     // Graceful: GOAWAY (the hub opens no new streams), wait up to `bound` for open streams to
     // finish, close. Emits drained() when done (at once when not connected).
     void drain(std::chrono::milliseconds bound = std::chrono::milliseconds(5000));
+
+    // The engine is awake anyway (a heartbeat was answered): ping now, with it, rather than on a
+    // wake of its own; the keepalive timer starts again. Nothing when not connected or when a
+    // ping went out less than half a pingInterval ago.
+    void keepaliveSoon();
 
     RpcDispatcher &rpc() { return m_rpc; }
     void setStreamHandler(const QByteArray &pathPrefix, StreamHandler handler);
@@ -115,6 +123,7 @@ private:
     QTimer m_handshakeTimer;
     QTimer m_drainTimer;
     qint64 m_lastHeard = 0;
+    qint64 m_lastPing = 0; // monotonic ms of the last PING sent
     bool m_running = false; // reconnects until stop()/drain()
     bool m_drainClosing = false; // drain sent the WebSocket close and waits for the hub's
     int m_connections = 0;

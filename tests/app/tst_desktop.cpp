@@ -9,6 +9,7 @@
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -141,6 +142,10 @@ void tst_Desktop::trayPairsAndNotifiesWhenRevoked()
     QCOMPARE(
         m_desktop.run(QStringLiteral("dunstctl"), {QStringLiteral("count"), QStringLiteral("displayed")}).trimmed(),
         QByteArray("0"));
+    // Paired and idle with the runtime off: libcurl (only Docker calls need it) was never loaded.
+    QFile maps(QStringLiteral("/proc/%1/maps").arg(tray.processId()));
+    QVERIFY(maps.open(QIODevice::ReadOnly));
+    QVERIFY2(!maps.readAll().contains("libcurl"), "the idle tray loaded libcurl");
 
     // The hub revokes this computer: the next heartbeat learns it, and the desktop is told.
     QCOMPARE(m_hub->admin({QStringLiteral("revoke"), serverId}), 0);

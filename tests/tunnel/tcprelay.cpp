@@ -20,9 +20,14 @@ TcpRelay::TcpRelay(quint16 targetPort, QObject *parent)
                     return;
                 to->write(from->readAll());
             };
-            connect(in, &QTcpSocket::readyRead, this, [=] { pump(in, out); });
+            auto forward = [this, pump, in, out] {
+                if (!m_frozen && out->state() == QAbstractSocket::ConnectedState)
+                    m_bytesToTarget += in->bytesAvailable();
+                pump(in, out);
+            };
+            connect(in, &QTcpSocket::readyRead, this, forward);
             connect(out, &QTcpSocket::readyRead, this, [=] { pump(out, in); });
-            connect(out, &QTcpSocket::connected, this, [=] { pump(in, out); });
+            connect(out, &QTcpSocket::connected, this, forward);
             connect(in, &QTcpSocket::disconnected, out, &QTcpSocket::disconnectFromHost);
             connect(out, &QTcpSocket::disconnected, in, &QTcpSocket::disconnectFromHost);
         }

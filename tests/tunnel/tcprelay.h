@@ -16,12 +16,14 @@ public:
     quint16 port() const { return m_server.serverPort(); }
     void freeze() { m_frozen = true; }
     int connections() const { return m_connections; }
+    qint64 bytesToTarget() const { return m_bytesToTarget; } // what the client sent, relayed
 
 private:
     QTcpServer m_server;
     quint16 m_target;
     bool m_frozen = false;
     int m_connections = 0;
+    qint64 m_bytesToTarget = 0;
 };
 
 } // namespace isolation::test

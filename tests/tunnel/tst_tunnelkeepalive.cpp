@@ -24,6 +24,7 @@ private Q_SLOTS:
     void silentHubNoticed_data();
     void silentHubNoticed();
     void silentHandshakeTimesOut();
+    void keepaliveGoesWithTheHeartbeat();
 };
 
 void tst_TunnelKeepalive::defaultsNoticeWithin40s()
@@ -33,6 +34,8 @@ void tst_TunnelKeepalive::defaultsNoticeWithin40s()
     // Silence is checked at each ping tick, so a dead link is noticed at most one interval
     // after deadAfter.
     QVERIFY(defaults.pingInterval + defaults.deadAfter <= 40s);
+    // An idle engine wakes for its tunnel no more often than for its heartbeat (15 s by default).
+    QVERIFY(defaults.pingInterval >= 15s);
     QCOMPARE(defaults.backoff.base, 1000ms);
     QCOMPARE(defaults.backoff.cap, 30000ms);
     QCOMPARE(defaults.backoff.resetAfter, 60000ms);
@@ -42,7 +45,7 @@ void tst_TunnelKeepalive::silentHubNoticed_data()
 {
     QTest::addColumn<int>("pingMs");
     QTest::addColumn<int>("deadMs");
-    // The defaults (10 s, 30 s) scaled down, and a ratio with fewer pings per dead period.
+    // The old defaults (10 s, 30 s) scaled down, and a ratio with fewer pings per dead period.
     QTest::newRow("10:30 scaled to 100:300 ms") << 100 << 300;
     QTest::newRow("1:8 as 50:400 ms") << 50 << 400;
 }
@@ -118,6 +121,38 @@ void tst_TunnelKeepalive::silentHandshakeTimesOut()
     QVERIFY2(client.reason().contains(QStringLiteral("handshake")), qPrintable(client.reason()));
     QCOMPARE(relay.connections(), 1);
     QVERIFY(hub.tunnels().servers().isEmpty());
+    client.stop();
+}
+
+// keepaliveSoon() (the engine calls it when a heartbeat is answered) pings at once, so the
+// keepalive needs no wake of its own; not twice within half an interval.
+void tst_TunnelKeepalive::keepaliveGoesWithTheHeartbeat()
+{
+    SystemClock clock;
+    TestKey key;
+    TestHub hub(clock);
+    hub.addServer(kServer, kCredential, key.publicKey());
+    QVERIFY(hub.start());
+    TcpRelay relay(hub.port());
+    QUrl viaRelay = hub.url();
+    viaRelay.setPort(relay.port());
+    TunnelClient::Options options = clientOptions(viaRelay, kServer, kCredential, key);
+    options.pingInterval = 1h; // the timer stays out of this test
+    options.deadAfter = 2h;
+    TunnelClient client(options, clock);
+    QSignalSpy up(&client, &TunnelClient::connected);
+    QVERIFY(client.start().ok());
+    QVERIFY(up.wait(5000));
+    QTest::qWait(200); // the handshake's and settings' bytes have passed
+
+    const qint64 before = relay.bytesToTarget();
+    client.keepaliveSoon();
+    QTRY_VERIFY(relay.bytesToTarget() > before); // a PING went out
+    const qint64 afterOne = relay.bytesToTarget();
+    client.keepaliveSoon(); // half an interval has not passed
+    QTest::qWait(200);
+    QCOMPARE(relay.bytesToTarget(), afterOne);
+    QCOMPARE(client.state(), TunnelState::Connected);
     client.stop();
 }
 
