@@ -88,6 +88,8 @@ public:
 
     // Sessions, the warm cache and workspace exports (null when the engine is stopped).
     SessionManager *sessions() const { return m_sessions.get(); }
+    // Sessions' sandboxes: launch, suspend, resume, finish (null when the engine is stopped).
+    SessionSandboxes *sandboxes() const { return m_sandboxes.get(); }
 
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }

@@ -856,6 +856,10 @@
         <source>The outcome of save %1 is not known yet (%2): it is settled before the next save or sync</source>
         <translation>Das Ergebnis der Sicherung %1 ist noch nicht bekannt (%2): Es wird vor der nächsten Sicherung oder dem nächsten Abgleich geklärt</translation>
     </message>
+    <message>
+        <source>the session is finishing</source>
+        <translation>die Sitzung wird beendet</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SessionManager</name>
@@ -886,6 +890,18 @@
         <source>This computer is not paired</source>
         <translation>Dieser Computer ist nicht gekoppelt</translation>
     </message>
+    <message>
+        <source>%1 cannot name a new session (s and 12 hex digits, not used yet)</source>
+        <translation>%1 kann keine neue Sitzung benennen (s und 12 Hexadezimalziffern, noch nicht vergeben)</translation>
+    </message>
+    <message>
+        <source>No session %1</source>
+        <translation>Keine Sitzung %1</translation>
+    </message>
+    <message>
+        <source>Session %1 is busy (%2): try again when it is done</source>
+        <translation>Sitzung %1 ist beschäftigt (%2): Versuchen Sie es erneut, wenn sie fertig ist</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SessionPicker</name>
@@ -896,6 +912,93 @@
     <message>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionSandboxes</name>
+    <message>
+        <source>launched by an earlier run of the engine; waiting for the runtime</source>
+        <translation>von einem früheren Lauf der Engine gestartet; wartet auf die Laufzeitumgebung</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: launch secrets cannot be opened</source>
+        <translation>Dieser Computer ist nicht gekoppelt: Start-Geheimnisse können nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>Launch secrets come with the session id they were sealed for</source>
+        <translation>Start-Geheimnisse kommen mit der Sitzungs-ID, für die sie versiegelt wurden</translation>
+    </message>
+    <message>
+        <source>Launch refused: the launch secrets cannot be used: %1</source>
+        <translation>Start abgelehnt: Die Start-Geheimnisse sind nicht verwendbar: %1</translation>
+    </message>
+    <message>
+        <source>The credential of %1 names the launch secret %2, which the launch does not carry</source>
+        <translation>Die Zugangsdaten von %1 verweisen auf das Start-Geheimnis %2, das der Start nicht mitbringt</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is off: sessions can start without a sandbox (session new), not launch</source>
+        <translation>Die Sandbox-Laufzeitumgebung ist aus: Sitzungen können ohne Sandbox beginnen (session new), aber nicht gestartet werden</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not ready (%1): %2</source>
+        <translation>Die Sandbox-Laufzeitumgebung ist nicht bereit (%1): %2</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime went away</source>
+        <translation>Die Sandbox-Laufzeitumgebung ist verschwunden</translation>
+    </message>
+    <message>
+        <source>cannot clone %1 into %2: %3</source>
+        <translation>%1 kann nicht nach %2 geklont werden: %3</translation>
+    </message>
+    <message>
+        <source>Session %1 runs no agent here</source>
+        <translation>Sitzung %1 führt hier keinen Agenten aus</translation>
+    </message>
+    <message>
+        <source>Session %1 has no sandbox (it was started with session new)</source>
+        <translation>Sitzung %1 hat keine Sandbox (sie wurde mit session new begonnen)</translation>
+    </message>
+    <message>
+        <source>The sandbox of session %1 is %2: %3</source>
+        <translation>Die Sandbox von Sitzung %1 ist %2: %3</translation>
+    </message>
+    <message>
+        <source>No sandbox of session %1 runs here</source>
+        <translation>Hier läuft keine Sandbox von Sitzung %1</translation>
+    </message>
+    <message>
+        <source>The sandbox of session %1 is %2</source>
+        <translation>Die Sandbox von Sitzung %1 ist %2</translation>
+    </message>
+    <message>
+        <source>No session %1</source>
+        <translation>Keine Sitzung %1</translation>
+    </message>
+    <message>
+        <source>Session %1 is not running (its sandbox is %2)</source>
+        <translation>Sitzung %1 läuft nicht (ihre Sandbox ist %2)</translation>
+    </message>
+    <message>
+        <source>Suspend</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <source>Not suspended: the save failed: %1</source>
+        <translation>Nicht angehalten: Das Sichern ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Not finished: the changes cannot be read (%1); finish --discard drops them</source>
+        <translation>Nicht beendet: Die Änderungen können nicht gelesen werden (%1); finish --discard verwirft sie</translation>
+    </message>
+    <message>
+        <source>Session %1 has unsaved work (%2 changed file(s), %3 commit(s) not in main): save it first, or finish --discard</source>
+        <translation>Sitzung %1 hat ungesicherte Arbeit (%2 geänderte Datei(en), %3 Commit(s) nicht in main): Sichern Sie zuerst, oder finish --discard</translation>
+    </message>
+    <message>
+        <source>Not finished: the sandbox could not be deleted: %1</source>
+        <translation>Nicht beendet: Die Sandbox konnte nicht gelöscht werden: %1</translation>
     </message>
 </context>
 <context>
@@ -1253,6 +1356,42 @@
     <message>
         <source>The sandbox runtime stopped working</source>
         <translation>Die Sandbox-Laufzeitumgebung funktioniert nicht mehr</translation>
+    </message>
+    <message>
+        <source>S&amp;uspend</source>
+        <translation>A&amp;nhalten</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>Fort&amp;setzen</translation>
+    </message>
+    <message>
+        <source>&amp;Finish…</source>
+        <translation>B&amp;eenden…</translation>
+    </message>
+    <message>
+        <source>Finish session</source>
+        <translation>Sitzung beenden</translation>
+    </message>
+    <message>
+        <source>Finish session %1? Its sandbox is deleted and its folder removed from this computer.</source>
+        <translation>Sitzung %1 beenden? Ihre Sandbox wird gelöscht und ihr Ordner von diesem Computer entfernt.</translation>
+    </message>
+    <message>
+        <source>&amp;Finish</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>Unsaved work</source>
+        <translation>Ungesicherte Arbeit</translation>
+    </message>
+    <message>
+        <source>%1
+
+Discard the unsaved work and finish?</source>
+        <translation>%1
+
+Die ungesicherte Arbeit verwerfen und beenden?</translation>
     </message>
 </context>
 <context>

@@ -852,6 +852,10 @@
         <source>The outcome of save %1 is not known yet (%2): it is settled before the next save or sync</source>
         <translation>保存 %1 的结果尚不清楚（%2）：将在下次保存或同步之前确认</translation>
     </message>
+    <message>
+        <source>the session is finishing</source>
+        <translation>会话正在结束</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SessionManager</name>
@@ -881,6 +885,18 @@
         <source>This computer is not paired</source>
         <translation>此计算机未配对</translation>
     </message>
+    <message>
+        <source>%1 cannot name a new session (s and 12 hex digits, not used yet)</source>
+        <translation>%1 不能用作新会话的名称（须为 s 加 12 位十六进制数字，且尚未使用）</translation>
+    </message>
+    <message>
+        <source>No session %1</source>
+        <translation>没有会话 %1</translation>
+    </message>
+    <message>
+        <source>Session %1 is busy (%2): try again when it is done</source>
+        <translation>会话 %1 正忙（%2）：请在完成后重试</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SessionPicker</name>
@@ -891,6 +907,93 @@
     <message>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionSandboxes</name>
+    <message>
+        <source>launched by an earlier run of the engine; waiting for the runtime</source>
+        <translation>由引擎的上一次运行启动；正在等待运行时</translation>
+    </message>
+    <message>
+        <source>This computer is not paired: launch secrets cannot be opened</source>
+        <translation>此计算机未配对：无法打开启动密钥</translation>
+    </message>
+    <message>
+        <source>Launch secrets come with the session id they were sealed for</source>
+        <translation>启动密钥须附带其封装时所针对的会话 ID</translation>
+    </message>
+    <message>
+        <source>Launch refused: the launch secrets cannot be used: %1</source>
+        <translation>启动被拒绝：无法使用启动密钥：%1</translation>
+    </message>
+    <message>
+        <source>The credential of %1 names the launch secret %2, which the launch does not carry</source>
+        <translation>%1 的凭据指向启动密钥 %2，但此次启动未携带该密钥</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is off: sessions can start without a sandbox (session new), not launch</source>
+        <translation>沙箱运行时已关闭：会话可以不带沙箱开始（session new），但不能启动</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not ready (%1): %2</source>
+        <translation>沙箱运行时尚未就绪（%1）：%2</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime went away</source>
+        <translation>沙箱运行时已消失</translation>
+    </message>
+    <message>
+        <source>cannot clone %1 into %2: %3</source>
+        <translation>无法将 %1 克隆到 %2：%3</translation>
+    </message>
+    <message>
+        <source>Session %1 runs no agent here</source>
+        <translation>会话 %1 在此未运行代理</translation>
+    </message>
+    <message>
+        <source>Session %1 has no sandbox (it was started with session new)</source>
+        <translation>会话 %1 没有沙箱（它是用 session new 开始的）</translation>
+    </message>
+    <message>
+        <source>The sandbox of session %1 is %2: %3</source>
+        <translation>会话 %1 的沙箱处于 %2：%3</translation>
+    </message>
+    <message>
+        <source>No sandbox of session %1 runs here</source>
+        <translation>此处没有运行会话 %1 的沙箱</translation>
+    </message>
+    <message>
+        <source>The sandbox of session %1 is %2</source>
+        <translation>会话 %1 的沙箱处于 %2</translation>
+    </message>
+    <message>
+        <source>No session %1</source>
+        <translation>没有会话 %1</translation>
+    </message>
+    <message>
+        <source>Session %1 is not running (its sandbox is %2)</source>
+        <translation>会话 %1 未在运行（其沙箱处于 %2）</translation>
+    </message>
+    <message>
+        <source>Suspend</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Not suspended: the save failed: %1</source>
+        <translation>未暂停：保存失败：%1</translation>
+    </message>
+    <message>
+        <source>Not finished: the changes cannot be read (%1); finish --discard drops them</source>
+        <translation>未结束：无法读取更改（%1）；finish --discard 会丢弃它们</translation>
+    </message>
+    <message>
+        <source>Session %1 has unsaved work (%2 changed file(s), %3 commit(s) not in main): save it first, or finish --discard</source>
+        <translation>会话 %1 有未保存的工作（%2 个已更改文件，%3 个不在 main 中的提交）：请先保存，或使用 finish --discard</translation>
+    </message>
+    <message>
+        <source>Not finished: the sandbox could not be deleted: %1</source>
+        <translation>未结束：无法删除沙箱：%1</translation>
     </message>
 </context>
 <context>
@@ -1246,6 +1349,42 @@
     <message>
         <source>The sandbox runtime stopped working</source>
         <translation>沙箱运行时已停止工作</translation>
+    </message>
+    <message>
+        <source>S&amp;uspend</source>
+        <translation>暂停(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>继续(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Finish…</source>
+        <translation>结束(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Finish session</source>
+        <translation>结束会话</translation>
+    </message>
+    <message>
+        <source>Finish session %1? Its sandbox is deleted and its folder removed from this computer.</source>
+        <translation>结束会话 %1？其沙箱将被删除，其文件夹将从此计算机移除。</translation>
+    </message>
+    <message>
+        <source>&amp;Finish</source>
+        <translation>结束(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Unsaved work</source>
+        <translation>未保存的工作</translation>
+    </message>
+    <message>
+        <source>%1
+
+Discard the unsaved work and finish?</source>
+        <translation>%1
+
+丢弃未保存的工作并结束？</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,7 @@
 #include "sessionscontroller.h"
 
+#include "sandbox/sessionsandboxes.h"
+
 #include "engine.h"
 #include "sessions/session.h"
 #include "sessions/sessionmanager.h"
@@ -63,6 +65,19 @@ void SessionsController::bind()
             Q_EMIT sessionsChanged();
         });
         connect(m_manager, &SessionManager::sessionChanged, this, &SessionsController::update);
+        connect(m_manager, &SessionManager::sessionRemoved, this, [this](const QString &id) {
+            m_order.removeAll(id);
+            if (const SessionSnapshot *snap = snapshotOf(id)) {
+                const QString root = snap->workTree + QLatin1Char('/');
+                for (const QString &file : m_watcher->files()) {
+                    if (file.startsWith(root))
+                        m_watcher->removePath(file);
+                }
+            }
+            m_snapshots.remove(id);
+            Q_EMIT sessionsChanged();
+            Q_EMIT badgeChanged();
+        });
         for (Session *s : m_manager->sessions())
             track(s);
     }
@@ -104,6 +119,7 @@ void SessionsController::update(Session *session)
     const bool wasReady = snap->state == SessionState::Ready;
     snap->state = session->state();
     snap->reason = session->reason();
+    snap->sandboxState = session->record().sandbox.value(QStringLiteral("state")).toString();
     snap->progress = session->progress();
     // Operations the command line (or anything else) started end up here too.
     takeOutcomes(session);
@@ -313,6 +329,42 @@ void SessionsController::sync(const QString &id, bool resolve)
             return;
         }
         Q_EMIT self->synced(id, r.value());
+    });
+}
+
+void SessionsController::suspend(const QString &id)
+{
+    SessionSandboxes *sandboxes = m_engine.sandboxes();
+    if (!sandboxes)
+        return;
+    QPointer<SessionsController> self(this);
+    sandboxes->suspend(id, [self, id](Result<QJsonObject> r) {
+        if (self && !r)
+            Q_EMIT self->failed(id, QStringLiteral("suspend"), r.error().message);
+    });
+}
+
+void SessionsController::resume(const QString &id)
+{
+    SessionSandboxes *sandboxes = m_engine.sandboxes();
+    if (!sandboxes)
+        return;
+    QPointer<SessionsController> self(this);
+    sandboxes->resume(id, [self, id](Result<QJsonObject> r) {
+        if (self && !r)
+            Q_EMIT self->failed(id, QStringLiteral("resume"), r.error().message);
+    });
+}
+
+void SessionsController::finish(const QString &id, bool discard, std::function<void(Result<void>)> done)
+{
+    SessionSandboxes *sandboxes = m_engine.sandboxes();
+    if (!sandboxes) {
+        done(Error::unavailable(tr("The engine is not running")));
+        return;
+    }
+    sandboxes->finish(id, discard, [done](Result<QJsonObject> r) {
+        done(r ? Result<void>() : Result<void>(r.error()));
     });
 }
 

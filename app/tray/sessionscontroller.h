@@ -44,6 +44,7 @@ struct SessionSnapshot
     bool resolveMode = false;
     QHash<QString, int> regionsLeft; // resolve mode: conflict regions still in each file
     QString lastError; // the last operation's failure, one line (empty: it went well)
+    QString sandboxState; // the session's sandbox ("running", "paused", ...); empty: it has none
     // The session record's last save and sync already taken into the fields above.
     QJsonObject seenSave;
     QJsonObject seenSync;
@@ -71,6 +72,12 @@ public:
     void refresh(const QString &id, bool askHub = false);
     void save(const QString &id, const QStringList &files, const QString &message);
     void sync(const QString &id, bool resolve);
+    // The session's sandbox: paused after saving what changed / running again.
+    void suspend(const QString &id);
+    void resume(const QString &id);
+    // Finishes a session (its sandbox deleted, its worktree removed). Without `discard`, unsaved
+    // work refuses it: `done` gets the refusal (InvalidInput) to ask the member about.
+    void finish(const QString &id, bool discard, std::function<void(Result<void>)> done);
     // One file's diff against the session branch (unified, "" when none), computed off the GUI thread.
     void diff(const QString &id, const QString &path, std::function<void(Result<FileDiff, SessionError>)> done);
 

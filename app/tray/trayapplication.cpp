@@ -11,8 +11,11 @@
 
 #include "engine.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QMenu>
+#include <QMessageBox>
+#include <QPointer>
 #include <QSystemTrayIcon>
 
 namespace isolation {
@@ -226,6 +229,8 @@ void TrayApplication::connectSessionEvents()
     connect(&m_engine, &Engine::runtimeChanged, this, &TrayApplication::onRuntimeChanged);
     connect(m_sessions.get(), &SessionsController::badgeChanged, this, &TrayApplication::updateState);
     connect(m_sessions.get(), &SessionsController::sessionsChanged, this, &TrayApplication::rebuildSessionsMenu);
+    // A sandbox's state (Suspend or Resume) is read when the menu opens.
+    connect(m_sessionsMenu, &QMenu::aboutToShow, this, &TrayApplication::rebuildSessionsMenu);
     connect(m_sessions.get(), &SessionsController::movedOn, this, [this](const QString &id, const QString &workspace) {
         m_lastNotifiedSession = id;
         Notification n;
@@ -264,7 +269,44 @@ void TrayApplication::rebuildSessionsMenu()
         one->addAction(tr("&Open"), this, [this, id] { window()->showTab(QStringLiteral("changesTab"), id); });
         one->addAction(tr("Save &all"), this, [this, id] { m_sessions->save(id, {}, {}); });
         one->addAction(tr("S&ync"), this, [this, id] { m_sessions->sync(id, false); });
+        const QString sandbox = s ? s->sandboxState : QString();
+        if (sandbox == QLatin1String("running"))
+            one->addAction(tr("S&uspend"), this, [this, id] { m_sessions->suspend(id); });
+        else if (sandbox == QLatin1String("paused"))
+            one->addAction(tr("&Resume"), this, [this, id] { m_sessions->resume(id); });
+        one->addAction(tr("&Finish…"), this, [this, id] { finishSession(id); });
     }
+}
+
+void TrayApplication::finishSession(const QString &id)
+{
+    // Asked once; the engine itself refuses unsaved work, and then the member decides.
+    auto *ask = new QMessageBox(QMessageBox::Question, tr("Finish session"),
+        tr("Finish session %1? Its sandbox is deleted and its folder removed from this computer.").arg(id),
+        QMessageBox::Yes | QMessageBox::Cancel);
+    ask->setAttribute(Qt::WA_DeleteOnClose);
+    ask->button(QMessageBox::Yes)->setText(tr("&Finish"));
+    QPointer<TrayApplication> self(this);
+    connect(ask, &QMessageBox::accepted, this, [self, id] {
+        self->m_sessions->finish(id, false, [self, id](Result<void> r) {
+            if (!self || r)
+                return;
+            if (r.error().code != Error::Code::InvalidInput) {
+                QMessageBox::warning(nullptr, tr("Finish session"), r.error().message);
+                return;
+            }
+            auto *discard = new QMessageBox(QMessageBox::Warning, tr("Unsaved work"),
+                tr("%1\n\nDiscard the unsaved work and finish?").arg(r.error().message),
+                QMessageBox::Discard | QMessageBox::Cancel);
+            discard->setAttribute(Qt::WA_DeleteOnClose);
+            connect(discard, &QMessageBox::finished, self, [self, discard, id](int) {
+                if (discard->clickedButton() == discard->button(QMessageBox::Discard))
+                    self->m_sessions->finish(id, true, [](Result<void>) {});
+            });
+            discard->open();
+        });
+    });
+    ask->open();
 }
 
 } // namespace isolation

@@ -47,6 +47,8 @@ private:
     void updateState();
     void onNotificationAction(const QString &kind, const QString &action);
     void rebuildSessionsMenu();
+    // Asks, then finishes a session; unsaved work asks again whether to discard it.
+    void finishSession(const QString &id);
     // Shows it unless its kind is switched off in Settings or notifications are paused.
     void notify(const Notification &notification);
     void onRuntimeChanged();

@@ -2,7 +2,8 @@
 // real git CLI: start sessions, save a selection of files (the rest stays uncommitted), preview a
 // diff, another session saving first (412: badge and notification), a sync that conflicts (badge
 // that stays until resolved), leaving markers, resolving them in the file, saving to finish; the
-// warm cache listed and evicted. Leaves a screenshot of each tab.
+// warm cache listed and evicted; Finish… from the tray menu, asking before unsaved work goes.
+// Leaves a screenshot of each tab.
 #include "../workspace/gitcli.h"
 #include "changespage.h"
 #include "hubprocess.h"
@@ -15,12 +16,15 @@
 
 #include "core/paths.h"
 #include "engine.h"
+#include "sessions/sessionmanager.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -41,6 +45,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void saveSelectionMovedOnConflictResolve();
+    void finishFromTheMenuAsksAboutUnsavedWork();
 
 private:
     template<typename T>
@@ -260,6 +265,53 @@ void tst_TraySessions::saveSelectionMovedOnConflictResolve()
     QMenu *menu = m_tray->menu()->findChild<QMenu *>(QStringLiteral("sessionsMenu"));
     QVERIFY(menu);
     QCOMPARE(menu->actions().size(), 2);
+}
+
+// The open message box titled `title`, or null.
+static QMessageBox *messageBox(const QString &title)
+{
+    for (QWidget *w : QApplication::topLevelWidgets()) {
+        auto *box = qobject_cast<QMessageBox *>(w);
+        if (box && box->isVisible() && box->windowTitle() == title)
+            return box;
+    }
+    return nullptr;
+}
+
+void tst_TraySessions::finishFromTheMenuAsksAboutUnsavedWork()
+{
+    const QString id = newSession();
+    QVERIFY(!id.isEmpty());
+    const QString dir = QFileInfo(m_tray->sessions()->snapshot(id)->workTree).path();
+    QVERIFY(write(m_tray->sessions()->snapshot(id)->workTree + QStringLiteral("/unsaved.txt"), "not saved\n"));
+
+    // Sessions ▸ <session> ▸ Finish…
+    auto *menu = m_tray->trayIcon()->contextMenu()->findChild<QMenu *>(QStringLiteral("sessionsMenu"));
+    QVERIFY(menu);
+    Q_EMIT menu->aboutToShow();
+    QAction *finish = nullptr;
+    for (QAction *a : menu->actions()) {
+        if (a->menu() && a->text().endsWith(id)) {
+            for (QAction *b : a->menu()->actions()) {
+                if (b->text() == QStringLiteral("&Finish…"))
+                    finish = b;
+            }
+        }
+    }
+    QVERIFY(finish);
+    finish->trigger();
+    QTRY_VERIFY(messageBox(QStringLiteral("Finish session")));
+    QTest::mouseClick(messageBox(QStringLiteral("Finish session"))->button(QMessageBox::Yes), Qt::LeftButton);
+    // The engine refuses unsaved work; the tray asks whether to discard it, and nothing went yet.
+    QTRY_VERIFY_WITH_TIMEOUT(messageBox(QStringLiteral("Unsaved work")), 20000);
+    QVERIFY2(messageBox(QStringLiteral("Unsaved work"))->text().contains(QStringLiteral("unsaved")),
+        qPrintable(messageBox(QStringLiteral("Unsaved work"))->text()));
+    QVERIFY(m_tray->sessions()->sessionIds().contains(id));
+    QVERIFY(QFileInfo::exists(dir));
+    QTest::mouseClick(messageBox(QStringLiteral("Unsaved work"))->button(QMessageBox::Discard), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_tray->sessions()->sessionIds().contains(id), 20000);
+    QTRY_VERIFY(!QFileInfo::exists(dir));
+    QVERIFY(!m_engine->sessions()->session(id));
 }
 
 QTEST_MAIN(tst_TraySessions)
