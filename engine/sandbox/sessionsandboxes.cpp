@@ -468,6 +468,11 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
     });
 }
 
+bool SessionSandboxes::hasSession(const QString &sessionId) const
+{
+    return m_sessions->session(sessionId) != nullptr;
+}
+
 void SessionSandboxes::resume(const QString &sessionId, Done done)
 {
     auto found = driven(sessionId);

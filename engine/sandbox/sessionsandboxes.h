@@ -73,6 +73,7 @@ public:
     void launch(const Launch &launch, Done done);
     void suspend(const QString &sessionId, Done done);
     void resume(const QString &sessionId, Done done);
+    bool hasSession(const QString &sessionId) const;
     // Refused (InvalidInput) while the session has unsaved changes, unless `discard`.
     void finish(const QString &sessionId, bool discard, Done done);
     // Every session, with its sandbox: {"sessions": [...]}.

@@ -13,16 +13,9 @@ void SessionSandboxes::addCalls(RpcDispatcher &rpc)
 {
     QPointer<SessionSandboxes> self(this);
     const auto gone = [] { return Error::unavailable(QStringLiteral("the engine is stopping")); };
-    rpc.addAsync(QStringLiteral("session.launch"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
+    // The params of a launch (session.launch, or session.resume of a session this engine does not have).
+    const auto launchOf = [](const QJsonObject &p) {
         const QString workspace = p.value(QStringLiteral("workspace")).toString();
-        if (!self) {
-            reply(gone());
-            return;
-        }
-        if (workspace.isEmpty()) {
-            reply(Error::invalidInput(QStringLiteral("give the workspace (its name or id)")));
-            return;
-        }
         SessionSandboxes::Launch launch;
         launch.workspace = workspace;
         launch.image = p.value(QStringLiteral("image")).toString();
@@ -36,13 +29,35 @@ void SessionSandboxes::addCalls(RpcDispatcher &rpc)
                 r.value(QStringLiteral("directory")).toString(), r.value(QStringLiteral("branch")).toString(),
                 r.value(QStringLiteral("tokenSecret")).toString(), r.value(QStringLiteral("username")).toString()});
         }
-        self->launch(launch, reply);
+        return launch;
+    };
+    rpc.addAsync(QStringLiteral("session.launch"), [self, gone, launchOf](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        if (!self) {
+            reply(gone());
+            return;
+        }
+        if (p.value(QStringLiteral("workspace")).toString().isEmpty()) {
+            reply(Error::invalidInput(QStringLiteral("give the workspace (its name or id)")));
+            return;
+        }
+        self->launch(launchOf(p), reply);
     });
     rpc.addAsync(QStringLiteral("session.suspend"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
         self ? self->suspend(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
     });
-    rpc.addAsync(QStringLiteral("session.resume"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
-        self ? self->resume(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
+    // Resume here: the session's own sandbox when this engine has it; otherwise, given the
+    // workspace, the session continues on this server (another computer suspended it): a launch
+    // under the same session id, from what the suspend saved.
+    rpc.addAsync(QStringLiteral("session.resume"), [self, gone, launchOf](const QJsonObject &p, RpcDispatcher::Reply reply) {
+        if (!self) {
+            reply(gone());
+            return;
+        }
+        const QString session = p.value(QStringLiteral("session")).toString();
+        if (!self->hasSession(session) && !p.value(QStringLiteral("workspace")).toString().isEmpty())
+            self->launch(launchOf(p), reply);
+        else
+            self->resume(session, reply);
     });
     rpc.addAsync(QStringLiteral("session.finish"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
         self ? self->finish(p.value(QStringLiteral("session")).toString(),

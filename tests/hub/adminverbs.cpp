@@ -334,8 +334,44 @@ const char *adminVerbsHelp()
            "                         [--agent CMD] [--repo DIR=URL]... [--repo-secret DIR=NAME]...: an agent\n"
            "                         command kept running; repositories cloned into the worktree first,\n"
            "                         with the launch secret NAME as the credential.\n"
+           "  resume --server ID --session S [--workspace W --from ID] [--json]\n"
+           "                         Resume a suspended session on a server: its own sandbox there, or, with\n"
+           "                         --workspace, continued there from its saved work (--from: the server that\n"
+           "                         suspended it, whose copy is then finished).\n"
            "  view SESSION --kind terminal|preview|files [--port N] [--server ID] [--json]\n"
            "                         Make a view of a session; prints its URL (one use, one hour).\n";
+}
+
+int resume(const AdminClient &client, const QStringList &args, bool json)
+{
+    QCommandLineParser parser;
+    parser.addOption({QStringLiteral("server"), QStringLiteral("Server id."), QStringLiteral("id")});
+    parser.addOption({QStringLiteral("session"), QStringLiteral("Session id."), QStringLiteral("s")});
+    parser.addOption({QStringLiteral("workspace"), QStringLiteral("Workspace (name or id)."), QStringLiteral("w")});
+    parser.addOption({QStringLiteral("from"), QStringLiteral("The server that suspended it."), QStringLiteral("id")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("JSON out.")});
+    if (!parser.parse(args))
+        return fail(parser.errorText(), 2);
+    if (!parser.isSet(QStringLiteral("server")) || !parser.isSet(QStringLiteral("session")))
+        return fail(QStringLiteral("resume wants --server ID --session S [--workspace W --from ID]"), 2);
+    QJsonObject body {{QStringLiteral("session"), parser.value(QStringLiteral("session"))}};
+    for (const QString &key : {QStringLiteral("workspace"), QStringLiteral("from")}) {
+        if (parser.isSet(key))
+            body.insert(key, parser.value(key));
+    }
+    const QString path = QStringLiteral("/v1/admin/servers/%1/resume")
+                             .arg(QString::fromLatin1(QUrl::toPercentEncoding(parser.value(QStringLiteral("server")))));
+    auto called = client.call("POST", path, body, 365000);
+    if (!called)
+        return fail(called.error().message);
+    const QJsonObject result = called.value().value(QStringLiteral("result")).toObject();
+    if (json)
+        print(QString::fromUtf8(QJsonDocument(result).toJson(QJsonDocument::Indented)).trimmed());
+    else
+        print(QStringLiteral("%1: sandbox %2")
+                  .arg(result.value(QStringLiteral("id")).toString(),
+                      result.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString()));
+    return 0;
 }
 
 int runAdminVerb(const AdminClient &client, const QString &verb, const QStringList &args)
@@ -363,6 +399,8 @@ int runAdminVerb(const AdminClient &client, const QString &verb, const QStringLi
         return view(client, args, json);
     if (verb == QLatin1String("launch"))
         return launch(client, args, json);
+    if (verb == QLatin1String("resume"))
+        return resume(client, args, json);
     return -1;
 }
 

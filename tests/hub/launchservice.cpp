@@ -80,8 +80,47 @@ void LaunchService::launch(const QString &serverId, const QJsonObject &request, 
     m_tunnels.call(serverId, QStringLiteral("session.launch"), params, std::chrono::minutes(5), std::move(done));
 }
 
+void LaunchService::resume(const QString &serverId, const QJsonObject &request, CallCallback done)
+{
+    QJsonObject params {{QStringLiteral("session"), request.value(QStringLiteral("session"))}};
+    for (const char *key : {"workspace", "image"}) {
+        if (request.contains(QLatin1String(key)))
+            params.insert(QLatin1String(key), request.value(QLatin1String(key)));
+    }
+    const QString from = request.value(QStringLiteral("from")).toString();
+    const QString session = request.value(QStringLiteral("session")).toString();
+    TunnelRegistry *tunnels = &m_tunnels;
+    m_tunnels.call(serverId, QStringLiteral("session.resume"), params, std::chrono::minutes(5),
+        [tunnels, from, serverId, session, done](CallResult resumed) {
+            if (!resumed || from.isEmpty() || from == serverId) {
+                done(resumed);
+                return;
+            }
+            // Resumed here: the copy on the server that suspended it goes (its work was saved).
+            tunnels->call(from, QStringLiteral("session.finish"), QJsonObject {{QStringLiteral("session"), session}},
+                std::chrono::minutes(1), [resumed, done](CallResult finished) {
+                    QJsonObject result = resumed.value();
+                    result.insert(QStringLiteral("retired"),
+                        finished ? QJsonValue(finished.value()) : QJsonValue(finished.error().message));
+                    done(result);
+                });
+        });
+}
+
 void LaunchService::registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin)
 {
+    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/resume"),
+        [this, isAdmin](const HttpRequest &request, HttpReply reply) {
+            if (!isAdmin(request))
+                return reply.send(
+                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
+            QJsonObject body;
+            QString why;
+            if (!request.jsonBody(&body, &why))
+                return reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+            resume(request.params.value(QStringLiteral("id")), body,
+                [reply](CallResult r) { TunnelRegistry::answer(reply, r); });
+        });
     app.route("POST", QStringLiteral("/v1/admin/servers/{id}/launch"),
         [this, isAdmin](const HttpRequest &request, HttpReply reply) {
             if (!isAdmin(request))

@@ -34,6 +34,11 @@ public:
     // "repositories"?: [{url, directory, branch?, tokenSecret?, username?}], "secrets"?: {"NAME": "value"}};
     // the secrets go sealed to the server's key for the session the hub names.
     void launch(const QString &serverId, const QJsonObject &request, CallCallback done);
+    // Resumes `session` on `serverId`: its own sandbox there, or — with "workspace" — the session
+    // continuing there from what its suspend saved (another server suspended it). With "from", that
+    // other server's copy is finished once the resume succeeded. `request`: {"session",
+    // "workspace"?, "image"?, "from"?}.
+    void resume(const QString &serverId, const QJsonObject &request, CallCallback done);
     void registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin);
 
 private:

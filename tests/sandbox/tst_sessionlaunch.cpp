@@ -40,6 +40,7 @@ private Q_SLOTS:
     void hubPageLaunchesAndOpensATerminal();
     void inABrowserFromTheHubPageToATerminal();
     void launchClonesAndRunsAnAgent();
+    void resumeOnAnotherServer();
 
 private:
     // `isolation-hub launch` for engine `i`'s server; the session's JSON (empty on failure).
@@ -483,6 +484,39 @@ void tst_SessionLaunch::launchClonesAndRunsAnAgent()
     QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), id, QStringLiteral("--discard")}).exitCode, 0);
     server.terminate();
     server.waitForFinished(5000);
+}
+
+// Suspended on one computer, resumed on another: the session continues there under its id from
+// what the suspend saved, in a new sandbox; the first computer's copy is finished.
+void tst_SessionLaunch::resumeOnAnotherServer()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("moving")).isEmpty());
+    const QString id = hubLaunch(1, QStringLiteral("moving")).value(QStringLiteral("id")).toString();
+    QVERIFY(!id.isEmpty());
+    QCOMPARE(inSandbox(sessionOf(1, id), QStringLiteral("echo travelled > /workspace/travelled.txt")).exitCode, 0);
+    QCOMPARE(m_fx->cli(1, {QStringLiteral("suspend"), id}).exitCode, 0);
+
+    QString out, err;
+    const int rc = m_fx->hub().admin({QStringLiteral("resume"), QStringLiteral("--server"), m_server[0],
+                                         QStringLiteral("--session"), id, QStringLiteral("--workspace"),
+                                         QStringLiteral("moving"), QStringLiteral("--from"), m_server[1],
+                                         QStringLiteral("--json")},
+        &out, &err);
+    QVERIFY2(rc == 0, qPrintable(err + m_fx->engineLog(0).right(3000)));
+    const QJsonObject resumed = QJsonDocument::fromJson(out.toUtf8()).object();
+    QCOMPARE(resumed.value(QStringLiteral("id")).toString(), id);
+    QCOMPARE(resumed.value(QStringLiteral("retired")).toObject().value(QStringLiteral("finished")).toString(), id);
+    const QJsonObject here = sessionOf(0, id);
+    QCOMPARE(here.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("running"));
+    QCOMPARE(inSandbox(here, QStringLiteral("cat /workspace/travelled.txt")).out, QByteArray("travelled\n"));
+    QVERIFY(sessionOf(1, id).isEmpty());
+
+    // The work goes on from here: a save publishes on the same session branch.
+    QCOMPARE(inSandbox(here, QStringLiteral("echo onward > /workspace/onward.txt")).exitCode, 0);
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), id});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), id}).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(tst_SessionLaunch)

@@ -21,6 +21,15 @@ trap 'rm -rf "$work"' EXIT
 
 # Shared libraries of a binary, as ldd resolves them on this machine (the loader included).
 libs_of() { ldd "$1" | awk '/=> \//{print $3} /^\t\/[^ ]+ \(/{print $1}' | sort -u; }
+# A library a binary opens itself (dlopen, by soname), with its own: libcurl, which the engine's
+# code loads on first use (engine/core/libcurl.cpp), is no link-time dependency ldd would list.
+dlopened() {
+  local so
+  so=$(ldconfig -p | awk -v name="$1" '$1 == name && /x86-64/ { print $NF; exit }')
+  [ -n "$so" ] || { echo "build-images.sh: $1 is not installed" >&2; exit 1; }
+  echo "$so"
+  libs_of "$so"
+}
 
 base_fs() {
   mkdir -p "$1"/{tmp,etc,proc,sys,dev}
@@ -33,7 +42,7 @@ base_fs() {
 root=$work/lifecycle
 base_fs "$root"
 install -D -m 0755 "$lifecycle_bin" "$root/usr/local/bin/isolation-standin-lifecycle"
-for lib in $(libs_of "$lifecycle_bin"); do
+for lib in $( { libs_of "$lifecycle_bin"; dlopened libcurl.so.4; } | sort -u); do
   install -D -m 0755 "$(readlink -f "$lib")" "$root$lib"
 done
 tar -C "$root" -c . | "$docker" import \
