@@ -199,16 +199,6 @@ void SparePool::remove(const QString &workspaceId)
     QDir(old).removeRecursively();
 }
 
-void SparePool::clear()
-{
-    const QStringList dirs = QDir(m_dir).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
-    for (const QString &d : dirs) {
-        if (d.startsWith(QLatin1Char('.')))
-            continue; // a build in progress swaps itself in; a later prepare() removes leftovers
-        remove(d);
-    }
-}
-
 Result<std::optional<Spare>, WorkspaceError> SparePool::claim(const QString &sessionDir, const QString &sessionId)
 {
     const QString marker = sessionDir + QLatin1Char('/') + QLatin1String(kMarker);

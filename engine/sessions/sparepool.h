@@ -51,9 +51,8 @@ public:
     // (or there is none); true when one was built. Blocks on the cache's lease and checks out every
     // file: worker threads only. Built aside and swapped in, so a kill leaves the old spare or the new.
     Result<bool, WorkspaceError> prepare(WarmCache &cache, const QString &workspaceId, const Clock &clock);
-    // Deletes one workspace's spare / every spare (and what a kill left half-built).
+    // Deletes one workspace's spare (what a kill left half-built goes with the next prepare()).
     void remove(const QString &workspaceId);
-    void clear();
 
     // For a new session's directory made from a spare (spare.json in it): renames the spare's branch
     // to the session's and deletes spare.json. nullopt when the directory was not a spare. Safe to
