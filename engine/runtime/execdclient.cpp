@@ -8,6 +8,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QUrlQuery>
 
 namespace isolation {
@@ -124,6 +125,32 @@ void ExecdClient::interrupt(const QString &commandId, Callback<bool> done)
     r.setUrl(url);
     finish<bool>(m_network->deleteResource(r), std::move(done),
         [](const QByteArray &) -> Result<bool, ExecdError> { return true; });
+}
+
+void ExecdClient::commandStatus(const QString &commandId, Callback<CommandStatus> done)
+{
+    static const QRegularExpression idPattern(QStringLiteral("^[A-Za-z0-9._-]{1,128}$"));
+    if (!idPattern.match(commandId).hasMatch()) {
+        QMetaObject::invokeMethod(this, [done = std::move(done), commandId] {
+            done(ExecdError {ExecdError::Code::Rejected, 404, QStringLiteral("'%1' is not a command id").arg(commandId)});
+        }, Qt::QueuedConnection);
+        return;
+    }
+    finish<CommandStatus>(m_network->get(request(QStringLiteral("/command/status/") + commandId)), std::move(done),
+        [](const QByteArray &body) -> Result<CommandStatus, ExecdError> {
+            QJsonParseError error {};
+            const QJsonDocument doc = QJsonDocument::fromJson(body, &error);
+            const QJsonValue running = doc.object().value(QStringLiteral("running"));
+            if (error.error != QJsonParseError::NoError || !doc.isObject() || !running.isBool())
+                return ExecdError {ExecdError::Code::Garbage, 200, QStringLiteral("execd's command status is not JSON with 'running'")};
+            CommandStatus status;
+            status.running = running.toBool();
+            const QJsonValue code = doc.object().value(QStringLiteral("exit_code"));
+            if (code.isDouble())
+                status.exitCode = code.toInt();
+            status.error = doc.object().value(QStringLiteral("error")).toString();
+            return status;
+        });
 }
 
 void ExecdClient::upload(const QString &path, const QByteArray &content, int mode, Callback<bool> done)

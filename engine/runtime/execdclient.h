@@ -54,6 +54,14 @@ struct CommandOutput
     QString error; // execd's error event, if any
 };
 
+// GET /command/status/{id} (CommandStatusResponse).
+struct CommandStatus
+{
+    bool running = false;
+    std::optional<int> exitCode; // once it finished
+    QString error;
+};
+
 class ExecdClient final : public QObject
 {
     Q_OBJECT
@@ -78,6 +86,9 @@ public:
     CommandStream *startCommand(const CommandRequest &request, QObject *parent = nullptr);
     // DELETE /command?id=: execd stops the command (the id of CommandStream::started).
     void interrupt(const QString &commandId, Callback<bool> done);
+    // Whether a command (foreground or background) still runs, and how it ended. Rejected with
+    // status 404: execd does not know the id.
+    void commandStatus(const QString &commandId, Callback<CommandStatus> done);
     void upload(const QString &path, const QByteArray &content, int mode, Callback<bool> done);
     void download(const QString &path, Callback<QByteArray> done);
     // http://.../proxy/PORT/PATH: HTTP and WebSocket to a port inside the sandbox.

@@ -58,7 +58,7 @@ AgentSupervisor::~AgentSupervisor()
 
 QString AgentSupervisor::commandId() const
 {
-    return m_stream ? m_stream->id() : QString();
+    return m_stream ? m_stream->id() : m_adopted;
 }
 
 QStringList AgentSupervisor::recentLines() const
@@ -75,9 +75,66 @@ void AgentSupervisor::start()
     launch();
 }
 
+void AgentSupervisor::adopt(const QString &commandId)
+{
+    if (m_state != AgentState::Idle || commandId.isEmpty()) {
+        start();
+        return;
+    }
+    m_adopted = commandId;
+    ++m_runs;
+    m_backoff.connected();
+    setState(AgentState::Running,
+        QStringLiteral("adopted run %1, started before the engine restarted (its output is not shown)").arg(commandId));
+    Q_EMIT runStarted(commandId);
+    checkAdopted();
+}
+
+void AgentSupervisor::checkAdopted()
+{
+    if (m_adopted.isEmpty())
+        return;
+    QPointer<AgentSupervisor> self(this);
+    const QString id = m_adopted;
+    m_execd->commandStatus(id, [self, id](Result<CommandStatus, ExecdError> r) {
+        if (!self || self->m_adopted != id)
+            return;
+        const bool unreachable = !r && r.error().code == ExecdError::Code::Unreachable;
+        if ((r && r.value().running) || unreachable) {
+            // Interrupted, it is expected to end soon: looked at again sooner.
+            const int ms = self->m_state == AgentState::Stopping ? qMin(500, self->m_policy.adoptedPollMs)
+                                                                 : self->m_policy.adoptedPollMs;
+            self->m_timer.start(std::chrono::milliseconds(ms), [self] {
+                if (self)
+                    self->checkAdopted();
+            });
+            return;
+        }
+        self->m_adopted.clear();
+        if (r) {
+            self->ended(r.value().exitCode.value_or(-1), std::nullopt);
+            return;
+        }
+        // execd does not know it (the sandbox was restarted): it ended, how is unknown.
+        self->ended(-1, ExecdError {ExecdError::Code::Unreachable, 0,
+                            QStringLiteral("execd no longer knows run %1").arg(id)});
+    });
+}
+
 void AgentSupervisor::launch()
 {
     CommandRequest request {m_spec.command, m_spec.cwd, m_spec.env, std::nullopt};
+    if (!m_secrets && !m_spec.secretsDirectory.isEmpty()) {
+        // Each regular file with a variable's name becomes that variable, its bytes exactly
+        // (trailing newlines kept); the values are read by the shell inside the sandbox and
+        // never pass through the engine.
+        request.command = QStringLiteral(
+            "for __f in '%1'/*; do __n=${__f##*/}; case $__n in ''|[0-9]*|*[!A-Za-z0-9_]*) continue ;; esac; "
+            "[ -f \"$__f\" ] || continue; __v=$(cat \"$__f\"; printf x); export \"$__n=${__v%x}\"; done; "
+            "unset __f __n __v\n")
+                              .arg(m_spec.secretsDirectory)
+            + m_spec.command;
+    }
     if (m_secrets) {
         const QHash<QString, QString> secrets = m_secrets->environment();
         for (auto it = secrets.begin(); it != secrets.end(); ++it)
@@ -89,6 +146,7 @@ void AgentSupervisor::launch()
     connect(m_stream, &CommandStream::finished, this, &AgentSupervisor::onFinished);
     connect(m_stream, &CommandStream::started, this, [this](const QString &id) {
         qCInfo(lcSandbox).noquote() << QStringLiteral("agent run %1 started as %2").arg(m_runs).arg(id);
+        Q_EMIT runStarted(id);
         if (m_state == AgentState::Stopping)
             stop(); // stop() came before execd named the command
     });
@@ -111,12 +169,19 @@ void AgentSupervisor::stop()
             return; // the started() handler comes back here
         QPointer<AgentSupervisor> self(this);
         m_execd->interrupt(id, [self](Result<bool, ExecdError> r) {
-            if (!self || r.ok())
+            if (!self)
                 return;
+            if (r.ok()) {
+                if (self->adopted())
+                    self->checkAdopted(); // no stream tells the end of an adopted run: execd does
+                return;
+            }
             // Already gone (execd does not know the id any more) or execd unreachable: stop reading.
             qCInfo(lcSandbox).noquote() << "interrupting the agent:" << r.error().message;
             if (self->m_stream)
                 self->m_stream->abort();
+            else if (self->adopted() && self->m_state == AgentState::Stopping)
+                self->finishStop();
         });
         return;
     }
@@ -135,6 +200,8 @@ void AgentSupervisor::stop()
 void AgentSupervisor::finishStop()
 {
     m_stopTimer.stop();
+    m_timer.stop(); // an adopted run's next status check
+    m_adopted.clear();
     setState(AgentState::Stopped, QStringLiteral("stopped on request"));
     Q_EMIT stopped();
 }
@@ -178,7 +245,12 @@ void AgentSupervisor::onFinished()
         return;
     stream->deleteLater();
     const std::optional<ExecdError> failure = stream->failure();
-    m_lastExitCode = failure ? -1 : stream->exitCode();
+    ended(failure ? -1 : stream->exitCode(), failure);
+}
+
+void AgentSupervisor::ended(int exitCode, const std::optional<ExecdError> &failure)
+{
+    m_lastExitCode = exitCode;
     m_backoff.disconnected();
     if (m_backoff.attempts() == 0)
         m_failures = 0; // it stayed up long enough: earlier failures are forgiven

@@ -33,6 +33,10 @@ struct AgentSpec
     QString command; // run by `sh -c` inside the sandbox
     QString cwd = QStringLiteral("/workspace");
     QHash<QString, QString> env; // not secret; the vault's secrets are added for every start
+    // Without a vault (after an engine restart, which took the values with it): the secrets the
+    // launch delivered as files into this tmpfs directory of the sandbox are put in the agent's
+    // environment by the shell that starts it. Empty: none.
+    QString secretsDirectory;
 };
 
 struct AgentPolicy
@@ -41,6 +45,7 @@ struct AgentPolicy
         std::chrono::milliseconds(60000)}; // a run of resetAfter or longer forgives earlier failures
     int maxFailures = 8; // unexpected ends in a row before Failed
     int stopTimeoutMs = 10000; // after that, stop() closes the stream and calls it stopped
+    int adoptedPollMs = 5000; // how often execd is asked whether an adopted run still runs
     int keptLines = 500; // recentLines()
     qsizetype maxLineBytes = 64 * 1024; // longer lines are cut into pieces
     std::function<double()> random01; // the backoff's jitter; empty: QRandomGenerator
@@ -59,6 +64,11 @@ public:
 
     // Idle → Running. Again after Exited or Failed: a fresh start with the failures forgotten.
     void start();
+    // Takes charge of run `commandId`, which an earlier run of the engine started (Idle → Running):
+    // its output went to that engine and is not streamed here; execd is asked every adoptedPollMs
+    // whether it still runs, and its end is handled like any run's end (restarted after a backoff
+    // unless it exited with status 0). A run execd no longer knows has ended.
+    void adopt(const QString &commandId);
     // Interrupts the agent and cancels any pending restart; stopped() follows once it is gone.
     void stop();
 
@@ -68,6 +78,7 @@ public:
     int failures() const { return m_failures; } // unexpected ends in a row
     int lastExitCode() const { return m_lastExitCode; }
     QString commandId() const; // execd's id of the current run
+    bool adopted() const { return !m_adopted.isEmpty(); } // the current run is one it adopted
     QString reason() const { return m_reason; } // why it is Waiting, Exited or Failed
     // The last lines it printed ("out: ..." / "err: ..."), oldest first.
     QStringList recentLines() const;
@@ -76,6 +87,7 @@ Q_SIGNALS:
     void stateChanged(isolation::AgentState state);
     void line(isolation::CommandStream::Channel channel, const QString &text);
     void runEnded(int exitCode); // every run's end (-1: the stream was lost)
+    void runStarted(const QString &commandId); // execd named a run (adopted ones included)
     void restartScheduled(int failures, qint64 delayMs);
     void stopped();
 
@@ -83,6 +95,8 @@ private:
     void launch();
     void onOutput(CommandStream::Channel channel, const QByteArray &data);
     void onFinished();
+    void ended(int exitCode, const std::optional<ExecdError> &failure);
+    void checkAdopted();
     void flush(CommandStream::Channel channel, bool all);
     void emitLine(CommandStream::Channel channel, const QByteArray &bytes);
     void setState(AgentState state, const QString &reason = {});
@@ -96,6 +110,7 @@ private:
     Backoff m_backoff;
     QTimer m_stopTimer;
     QPointer<CommandStream> m_stream;
+    QString m_adopted; // the run adopted from an earlier engine, while it runs
     AgentState m_state = AgentState::Idle;
     QString m_reason;
     int m_runs = 0;

@@ -1,5 +1,7 @@
 #include "sandboxlauncher.h"
 
+#include "sandboxcontrol.h"
+
 #include "core/logging.h"
 #include "devcontainerconfig.h"
 #include "runtime/lifecycleclient.h"
@@ -143,6 +145,11 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
     spec.metadata = {{QStringLiteral("session"), m_request.sessionId}};
     spec.timeoutSeconds = m_request.timeoutSeconds;
     spec.mounts = {{QStringLiteral("workspace"), m_request.worktree, QString::fromLatin1(kWorkspace), false}};
+    if (!m_request.controlDirectory.isEmpty()) {
+        spec.mounts.append({QStringLiteral("control"), m_request.controlDirectory,
+            QString::fromLatin1(SandboxControl::kMountPath), false});
+        spec.env.insert(QStringLiteral("ISOLATION_CONTROL"), QString::fromLatin1(SandboxControl::kMountPath));
+    }
     setState(SandboxState::Creating);
     QPointer<SandboxLauncher> self(this);
     LifecycleClient *lifecycle = m_lifecycle; // answers on itself: alive when this runs

@@ -30,6 +30,9 @@ struct LaunchRequest
 {
     QString sessionId;
     QString worktree; // on the host, inside the engine's session directory; mounted at /workspace
+    // On the host, inside the session directory too; mounted at /run/isolation (SandboxControl) and
+    // named by ISOLATION_CONTROL in the container's environment. Empty: no way back to the engine.
+    QString controlDirectory;
     QString image;
     QHash<QString, QString> env; // the container's environment: never a secret (Docker keeps it on disk)
     QStringList postCreateCommands; // run once, in order, after the sandbox is up

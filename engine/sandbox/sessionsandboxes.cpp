@@ -2,6 +2,7 @@
 
 #include "agentsupervisor.h"
 #include "repocloner.h"
+#include "sandboxcontrol.h"
 #include "sandboxlauncher.h"
 
 #include "pairing/serveridentity.h"
@@ -135,6 +136,10 @@ void SessionSandboxes::adopt(Session *session)
     request.worktree = session->workTree();
     request.image = recorded.value(QStringLiteral("image")).toString();
     Entry &entry = makeEntry(session, m_runtime());
+    // The sandbox has its control mount since its launch (when it had one); asks made while no
+    // engine watched are answered now.
+    if (recorded.value(QStringLiteral("control")).toBool())
+        startControl(session, entry);
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
     const QString id = session->id();
@@ -144,6 +149,8 @@ void SessionSandboxes::adopt(Session *session)
                 return;
             if (r) {
                 qCInfo(lcSessionSandboxes) << "session" << id << "adopted its sandbox";
+                if (s)
+                    self->restoreAgent(s);
                 return;
             }
             self->dropEntry(id);
@@ -256,6 +263,12 @@ void SessionSandboxes::launch(const Launch &launch, Done done)
             {QStringLiteral("state"), sandboxStateName(SandboxState::Idle)}});
         Entry &entry = self->makeEntry(s, rt);
         entry.secrets = vault;
+        if (self->startControl(s, entry)) {
+            request.value().controlDirectory = entry.control->directory();
+            QJsonObject sandbox = s->record().sandbox;
+            sandbox.insert(QStringLiteral("control"), true);
+            s->setSandbox(sandbox);
+        }
         QPointer<Session> session(s);
         const QString id = s->id();
         // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
@@ -344,12 +357,90 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
     });
 }
 
+void SessionSandboxes::restoreAgent(Session *session)
+{
+    const QJsonObject recorded = session->record().sandbox.value(QStringLiteral("agent")).toObject();
+    const QString command = recorded.value(QStringLiteral("command")).toString();
+    const auto it = m_entries.find(session->id());
+    if (command.isEmpty() || it == m_entries.end())
+        return;
+    makeAgent(session, command);
+    // A paused sandbox's agent was stopped by the suspend: resume starts it. One that was meant to
+    // run is taken over where execd still runs it, else started again.
+    const QString state = recorded.value(QStringLiteral("state")).toString();
+    if (it->second.launcher->state() != SandboxState::Running
+        || (state != agentStateName(AgentState::Running) && state != agentStateName(AgentState::Waiting)))
+        return;
+    const QString commandId = recorded.value(QStringLiteral("commandId")).toString();
+    qCInfo(lcSessionSandboxes) << "session" << session->id()
+                               << (commandId.isEmpty() ? "starts its agent again" : "takes over its agent's run")
+                               << commandId;
+    it->second.agent->adopt(commandId); // an empty id starts it
+}
+
+bool SessionSandboxes::startControl(Session *session, Entry &entry)
+{
+    entry.control = std::make_unique<SandboxControl>(session->directory() + QStringLiteral("/control"));
+    QString why;
+    if (!entry.control->start(&why)) {
+        qCWarning(lcSessionSandboxes) << "session" << session->id() << "has no way to ask for saves:" << why;
+        entry.control.reset();
+        return false;
+    }
+    const QString id = session->id();
+    connect(entry.control.get(), &SandboxControl::saveRequested, this,
+        [this, id](const QString &request, const QString &message) { saveFromSandbox(id, request, message); });
+    return true;
+}
+
+void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message)
+{
+    const auto it = m_entries.find(sessionId);
+    Session *session = m_sessions->session(sessionId);
+    if (it == m_entries.end() || !it->second.control)
+        return;
+    SandboxControl *control = it->second.control.get();
+    if (!session) {
+        control->answer(requestId, SandboxControl::Outcome::Refused, tr("the session is gone"));
+        return;
+    }
+    qCInfo(lcSessionSandboxes) << "session" << sessionId << "asked from its sandbox for a save";
+    QPointer<SandboxControl> c(control);
+    session->save({}, message.isEmpty() ? tr("Saved from the sandbox") : message,
+        [c, sessionId, requestId](Result<SaveReport, SessionError> r) {
+            if (!c)
+                return;
+            using Outcome = SandboxControl::Outcome;
+            if (r && r.value().published) {
+                c->answer(requestId, Outcome::Saved,
+                    QStringLiteral("%1 %2").arg(QString::fromLatin1(r.value().commit.left(12)), r.value().saveId));
+            } else if (r) {
+                c->answer(requestId, Outcome::Unchanged, tr("nothing to save"));
+            } else if (r.error().code == SessionError::Code::MovedOn) {
+                c->answer(requestId, Outcome::MovedOn, r.error().message);
+            } else {
+                c->answer(requestId, Outcome::Failed, r.error().message);
+            }
+            qCInfo(lcSessionSandboxes) << "session" << sessionId << "save asked from the sandbox:"
+                                       << (r ? (r.value().published ? "saved" : "nothing to save") : "not saved");
+        });
+}
+
 void SessionSandboxes::startAgent(Session *session, const QString &command)
+{
+    makeAgent(session, command);
+    m_entries[session->id()].agent->start();
+}
+
+void SessionSandboxes::makeAgent(Session *session, const QString &command)
 {
     Entry &entry = m_entries[session->id()];
     entry.agentTimer = std::make_unique<SystemTimer>();
+    AgentSpec spec(command);
+    if (!entry.secrets)
+        spec.secretsDirectory = LaunchRequest().secretsDirectory; // what the launch delivered there
     entry.agent = std::make_unique<AgentSupervisor>(
-        entry.launcher->execd(), AgentSpec(command), entry.secrets.get(), m_clock, *entry.agentTimer);
+        entry.launcher->execd(), spec, entry.secrets.get(), m_clock, *entry.agentTimer);
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
     const auto note = [self, s, command] {
@@ -362,11 +453,12 @@ void SessionSandboxes::startAgent(Session *session, const QString &command)
         sandbox.insert(QStringLiteral("agent"),
             QJsonObject {{QStringLiteral("command"), command},
                 {QStringLiteral("state"), agentStateName(it->second.agent->state())},
-                {QStringLiteral("restarts"), it->second.agent->restarts()}});
+                {QStringLiteral("restarts"), it->second.agent->restarts()},
+                {QStringLiteral("commandId"), it->second.agent->commandId()}});
         s->setSandbox(sandbox);
     };
     connect(entry.agent.get(), &AgentSupervisor::stateChanged, this, note);
-    entry.agent->start();
+    connect(entry.agent.get(), &AgentSupervisor::runStarted, this, note);
     note();
 }
 

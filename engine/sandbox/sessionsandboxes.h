@@ -28,6 +28,7 @@ class LifecycleClient;
 class RpcDispatcher;
 class RuntimeManager;
 class AgentSupervisor;
+class SandboxControl;
 class SandboxLauncher;
 class SystemTimer;
 class SecretVault;
@@ -103,12 +104,20 @@ private:
         std::unique_ptr<SandboxLauncher> launcher;
         std::unique_ptr<SystemTimer> agentTimer; // before the agent: it outlives it
         std::unique_ptr<AgentSupervisor> agent;
+        std::unique_ptr<SandboxControl> control; // saves asked from inside the sandbox
     };
     using Clones = std::shared_ptr<QList<QJsonObject>>;
     // Clones `repos` one after the other into the session's worktree; `done` with what was cloned.
     void cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
         Clones cloned, std::function<void(Result<void>)> done);
     void startAgent(Session *session, const QString &command);
+    void makeAgent(Session *session, const QString &command); // Idle, its record kept up to date
+    // After an adoption: the agent the record names, taken over or started again (docs/runtime.md).
+    void restoreAgent(Session *session);
+    // The session's control directory, watched: false when it cannot be used (no way back then).
+    bool startControl(Session *session, Entry &entry);
+    // A process in the session's sandbox asked for a save of everything that changed.
+    void saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message);
     Result<Entry *> entryFor(Session *session);
     // The session and the sandbox this engine drives for it, or the error to answer.
     Result<std::pair<Session *, Entry *>> driven(const QString &sessionId);

@@ -149,6 +149,16 @@ void tst_Sandbox::sandboxEndToEnd()
     QCOMPARE(run->value().stdErr, QByteArray("oops\n"));
     QCOMPARE(run->value().exitCode, 3);
     QVERIFY(!run->value().id.isEmpty());
+    // Its status afterwards (how an engine learns of a run started before it restarted).
+    auto status = await<Result<CommandStatus, ExecdError>>(
+        [&](auto done) { execd.commandStatus(run->value().id, done); });
+    QVERIFY(status && status->ok());
+    QVERIFY(!status->value().running);
+    QCOMPARE(status->value().exitCode, std::optional<int>(3));
+    auto unknown = await<Result<CommandStatus, ExecdError>>(
+        [&](auto done) { execd.commandStatus(QStringLiteral("cmd-none"), done); });
+    QVERIFY(unknown && !unknown->ok());
+    QCOMPARE(unknown->error().status, 404);
 
     // Upload lands in the session directory on the host (the bind mount), download gives it back.
     const QByteArray content = "hello from the engine\n";
@@ -257,6 +267,7 @@ void tst_Sandbox::sandboxEndToEnd()
     qInfo().noquote() << "requests checked against the specs:\n" << checked.out;
     QVERIFY(checked.out.contains("lifecycle POST /v1/sandboxes"));
     QVERIFY(checked.out.contains("execd POST /files/upload"));
+    QVERIFY(checked.out.contains("execd GET /command/status/"));
 
     auto deleted = await<Result<QJsonObject, LifecycleError>>([&](auto done) { lifecycle.deleteSandbox(id, done); });
     QVERIFY(deleted && deleted->ok());

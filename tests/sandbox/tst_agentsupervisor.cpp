@@ -46,6 +46,8 @@ private Q_SLOTS:
     void stopWhileWaiting();
     void splitsLinesAcrossChunks();
     void secretsInItsEnvironment();
+    void adoptsARunOfAnEarlierEngine();
+    void anAdoptedRunThatEndedIsRestarted();
 
 private:
     bool waitFor(AgentSupervisor &agent, AgentState state, int timeoutMs = 30000);
@@ -267,6 +269,74 @@ void tst_AgentSupervisor::secretsInItsEnvironment()
     QVERIFY(waitFor(agent, AgentState::Exited));
     QCOMPARE(
         agent.recentLines(), (QStringList {QStringLiteral("out: has-secret"), QStringLiteral("out: plain-value")}));
+}
+
+// An engine that exits leaves its agent's run going (the supervisor's destructor does not interrupt
+// it); the next engine takes it over by its id: running, polled, and stopped for real by stop().
+void tst_AgentSupervisor::adoptsARunOfAnEarlierEngine()
+{
+    const AgentSpec spec {QStringLiteral("exec sleep 3598")};
+    QString id;
+    {
+        AgentSupervisor first(m_sandbox->execd(), spec, nullptr, m_clock, m_timer, testPolicy());
+        QSignalSpy started(&first, &AgentSupervisor::runStarted);
+        first.start();
+        QVERIFY(started.wait(15000));
+        id = started.first().at(0).toString();
+    }
+    QVERIFY(!id.isEmpty());
+    QCOMPARE(sandboxCount(QStringLiteral("[s]leep 3598")), 1);
+
+    AgentSupervisor second(m_sandbox->execd(), spec, nullptr, m_clock, m_timer, testPolicy());
+    QSignalSpy stopped(&second, &AgentSupervisor::stopped);
+    second.adopt(id);
+    QCOMPARE(second.state(), AgentState::Running);
+    QVERIFY(second.adopted());
+    QCOMPARE(second.commandId(), id);
+    QCOMPARE(second.runs(), 1);
+    // execd says it runs: looked at again after the poll interval, nothing started.
+    QTRY_VERIFY_WITH_TIMEOUT(m_timer.isActive(), 10000);
+    QCOMPARE(m_timer.delay(), std::chrono::milliseconds(5000));
+    QVERIFY(m_timer.fire());
+    QTRY_VERIFY_WITH_TIMEOUT(m_timer.isActive(), 10000);
+    QCOMPARE(second.state(), AgentState::Running);
+    QCOMPARE(sandboxCount(QStringLiteral("[s]leep 3598")), 1);
+
+    second.stop();
+    QCOMPARE(second.state(), AgentState::Stopping);
+    QTRY_VERIFY_WITH_TIMEOUT((m_timer.fire(), stopped.count() == 1), 15000);
+    QCOMPARE(second.state(), AgentState::Stopped);
+    QVERIFY(!second.adopted());
+    QCOMPARE(sandboxCount(QStringLiteral("[s]leep 3598")), 0);
+    QCOMPARE(second.runs(), 1);
+}
+
+// A run that ended while no engine watched (or that execd does not know) counts as an unexpected
+// end: the agent is started again after the backoff delay, a fresh run streamed as usual.
+void tst_AgentSupervisor::anAdoptedRunThatEndedIsRestarted()
+{
+    auto ran = std::make_unique<AgentSupervisor>(
+        m_sandbox->execd(), AgentSpec {QStringLiteral("exit 5")}, nullptr, m_clock, m_timer, testPolicy());
+    QSignalSpy started(ran.get(), &AgentSupervisor::runStarted);
+    ran->start();
+    QVERIFY(started.wait(15000));
+    const QString id = started.first().at(0).toString();
+    QVERIFY(waitFor(*ran, AgentState::Waiting));
+    ran.reset();
+
+    for (const QString &adopted : {id, QStringLiteral("cmd-never-ran")}) {
+        AgentSupervisor agent(
+            m_sandbox->execd(), {QStringLiteral("echo again; exit 0")}, nullptr, m_clock, m_timer, testPolicy());
+        QSignalSpy ended(&agent, &AgentSupervisor::runEnded);
+        agent.adopt(adopted);
+        QVERIFY(waitFor(agent, AgentState::Waiting));
+        QCOMPARE(ended.first().at(0).toInt(), adopted == id ? 5 : -1);
+        QCOMPARE(m_timer.delay(), std::chrono::milliseconds(500));
+        QVERIFY(m_timer.fire());
+        QVERIFY(waitFor(agent, AgentState::Exited));
+        QCOMPARE(agent.runs(), 2);
+        QCOMPARE(agent.recentLines(), QStringList {QStringLiteral("out: again")});
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_AgentSupervisor)

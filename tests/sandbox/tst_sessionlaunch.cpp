@@ -41,6 +41,7 @@ private Q_SLOTS:
     void inABrowserFromTheHubPageToATerminal();
     void launchClonesAndRunsAnAgent();
     void resumeOnAnotherServer();
+    void anAgentSavesAndOutlivesAnEngineRestart();
 
 private:
     // `isolation-hub launch` for engine `i`'s server; the session's JSON (empty on failure).
@@ -517,6 +518,68 @@ void tst_SessionLaunch::resumeOnAnotherServer()
     const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), id});
     QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
     QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), id}).exitCode, 0);
+}
+
+
+// The agent asks for a save itself ($ISOLATION_CONTROL/save, the session's control directory):
+// what it wrote is published and the script's answer and status reach it. Then the engine
+// restarts: the agent's run, still going in the sandbox, is taken over (not started twice); when
+// it dies it is started again, with its launch secret read from the sandbox's tmpfs (the engine
+// no longer holds the value).
+void tst_SessionLaunch::anAgentSavesAndOutlivesAnEngineRestart()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("selfsaving")).isEmpty());
+    const QByteArray key = "agentkey-" + QByteArray::number(QDateTime::currentMSecsSinceEpoch(), 36);
+    qputenv("ISOLATION_TEST_AGENT_KEY", key);
+    const QJsonObject launched = hubLaunch(0, QStringLiteral("selfsaving"),
+        {QStringLiteral("--secret"), QStringLiteral("ISOLATION_TEST_AGENT_KEY"), QStringLiteral("--agent"),
+            QStringLiteral("echo \"key-length ${#ISOLATION_TEST_AGENT_KEY}\"; "
+                           "if [ ! -f /workspace/agent.txt ]; then echo made-by-the-agent > /workspace/agent.txt; "
+                           "\"$ISOLATION_CONTROL/save\" \"the agent saved\"; echo \"save-status $?\"; fi; "
+                           "exec sleep 600")});
+    qunsetenv("ISOLATION_TEST_AGENT_KEY");
+    const QString id = launched.value(QStringLiteral("id")).toString();
+    QVERIFY(!id.isEmpty());
+    const auto agent = [&] { return m_fx->cli(0, {QStringLiteral("agent"), id, QStringLiteral("--json")}).json(); };
+    const auto lines = [&] { return agent().value(QStringLiteral("lines")).toVariant().toStringList(); };
+    QTRY_VERIFY_WITH_TIMEOUT(lines().contains(QStringLiteral("out: save-status 0")), 60000);
+    const QStringList said = lines();
+    QVERIFY2(said.contains(QStringLiteral("out: key-length %1").arg(key.size())), qPrintable(said.join(u'\n')));
+    QVERIFY2(std::any_of(said.begin(), said.end(), [](const QString &l) { return l.startsWith(QLatin1String("out: saved ")); }),
+        qPrintable(said.join(u'\n')));
+    // Published: nothing left to save, main has it, and the save carries the agent's message.
+    const QJsonObject changes = m_fx->cli(0, {QStringLiteral("changes"), id, QStringLiteral("--json")}).json();
+    QVERIFY2(changes.value(QStringLiteral("files")).toArray().isEmpty() && changes.value(QStringLiteral("ahead")).toInt() == 0,
+        QJsonDocument(changes).toJson().constData());
+    const QJsonObject lastSave = sessionOf(0, id).value(QStringLiteral("lastSave")).toObject();
+    QCOMPARE(lastSave.value(QStringLiteral("outcome")).toString(), QStringLiteral("published"));
+    QVERIFY(m_fx->engineLog(0).contains(QStringLiteral("asked from its sandbox for a save")));
+
+    // The engine restarts; the agent's run goes on in the sandbox and is taken over.
+    const QString container = containerOf(sessionOf(0, id));
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    QVERIFY(m_fx->startEngine(0, m_env));
+    QTRY_COMPARE_WITH_TIMEOUT(agent().value(QStringLiteral("state")).toString(), QStringLiteral("running"), 120000);
+    QCOMPARE(agent().value(QStringLiteral("runs")).toInt(), 1);
+    QVERIFY2(agent().value(QStringLiteral("reason")).toString().contains(QLatin1String("adopted")),
+        QJsonDocument(agent()).toJson().constData());
+    QCOMPARE(containerOf(sessionOf(0, id)), container);
+    QCOMPARE(docker({QStringLiteral("exec"), container, QStringLiteral("sh"), QStringLiteral("-c"),
+                 QStringLiteral("ps -o args | grep -c '^sleep 600$'")})
+                 .out.trimmed(),
+        QByteArray("1")); // one agent, not two
+    // It dies: started again, its secret from the sandbox's tmpfs.
+    const Run killed = docker({QStringLiteral("exec"), container, QStringLiteral("sh"), QStringLiteral("-c"),
+        QStringLiteral("kill $(pidof sleep)")});
+    QVERIFY2(killed.exitCode == 0, killed.err.constData());
+    QTRY_COMPARE_WITH_TIMEOUT(agent().value(QStringLiteral("runs")).toInt(), 2, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(lines().contains(QStringLiteral("out: key-length %1").arg(key.size())), 30000);
+    QCOMPARE(agent().value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    for (const QString &where : {m_fx->home(0), m_fx->hub().dataDir()}) {
+        const Run grep = runProgram(QStringLiteral("grep"), {QStringLiteral("-rl"), QString::fromLatin1(key), where});
+        QVERIFY2(grep.exitCode == 1, grep.out.constData());
+    }
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), id, QStringLiteral("--discard")}).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(tst_SessionLaunch)

@@ -75,6 +75,10 @@ StandinExecd::StandinExecd(QObject *parent)
         recordRequest("execd", r);
         interrupt(r, reply);
     }));
+    m_http.route("GET", QStringLiteral("/command/status/{id}"), guarded([this](const HttpRequest &r, HttpReply reply) {
+        recordRequest("execd", r);
+        status(r, reply);
+    }));
     m_http.route("POST", QStringLiteral("/session"), guarded([this](const HttpRequest &r, HttpReply reply) {
         recordRequest("execd", r);
         m_shell->create(r, reply);
@@ -184,6 +188,13 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
     const QString id = QStringLiteral("cmd-%1").arg(++m_commands);
     m_running.insert(id, process);
     const qint64 started = QDateTime::currentMSecsSinceEpoch();
+    m_status.insert(id, QJsonObject {{QStringLiteral("id"), id}, {QStringLiteral("content"), process->arguments().last()},
+        {QStringLiteral("running"), true}, {QStringLiteral("exit_code"), QJsonValue()},
+        {QStringLiteral("started_at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
+        {QStringLiteral("finished_at"), QJsonValue()}});
+    m_statusOrder.append(id);
+    while (m_statusOrder.size() > 256)
+        m_status.remove(m_statusOrder.takeFirst());
     reply.sendHead(200, {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}});
     reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("init")}, {QStringLiteral("text"), id}}));
     auto flush = [process, reply] {
@@ -200,6 +211,14 @@ void StandinExecd::command(const HttpRequest &request, HttpReply reply)
     connect(process, &QProcess::readyReadStandardError, this, flush);
     auto done = [this, id, process, reply, started, flush](int exitCode, bool crashed, const QString &error) {
         m_running.remove(id);
+        if (m_status.contains(id)) {
+            QJsonObject &s = m_status[id];
+            s.insert(QStringLiteral("running"), false);
+            s.insert(QStringLiteral("exit_code"), crashed ? 128 : exitCode);
+            if (!error.isEmpty())
+                s.insert(QStringLiteral("error"), error);
+            s.insert(QStringLiteral("finished_at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+        }
         flush(); // whatever is still buffered goes out before the end events
         if (exitCode != 0 || crashed || !error.isEmpty())
             reply.write(sseEvent({{QStringLiteral("type"), QStringLiteral("error")},
@@ -236,6 +255,15 @@ void StandinExecd::interrupt(const HttpRequest &request, HttpReply reply)
             ::kill(-group, SIGKILL);
     });
     reply.send(HttpResponse {200, {}, {}});
+}
+
+void StandinExecd::status(const HttpRequest &request, HttpReply reply)
+{
+    const QString id = request.params.value(QStringLiteral("id"));
+    const auto it = m_status.constFind(id);
+    if (it == m_status.constEnd())
+        return reply.send(apiError(404, "NOT_FOUND", QStringLiteral("no command %1").arg(id)));
+    reply.send(HttpResponse::json(200, *it));
 }
 
 void StandinExecd::upload(const HttpRequest &request, HttpReply reply)

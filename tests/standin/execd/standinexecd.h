@@ -9,6 +9,7 @@
 #include "standinshell.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QObject>
 #include <QPointer>
 
@@ -30,6 +31,7 @@ public:
 private:
     void command(const HttpRequest &request, HttpReply reply);
     void interrupt(const HttpRequest &request, HttpReply reply);
+    void status(const HttpRequest &request, HttpReply reply);
     void upload(const HttpRequest &request, HttpReply reply);
     void download(const HttpRequest &request, HttpReply reply);
     void proxy(const HttpRequest &request, HttpReply reply);
@@ -45,6 +47,8 @@ private:
     QByteArray m_token;
     int m_commands = 0;
     QHash<QString, QPointer<QProcess>> m_running; // command id -> its shell, while it runs
+    QHash<QString, QJsonObject> m_status; // command id -> its CommandStatusResponse (the last 256)
+    QStringList m_statusOrder;
 };
 
 } // namespace isolation::standin

@@ -1,0 +1,63 @@
+// The way back from a sandbox to the engine: a directory of the session's (DATA/sessions/<id>/
+// control) bind-mounted at /run/isolation, where a process in the sandbox — the agent, or a member
+// in a terminal view — drops a request file and reads the engine's answer file. execd is one-way
+// (the engine calls it), and nothing of the engine listens on a network the sandbox can reach, so a
+// shared directory watched with inotify is the channel. The sandbox is untrusted: every file is
+// opened relative to the directory, without following links, without blocking on a FIFO, and read
+// to at most 4 KiB; answers are written beside and renamed into place. docs/runtime.md, "Saves asked
+// from the sandbox", specifies the files. On the event loop.
+#pragma once
+
+#include <QObject>
+#include <QSet>
+#include <QString>
+
+class QFileSystemWatcher;
+
+namespace isolation {
+
+class SandboxControl final : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr const char *kMountPath = "/run/isolation"; // where the sandbox sees it
+    static constexpr qsizetype kMaxRequestBytes = 4096;
+    static constexpr int kMaxOutstanding = 16; // requests taken and not yet answered
+
+    // The answer's first word, which the `save` script turns into its exit status.
+    enum class Outcome { Saved, Unchanged, MovedOn, Refused, Failed };
+
+    // `directory` is made (0755) when missing. Nothing is watched before start().
+    explicit SandboxControl(QString directory, QObject *parent = nullptr);
+    ~SandboxControl() override;
+
+    QString directory() const { return m_dir; }
+    // Makes the directory, writes the `save` script, removes answers and requests a crash or an
+    // earlier run left, and watches for new requests. False (with why) when the directory cannot be
+    // used; the sandbox then simply has no way to ask.
+    bool start(QString *why = nullptr);
+    // Answers request `id` (as saveRequested named it) and forgets it.
+    void answer(const QString &id, Outcome outcome, const QString &text);
+    int outstanding() const { return int(m_taken.size()); }
+
+    static QString outcomeWord(Outcome outcome);
+    // The POSIX sh script written as `save` into the directory (run in the sandbox).
+    static QByteArray saveScript();
+
+Q_SIGNALS:
+    // A process in the sandbox asked for a save of everything that changed. `message` is the save
+    // message it gave (UTF-8, control characters replaced; may be empty).
+    void saveRequested(const QString &id, const QString &message);
+
+private:
+    void scan();
+    bool writeFile(const QByteArray &name, const QByteArray &content, int mode);
+
+    QString m_dir;
+    int m_dirFd = -1;
+    QFileSystemWatcher *m_watcher = nullptr;
+    bool m_scanQueued = false;
+    QSet<QString> m_taken;
+};
+
+} // namespace isolation
