@@ -100,8 +100,12 @@ Result<quint16> HttpServer::listenTcp(const QHostAddress &address, quint16 port)
             QStringLiteral("cannot listen on %1:%2: %3").arg(address.toString()).arg(port).arg(why));
     }
     connect(server, &QTcpServer::newConnection, this, [this, server] {
-        while (QTcpSocket *socket = server->nextPendingConnection())
+        while (QTcpSocket *socket = server->nextPendingConnection()) {
+            // Answers go out as they are written: with Nagle's algorithm a body written after its
+            // head waits for the peer's delayed ACK (up to 40 ms on Linux) on a keep-alive connection.
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
             serve(socket, socket->peerAddress());
+        }
     });
     m_tcp.append(server);
     return server->serverPort();
