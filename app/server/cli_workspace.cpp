@@ -532,16 +532,18 @@ QList<Command> workspaceCommands()
         {QStringLiteral("agent"), QStringLiteral("agent S [--json]"),
             QStringLiteral("A session's agent: state, restarts, its last output."), runAgent},
         {QStringLiteral("suspend"), QStringLiteral("suspend S [--json]"),
-            QStringLiteral("Save what changed, then pause the session's sandbox."),
+            QStringLiteral("Save what changed, snapshot the session's sandbox and stop it."),
             [](const QStringList &a) {
                 return runSandboxVerb(QStringLiteral("suspend"),
                     QStringLiteral("Suspend a session: save what changed (a save the hub refuses keeps the work on the "
-                                   "session branch), then pause its sandbox."),
+                                   "session branch), snapshot its sandbox, then delete the sandbox (nothing runs "
+                                   "until resume)."),
                     a);
             }},
         {QStringLiteral("resume"), QStringLiteral("resume S [--json]"), QStringLiteral("Resume a suspended session."),
             [](const QStringList &a) {
-                return runSandboxVerb(QStringLiteral("resume"), QStringLiteral("Resume a suspended session's sandbox."), a);
+                return runSandboxVerb(QStringLiteral("resume"),
+                    QStringLiteral("Resume a suspended session: a sandbox from its snapshot, the agent started again."), a);
             }},
         {QStringLiteral("finish"), QStringLiteral("finish S [--discard] [--json]"),
             QStringLiteral("Delete a session and its sandbox; refused with unsaved work unless --discard."),

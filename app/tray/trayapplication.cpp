@@ -272,7 +272,7 @@ void TrayApplication::rebuildSessionsMenu()
         const QString sandbox = s ? s->sandboxState : QString();
         if (sandbox == QLatin1String("running"))
             one->addAction(tr("S&uspend"), this, [this, id] { m_sessions->suspend(id); });
-        else if (sandbox == QLatin1String("paused"))
+        else if (sandbox == QLatin1String("suspended") || sandbox == QLatin1String("paused"))
             one->addAction(tr("&Resume"), this, [this, id] { m_sessions->resume(id); });
         one->addAction(tr("&Finish…"), this, [this, id] { finishSession(id); });
     }

@@ -3,8 +3,8 @@
 # run (medians of --rounds):
 #   cold launch   (empty warm cache: the workspace comes from the hub)  vs  docker run -d IMAGE
 #   warm launch   (the spare session ready)                             vs  docker run -d IMAGE
-#   suspend       (save what changed, pause)                            vs  docker pause
-#   resume        (unpause, execd answers again)                        vs  docker unpause
+#   suspend       (save what changed, snapshot, delete the sandbox)     vs  docker commit + docker rm -f
+#   resume        (a sandbox from the snapshot, execd answering)        vs  docker run -d SNAPSHOT
 # A launch is `isolation-server launch` end to end: the session restored, the sandbox created
 # through the lifecycle API, execd answering and /workspace checked writable; `docker run -d`
 # returns once the container started. The runtime is the offline stand-in (tests/standin) unless
@@ -123,9 +123,11 @@ for round in $(seq 1 "$ROUNDS"); do
   # the peer: the bare Docker operations on the same image
   RUN+=("$(timed docker run -d --rm "$IMAGE" tail -f /dev/null)")
   PEER=$(cat "$WORK/last.out")
-  PAUSE+=("$(timed docker pause "$PEER")")
-  UNPAUSE+=("$(timed docker unpause "$PEER")")
+  PAUSE+=("$(timed sh -c 'docker commit "$1" isolation-bench-snapshot:peer && docker rm -f "$1"' - "$PEER")")
+  UNPAUSE+=("$(timed docker run -d --rm isolation-bench-snapshot:peer tail -f /dev/null)")
+  PEER=$(cat "$WORK/last.out")
   docker rm -f "$PEER" >/dev/null
+  docker rmi -f isolation-bench-snapshot:peer >/dev/null
   PEER=
 done
 
@@ -135,18 +137,18 @@ T_RUN=$(m "${RUN[@]}"); T_PAUSE=$(m "${PAUSE[@]}"); T_UNPAUSE=$(m "${UNPAUSE[@]}
 cat <<TABLE
 sandbox image $IMAGE; workspace $FILES files, ~$MB MB; medians of $ROUNDS rounds
 docker run -d             ${T_RUN}s
-docker pause / unpause    ${T_PAUSE}s / ${T_UNPAUSE}s
+docker commit+rm / run    ${T_PAUSE}s / ${T_UNPAUSE}s
 cold launch               ${T_COLD}s   ratio $(ratio "$T_COLD" "$T_RUN")  (vs docker run -d)
 warm launch               ${T_WARM}s   ratio $(ratio "$T_WARM" "$T_RUN")  (vs docker run -d)
-suspend                   ${T_SUSPEND}s   ratio $(ratio "$T_SUSPEND" "$T_PAUSE")  (vs docker pause; includes the save)
-resume                    ${T_RESUME}s   ratio $(ratio "$T_RESUME" "$T_UNPAUSE")  (vs docker unpause)
+suspend                   ${T_SUSPEND}s   ratio $(ratio "$T_SUSPEND" "$T_PAUSE")  (vs docker commit + rm -f; includes the save)
+resume                    ${T_RESUME}s   ratio $(ratio "$T_RESUME" "$T_UNPAUSE")  (vs docker run -d of the commit)
 TABLE
 if [ -n "$JSON" ]; then
   cat >"$JSON" <<JSONEOF
 {"image": "$IMAGE", "files": $FILES, "mb": $MB, "rounds": $ROUNDS,
- "seconds": {"dockerRun": $T_RUN, "dockerPause": $T_PAUSE, "dockerUnpause": $T_UNPAUSE,
+ "seconds": {"dockerRun": $T_RUN, "dockerCommitRm": $T_PAUSE, "dockerRunCommit": $T_UNPAUSE,
              "coldLaunch": $T_COLD, "warmLaunch": $T_WARM, "suspend": $T_SUSPEND, "resume": $T_RESUME},
  "ratios": {"coldLaunchVsDockerRun": $(ratio "$T_COLD" "$T_RUN"), "warmLaunchVsDockerRun": $(ratio "$T_WARM" "$T_RUN"),
-            "suspendVsDockerPause": $(ratio "$T_SUSPEND" "$T_PAUSE"), "resumeVsDockerUnpause": $(ratio "$T_RESUME" "$T_UNPAUSE")}}
+            "suspendVsDockerCommitRm": $(ratio "$T_SUSPEND" "$T_PAUSE"), "resumeVsDockerRunCommit": $(ratio "$T_RESUME" "$T_UNPAUSE")}}
 JSONEOF
 fi

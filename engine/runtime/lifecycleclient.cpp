@@ -46,10 +46,14 @@ Result<QJsonObject, LifecycleError> LifecycleClient::createRequest(const Sandbox
             {QStringLiteral("mountPath"), m.mountPath}, {QStringLiteral("readOnly"), m.readOnly}});
     }
     QJsonObject body {
-        {QStringLiteral("image"), QJsonObject {{QStringLiteral("uri"), spec.image}}},
         {QStringLiteral("entrypoint"), QJsonArray::fromStringList(spec.entrypoint)},
         {QStringLiteral("resourceLimits"), toObject(spec.resourceLimits)},
     };
+    // Exactly one startup source.
+    if (spec.snapshotId.isEmpty())
+        body.insert(QStringLiteral("image"), QJsonObject {{QStringLiteral("uri"), spec.image}});
+    else
+        body.insert(QStringLiteral("snapshotId"), spec.snapshotId);
     if (spec.timeoutSeconds)
         body.insert(QStringLiteral("timeout"), *spec.timeoutSeconds);
     if (!spec.env.isEmpty())
@@ -89,6 +93,24 @@ void LifecycleClient::pauseSandbox(const QString &id, Callback done)
 void LifecycleClient::resumeSandbox(const QString &id, Callback done)
 {
     call("POST", QStringLiteral("/sandboxes/%1/resume").arg(id), std::nullopt, std::move(done));
+}
+
+void LifecycleClient::createSnapshot(const QString &sandboxId, const QString &name, Callback done)
+{
+    QJsonObject body;
+    if (!name.isEmpty())
+        body.insert(QStringLiteral("name"), name);
+    call("POST", QStringLiteral("/sandboxes/%1/snapshots").arg(sandboxId), body, std::move(done));
+}
+
+void LifecycleClient::getSnapshot(const QString &snapshotId, Callback done)
+{
+    call("GET", QStringLiteral("/snapshots/%1").arg(snapshotId), std::nullopt, std::move(done));
+}
+
+void LifecycleClient::deleteSnapshot(const QString &snapshotId, Callback done)
+{
+    call("DELETE", QStringLiteral("/snapshots/%1").arg(snapshotId), std::nullopt, std::move(done));
 }
 
 void LifecycleClient::endpoint(const QString &id, quint16 port, Callback done)

@@ -47,6 +47,7 @@ struct SandboxSpec
         bool readOnly = false;
     };
     QString image;
+    QString snapshotId; // set: restored from this snapshot instead of `image`
     QStringList entrypoint;
     QHash<QString, QString> env;
     QHash<QString, QString> metadata;
@@ -82,6 +83,10 @@ public:
     void deleteSandbox(const QString &id, Callback done);
     void pauseSandbox(const QString &id, Callback done);
     void resumeSandbox(const QString &id, Callback done);
+    // POST /sandboxes/{id}/snapshots: answers the Snapshot (state Creating; poll getSnapshot).
+    void createSnapshot(const QString &sandboxId, const QString &name, Callback done);
+    void getSnapshot(const QString &snapshotId, Callback done);
+    void deleteSnapshot(const QString &snapshotId, Callback done);
     // Endpoint {endpoint, headers} of a port inside the sandbox (execd: 44772).
     void endpoint(const QString &id, quint16 port, Callback done);
 

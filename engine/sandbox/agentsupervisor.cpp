@@ -75,6 +75,12 @@ void AgentSupervisor::start()
     launch();
 }
 
+void AgentSupervisor::setExecd(ExecdClient *execd)
+{
+    Q_ASSERT(m_state != AgentState::Running && m_state != AgentState::Stopping && m_state != AgentState::Waiting);
+    m_execd = execd;
+}
+
 void AgentSupervisor::adopt(const QString &commandId)
 {
     if (m_state != AgentState::Idle || commandId.isEmpty()) {

@@ -64,6 +64,9 @@ public:
 
     // Idle → Running. Again after Exited or Failed: a fresh start with the failures forgotten.
     void start();
+    // The sandbox's execd changed (a suspended session resumed in a new sandbox). Only while no
+    // run is going (Idle, Stopped, Exited, Failed).
+    void setExecd(ExecdClient *execd);
     // Takes charge of run `commandId`, which an earlier run of the engine started (Idle → Running):
     // its output went to that engine and is not streamed here; execd is asked every adoptedPollMs
     // whether it still runs, and its end is handled like any run's end (restarted after a backoff

@@ -140,6 +140,9 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
 
     SandboxSpec spec;
     spec.image = m_request.image;
+    spec.snapshotId = m_request.snapshotId;
+    if (!m_request.snapshotId.isEmpty())
+        m_request.postCreateCommands.clear();
     spec.entrypoint = m_request.entrypoint;
     spec.env = m_request.env; // never the secrets: the create request ends up in Docker's config.v2.json
     spec.metadata = {{QStringLiteral("session"), m_request.sessionId}};
@@ -395,6 +398,66 @@ void SandboxLauncher::pause(Callback done)
         }
         self->setState(SandboxState::Paused);
         done({});
+    });
+}
+
+void SandboxLauncher::snapshot(const QString &name, std::function<void(Result<QString, SandboxError>)> done)
+{
+    if (m_state != SandboxState::Running) {
+        QTimer::singleShot(0, this, [done = std::move(done)] {
+            done(SandboxError::refused(QStringLiteral("only a running sandbox can be snapshotted")));
+        });
+        return;
+    }
+    const quint64 generation = m_generation;
+    QPointer<SandboxLauncher> self(this);
+    m_lifecycle->createSnapshot(m_id, name, [self, generation, done = std::move(done)](Result<QJsonObject, LifecycleError> r) {
+        if (!self)
+            return;
+        if (generation != self->m_generation)
+            return done(SandboxError::cancelled(QStringLiteral("the sandbox was removed")));
+        if (!r.ok())
+            return done(fromLifecycle(r.error(), QStringLiteral("cannot snapshot the sandbox")));
+        const QString id = r.value().value(QStringLiteral("id")).toString();
+        if (id.isEmpty())
+            return done(SandboxError::failed(QStringLiteral("the runtime made a snapshot without an id")));
+        QElapsedTimer since;
+        since.start();
+        self->pollSnapshot(generation, id, since, done);
+    });
+}
+
+void SandboxLauncher::pollSnapshot(quint64 generation, const QString &snapshotId, QElapsedTimer since,
+    std::function<void(Result<QString, SandboxError>)> done)
+{
+    QPointer<SandboxLauncher> self(this);
+    LifecycleClient *lifecycle = m_lifecycle;
+    m_lifecycle->getSnapshot(snapshotId, [self, generation, snapshotId, since, done, lifecycle](
+                                             Result<QJsonObject, LifecycleError> r) {
+        if (!self)
+            return;
+        const QJsonObject status = r.ok() ? r.value().value(QStringLiteral("status")).toObject() : QJsonObject();
+        const QString state = status.value(QStringLiteral("state")).toString();
+        if (state == QLatin1String("Ready"))
+            return done(snapshotId);
+        QString why;
+        if (generation != self->m_generation)
+            why = QStringLiteral("the sandbox was removed");
+        else if (state == QLatin1String("Failed"))
+            why = QStringLiteral("the snapshot failed: %1")
+                      .arg(status.value(QStringLiteral("message")).toString(status.value(QStringLiteral("reason")).toString()));
+        else if (!r.ok() && !r.error().retryable())
+            why = QStringLiteral("cannot read the snapshot: %1").arg(r.error().message);
+        else if (since.elapsed() > self->m_timeouts.runningMs)
+            why = QStringLiteral("the snapshot was not ready within %1 s").arg(self->m_timeouts.runningMs / 1000);
+        if (!why.isEmpty()) {
+            lifecycle->deleteSnapshot(snapshotId, [](auto) {}); // what is left of it
+            return done(SandboxError::failed(why));
+        }
+        QTimer::singleShot(self->m_timeouts.pollMs, self, [self, generation, snapshotId, since, done] {
+            if (self)
+                self->pollSnapshot(generation, snapshotId, since, done);
+        });
     });
 }
 

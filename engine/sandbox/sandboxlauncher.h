@@ -34,6 +34,9 @@ struct LaunchRequest
     // named by ISOLATION_CONTROL in the container's environment. Empty: no way back to the engine.
     QString controlDirectory;
     QString image;
+    // Restore from this snapshot of the runtime's instead of starting `image` afresh (resume after a
+    // suspend); postCreateCommands are not run again then — their effect is in the snapshot.
+    QString snapshotId;
     QHash<QString, QString> env; // the container's environment: never a secret (Docker keeps it on disk)
     QStringList postCreateCommands; // run once, in order, after the sandbox is up
     QStringList entrypoint {QStringLiteral("tail"), QStringLiteral("-f"), QStringLiteral("/dev/null")};
@@ -80,6 +83,10 @@ public:
     // state, fails the adoption (Failed; nothing deleted: the runtime's own clean-up decides).
     void adopt(LaunchRequest request, const QString &sandboxId, const SecretVault *secrets, Callback done);
     void pause(Callback done); // Running → Paused
+    // Running: a snapshot through the lifecycle API, awaited until Ready (the sandbox keeps
+    // running); `done` with its id. A snapshot that fails or takes longer than `runningMs` is
+    // deleted again and fails the call.
+    void snapshot(const QString &name, std::function<void(Result<QString, SandboxError>)> done);
     void resume(Callback done); // Paused → Running (execd answers again)
     // Deletes the sandbox from any state; a launch in flight ends with Cancelled.
     void remove(Callback done);
@@ -101,6 +108,8 @@ Q_SIGNALS:
 private:
     void setState(SandboxState state);
     void pollRunning(quint64 generation);
+    void pollSnapshot(quint64 generation, const QString &snapshotId, QElapsedTimer since,
+        std::function<void(Result<QString, SandboxError>)> done);
     // execd's endpoint, then `then` (default: wait for execd, then prepare the sandbox).
     void fetchEndpoint(quint64 generation, std::function<void()> then = {});
     void waitForExecd(quint64 generation, std::function<void()> then);

@@ -79,7 +79,7 @@ SessionSandboxes::SessionSandboxes(SessionManager *sessions, QNetworkAccessManag
         if (sandbox.value(QStringLiteral("id")).toString().isEmpty())
             continue;
         const QString state = sandbox.value(QStringLiteral("state")).toString();
-        if (state == QLatin1String("deleted") || state == QLatin1String("lost"))
+        if (state == QLatin1String("deleted") || state == QLatin1String("lost") || state == QLatin1String("suspended"))
             continue;
         m_toAdopt.append(s->id());
         record(s, QStringLiteral("adopting"), tr("launched by an earlier run of the engine; waiting for the runtime"));
@@ -533,12 +533,23 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> session(s);
     // What changed is saved first; a save the hub refused (moved on) keeps the work on the session
-    // branch, and the sandbox is paused all the same.
-    s->save({}, tr("Suspend"), [self, session, sessionId, done](Result<SaveReport, SessionError> saved) {
+    // branch, and the sandbox is suspended all the same. Then a snapshot keeps what the sandbox has
+    // outside the worktree (installed tools, caches), and the sandbox goes: a suspended session
+    // holds no memory or processes, only the snapshot on disk, and survives a reboot.
+    const auto failed = [self, session](const QString &why, const Done &done) {
+        if (self && session) {
+            const auto it = self->m_entries.find(session->id());
+            if (it != self->m_entries.end() && it->second.agent
+                && it->second.launcher->state() == SandboxState::Running)
+                it->second.agent->start(); // it was stopped for a suspend that did not happen
+        }
+        done(Error::failed(why));
+    };
+    s->save({}, tr("Suspend"), [self, session, sessionId, done, failed](Result<SaveReport, SessionError> saved) {
         if (!self || !session)
             return;
         if (!saved && saved.error().code != SessionError::Code::MovedOn) {
-            done(Error::failed(tr("Not suspended: the save failed: %1").arg(saved.error().message)));
+            failed(tr("Not suspended: the save failed: %1").arg(saved.error().message), done);
             return;
         }
         auto entry = self->entryFor(session);
@@ -546,17 +557,39 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
             done(entry.error());
             return;
         }
-        entry.value()->launcher->pause([self, session, saved, done](Result<void, SandboxError> paused) {
-            if (!self || !session)
-                return;
-            if (!paused) {
-                done(fromSandbox(paused.error()));
-                return;
-            }
-            QJsonObject o = self->describe(session);
-            o.insert(QStringLiteral("suspendSave"), saved ? toJson(saved.value()) : toJson(saved.error()));
-            done(o);
-        });
+        SandboxLauncher *launcher = entry.value()->launcher.get();
+        launcher->snapshot(QStringLiteral("session-") + sessionId,
+            [self, session, saved, done, failed, launcher](Result<QString, SandboxError> snapshot) {
+                if (!self || !session)
+                    return;
+                if (!snapshot) {
+                    failed(tr("Not suspended: %1").arg(snapshot.error().message), done);
+                    return;
+                }
+                // Written down before the sandbox goes: a kill from here on still resumes from it.
+                QJsonObject sandbox = session->record().sandbox;
+                sandbox.insert(QStringLiteral("snapshot"), snapshot.value());
+                session->setSandbox(sandbox);
+                launcher->remove([self, session, saved, done](Result<void, SandboxError> removed) {
+                    if (!self || !session)
+                        return;
+                    if (!removed) {
+                        done(Error::failed(tr("Not suspended: the sandbox could not be deleted: %1")
+                                .arg(removed.error().message)));
+                        return;
+                    }
+                    QJsonObject sandbox = session->record().sandbox;
+                    sandbox.insert(QStringLiteral("state"), QStringLiteral("suspended"));
+                    sandbox.remove(QStringLiteral("id"));
+                    sandbox.remove(QStringLiteral("reason"));
+                    session->setSandbox(sandbox);
+                    qCInfo(lcSessionSandboxes) << "session" << session->id() << "suspended to snapshot"
+                                               << sandbox.value(QStringLiteral("snapshot")).toString();
+                    QJsonObject o = self->describe(session);
+                    o.insert(QStringLiteral("suspendSave"), saved ? toJson(saved.value()) : toJson(saved.error()));
+                    done(o);
+                });
+            });
     });
 }
 
@@ -567,12 +600,22 @@ bool SessionSandboxes::hasSession(const QString &sessionId) const
 
 void SessionSandboxes::resume(const QString &sessionId, Done done)
 {
+    Session *suspended = m_sessions->session(sessionId);
+    if (suspended && suspended->record().sandbox.value(QStringLiteral("state")).toString() == QLatin1String("suspended")) {
+        relaunch(suspended, std::move(done));
+        return;
+    }
     auto found = driven(sessionId);
     if (!found) {
         done(found.error());
         return;
     }
     auto [s, entry] = found.value();
+    if (entry->launcher->state() != SandboxState::Paused) {
+        done(Error::invalidInput(tr("Session %1 is not suspended (its sandbox is %2)")
+                .arg(sessionId, sandboxStateName(entry->launcher->state()))));
+        return;
+    }
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> session(s);
     entry->launcher->resume([self, session, done](Result<void, SandboxError> r) {
@@ -589,8 +632,127 @@ void SessionSandboxes::resume(const QString &sessionId, Done done)
     });
 }
 
+void SessionSandboxes::relaunch(Session *session, Done done)
+{
+    RuntimeManager *rt = m_runtime();
+    if (!rt || rt->state() != RuntimeState::Healthy) {
+        done(Error::unavailable(tr("The sandbox runtime is not ready")));
+        return;
+    }
+    const QJsonObject recorded = session->record().sandbox;
+    auto request = LaunchRequest::fromWorkspace(session->id(), session->workTree(), m_defaultImage);
+    if (!request) {
+        done(fromSandbox(request.error()));
+        return;
+    }
+    if (!recorded.value(QStringLiteral("image")).toString().isEmpty())
+        request.value().image = recorded.value(QStringLiteral("image")).toString();
+    const QString snapshot = recorded.value(QStringLiteral("snapshot")).toString();
+    request.value().snapshotId = snapshot;
+    auto it = m_entries.find(session->id());
+    if (it == m_entries.end())
+        makeEntry(session, rt); // suspended by an earlier run of the engine
+    Entry &entry = m_entries[session->id()];
+    if (!entry.control)
+        startControl(session, entry);
+    if (entry.control)
+        request.value().controlDirectory = entry.control->directory();
+    const QString command = recorded.value(QStringLiteral("agent")).toObject().value(QStringLiteral("command")).toString();
+    if (!entry.agent && !command.isEmpty())
+        makeAgent(session, command);
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> s(session);
+    const QString id = session->id();
+    const auto started = [self, s, id, snapshot, done](const QString &from) {
+        if (!self || !s)
+            return;
+        QJsonObject sandbox = s->record().sandbox;
+        sandbox.remove(QStringLiteral("snapshot"));
+        s->setSandbox(sandbox);
+        self->record(s, sandboxStateName(SandboxState::Running));
+        if (!snapshot.isEmpty()) {
+            // Consumed: the sandbox runs from it now (the runtime keeps what the sandbox needs).
+            auto entry = self->m_entries.find(id);
+            if (entry != self->m_entries.end())
+                entry->second.lifecycle->deleteSnapshot(snapshot, [snapshot](Result<QJsonObject, LifecycleError> r) {
+                    if (!r)
+                        qCInfo(lcSessionSandboxes) << "snapshot" << snapshot << "not deleted:" << r.error().message;
+                });
+        }
+        qCInfo(lcSessionSandboxes) << "session" << id << "resumed" << from;
+        auto entry = self->m_entries.find(id);
+        if (entry != self->m_entries.end() && entry->second.agent) {
+            entry->second.agent->setExecd(entry->second.launcher->execd()); // the new sandbox's
+            entry->second.agent->start();
+        }
+        done(self->describe(s));
+    };
+    // A resume that fails leaves the session suspended, to be resumed (or finished) again.
+    const auto stillSuspended = [self, s](const Error &why, const Done &done) {
+        if (self && s) {
+            QJsonObject sandbox = s->record().sandbox;
+            sandbox.insert(QStringLiteral("state"), QStringLiteral("suspended"));
+            sandbox.insert(QStringLiteral("reason"), why.message);
+            sandbox.remove(QStringLiteral("id"));
+            s->setSandbox(sandbox);
+        }
+        done(why);
+    };
+    const LaunchRequest fresh = [r = request.value()]() mutable {
+        r.snapshotId.clear();
+        return r;
+    }();
+    entry.launcher->launch(request.value(), entry.secrets.get(),
+        [self, s, id, snapshot, fresh, started, stillSuspended, done](Result<void, SandboxError> r) {
+            if (!self || !s)
+                return;
+            if (r) {
+                started(snapshot.isEmpty() ? QStringLiteral("in a fresh sandbox") : QStringLiteral("from its snapshot"));
+                return;
+            }
+            if (snapshot.isEmpty()) {
+                stillSuspended(fromSandbox(r.error()), done);
+                return;
+            }
+            // The worktree holds the work: a fresh sandbox from the image loses only what the
+            // snapshot had outside it.
+            qCWarning(lcSessionSandboxes) << "session" << id << "cannot resume from snapshot" << snapshot << ":"
+                                          << r.error().message << "- starting a fresh sandbox";
+            auto entry = self->m_entries.find(id);
+            if (entry == self->m_entries.end()) {
+                stillSuspended(fromSandbox(r.error()), done);
+                return;
+            }
+            entry->second.launcher->launch(fresh, entry->second.secrets.get(),
+                [self, s, started, stillSuspended, done](Result<void, SandboxError> again) {
+                    if (!self || !s)
+                        return;
+                    if (!again) {
+                        stillSuspended(fromSandbox(again.error()), done);
+                        return;
+                    }
+                    started(QStringLiteral("in a fresh sandbox (its snapshot could not be restored)"));
+                });
+        });
+}
+
+void SessionSandboxes::deleteSnapshot(Session *session)
+{
+    const QString snapshot = session->record().sandbox.value(QStringLiteral("snapshot")).toString();
+    RuntimeManager *rt = m_runtime();
+    if (snapshot.isEmpty() || !rt || rt->state() != RuntimeState::Healthy)
+        return;
+    auto *lifecycle = new LifecycleClient(m_network, rt->lifecycleUrl(), rt->apiKey(), &rt->mountPolicy(), this);
+    lifecycle->deleteSnapshot(snapshot, [lifecycle, snapshot](Result<QJsonObject, LifecycleError> r) {
+        lifecycle->deleteLater();
+        if (!r)
+            qCInfo(lcSessionSandboxes) << "snapshot" << snapshot << "not deleted:" << r.error().message;
+    });
+}
+
 void SessionSandboxes::stopSandbox(Session *session, std::function<void(Result<void>)> done)
 {
+    deleteSnapshot(session); // a suspended session's
     const auto it = m_entries.find(session->id());
     if (it == m_entries.end()) {
         // Not driven by this run (lost, or never adopted): delete what the runtime may still have.

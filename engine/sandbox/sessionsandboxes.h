@@ -1,6 +1,7 @@
 // Sessions with sandboxes: launch (a new session of the workspace — warm cache or spare first —
 // then its sandbox on the runtime, the worktree at /workspace, devcontainer.json honoured),
-// suspend (save what changed, then pause the sandbox), resume, finish (refused while work is
+// suspend (save what changed, snapshot the sandbox, delete it), resume (a sandbox restored from
+// the snapshot), finish (refused while work is
 // unsaved unless discarded; the sandbox deleted, the session removed). Served to the cloud as
 // tunnel calls and to the faces on the LocalAPI (docs/protocol.md, "Session calls"). What a
 // session's sandbox is goes into its session.json (`sandbox`). On the event loop.
@@ -124,6 +125,10 @@ private:
     void record(Session *session, const QString &state, const QString &reason = {});
     QJsonObject describe(Session *session) const;
     void stopSandbox(Session *session, std::function<void(Result<void>)> done);
+    // Resume of a suspended session: a sandbox restored from its snapshot (a fresh one from the
+    // image when that fails), the agent started again.
+    void relaunch(Session *session, Done done);
+    void deleteSnapshot(Session *session); // best effort: the record's snapshot, if any
 
     SessionManager *m_sessions;
     QNetworkAccessManager *m_network;

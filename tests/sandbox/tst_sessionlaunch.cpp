@@ -211,19 +211,36 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     QVERIFY2(read.exitCode == 0, read.err.constData());
     QCOMPARE(read.out, QByteArray("made-in-the-sandbox\n"));
 
-    // Suspend pauses the sandbox (after saving what changed); resume brings it back.
+    // Suspend saves what changed, snapshots the sandbox and deletes it: nothing runs while the
+    // session is suspended. Resume restores a sandbox from the snapshot: what was installed outside
+    // the worktree is there again, and the work in it.
     QVERIFY(inSandbox(session, QStringLiteral("echo later > /workspace/later.txt")).exitCode == 0);
+    QVERIFY(inSandbox(session, QStringLiteral("echo tool > /opt/installed-tool")).exitCode == 0);
+    const QString asleepContainer = containerOf(session);
     const CliRun suspended = m_fx->cli(1, {QStringLiteral("suspend"), s1, QStringLiteral("--json")});
     QVERIFY2(suspended.exitCode == 0, qPrintable(suspended.describe()));
-    QCOMPARE(sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
-        QStringLiteral("paused"));
+    const QJsonObject asleep = sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject();
+    QCOMPARE(asleep.value(QStringLiteral("state")).toString(), QStringLiteral("suspended"));
+    const QString snapshot = asleep.value(QStringLiteral("snapshot")).toString();
+    QVERIFY(!snapshot.isEmpty());
     QVERIFY(suspended.json().value(QStringLiteral("suspendSave")).toObject().value(QStringLiteral("published")).toBool());
+    QCOMPARE(docker({QStringLiteral("inspect"), asleepContainer}).exitCode, 1); // the container is gone
+    QCOMPARE(docker({QStringLiteral("image"), QStringLiteral("inspect"), QStringLiteral("isolation-standin-snapshot:") + snapshot}).exitCode, 0);
     QCOMPARE(m_fx->cli(1, {QStringLiteral("suspend"), s1}).exitCode, 10); // not running
     const CliRun resumed = m_fx->cli(1, {QStringLiteral("resume"), s1});
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.describe()));
-    QCOMPARE(sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
-        QStringLiteral("running"));
+    const QJsonObject awake = sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject();
+    QCOMPARE(awake.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    QVERIFY(!awake.contains(QStringLiteral("snapshot")));
+    session = sessionOf(1, s1);
+    QVERIFY(containerOf(session) != asleepContainer);
     QCOMPARE(inSandbox(session, QStringLiteral("cat /workspace/later.txt")).out, QByteArray("later\n"));
+    QCOMPARE(inSandbox(session, QStringLiteral("cat /opt/installed-tool")).out, QByteArray("tool\n"));
+    // The snapshot, consumed, is deleted (the restored sandbox keeps what it needs).
+    QTRY_COMPARE_WITH_TIMEOUT(docker({QStringLiteral("image"), QStringLiteral("inspect"),
+                                  QStringLiteral("isolation-standin-snapshot:") + snapshot})
+                                  .exitCode,
+        1, 10000);
 
     // The engine restarts: the session adopts the sandbox that kept running — the same one, no second.
     const QString container1 = containerOf(session);
@@ -258,6 +275,7 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     const CliRun afterKill = m_fx->cli(1, {QStringLiteral("suspend"), s1});
     QVERIFY2(afterKill.exitCode == 0, qPrintable(afterKill.describe()));
     QVERIFY(m_fx->cli(1, {QStringLiteral("resume"), s1}).exitCode == 0);
+    session = sessionOf(1, s1); // resumed in a new sandbox
     QCOMPARE(inSandbox(session, QStringLiteral("cat /workspace/later.txt")).out, QByteArray("later\n"));
     // The suspend's save reached the hub: a sync of engine 0's view would see it. finish --discard
     // drops what is new since.

@@ -81,6 +81,9 @@ tar -C "$root" -c . | "$docker" import \
 
 # Earlier builds' leftovers: untagged stand-in images and execd volumes no sandbox uses any more.
 "$docker" image prune -f --filter label=io.isolation.standin >/dev/null 2>&1 || true
+# Snapshots a killed test left (an engine deletes its own when a session resumes or finishes); only
+# old ones, since another test run may be suspending a session right now.
+"$docker" image prune -af --filter label=io.isolation.standin=snapshot --filter until=2h >/dev/null 2>&1 || true
 for volume in $("$docker" volume ls -q --filter name=isolation-standin-execd- 2>/dev/null); do
   "$docker" volume rm "$volume" >/dev/null 2>&1 || true
 done

@@ -9,6 +9,9 @@
 #include <QHostInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
+#include <QTimer>
+#include <QUrlQuery>
 
 #include <cpptoml.h>
 
@@ -18,6 +21,8 @@ namespace {
 
 const QString kPrefix = QStringLiteral("io.isolation.standin.");
 const QString kExecdDir = QStringLiteral("/opt/isolation-standin");
+// Snapshots are images committed from a sandbox's container: this repository, the snapshot id as tag.
+const QString kSnapshotRepo = QStringLiteral("isolation-standin-snapshot");
 constexpr int kExecdPort = 44772;
 
 HttpResponse apiError(int status, const char *code, const QString &message)
@@ -153,6 +158,9 @@ void StandinLifecycle::routes()
             transition(r, reply, "unpause");
     });
     m_http.route("GET", QStringLiteral("/v1/sandboxes/{id}/endpoints/{port}"), guarded(&StandinLifecycle::endpoint));
+    m_http.route("POST", QStringLiteral("/v1/sandboxes/{id}/snapshots"), guarded(&StandinLifecycle::createSnapshot));
+    m_http.route("GET", QStringLiteral("/v1/snapshots/{id}"), guarded(&StandinLifecycle::getSnapshot));
+    m_http.route("DELETE", QStringLiteral("/v1/snapshots/{id}"), guarded(&StandinLifecycle::deleteSnapshot));
     m_http.setFallback([this](const HttpRequest &request, HttpReply reply) {
         if (authorized(request, reply))
             reply.send(apiError(404, "NOT_FOUND",
@@ -179,10 +187,21 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
     QString why;
     if (!request.jsonBody(&body, &why))
         return reply.send(apiError(400, "INVALID_REQUEST", why));
-    const QString image = body.value(QStringLiteral("image")).toObject().value(QStringLiteral("uri")).toString();
-    const QJsonArray entrypoint = body.value(QStringLiteral("entrypoint")).toArray();
-    if (image.isEmpty() || entrypoint.isEmpty())
-        return reply.send(apiError(400, "INVALID_REQUEST", QStringLiteral("image.uri and entrypoint are required")));
+    QString image = body.value(QStringLiteral("image")).toObject().value(QStringLiteral("uri")).toString();
+    const QString snapshotId = body.value(QStringLiteral("snapshotId")).toString();
+    QJsonArray entrypoint = body.value(QStringLiteral("entrypoint")).toArray();
+    if (image.isEmpty() == snapshotId.isEmpty())
+        return reply.send(apiError(400, "INVALID_REQUEST", QStringLiteral("exactly one of image and snapshotId is required")));
+    if (!snapshotId.isEmpty()) {
+        const auto snap = snapshot(snapshotId);
+        if (!snap || snap->value(QStringLiteral("status")).toObject().value(QStringLiteral("state")) != QLatin1String("Ready"))
+            return reply.send(apiError(400, "INVALID_REQUEST", QStringLiteral("no ready snapshot %1").arg(snapshotId)));
+        image = kSnapshotRepo + QLatin1Char(':') + snapshotId;
+        if (entrypoint.isEmpty())
+            entrypoint = QJsonArray {QStringLiteral("tail"), QStringLiteral("-f"), QStringLiteral("/dev/null")};
+    }
+    if (entrypoint.isEmpty())
+        return reply.send(apiError(400, "INVALID_REQUEST", QStringLiteral("entrypoint is required with image")));
 
     QJsonArray binds {QString(m_volume + QLatin1Char(':') + kExecdDir + QStringLiteral(":ro"))};
     for (const QJsonValue &v : body.value(QStringLiteral("volumes")).toArray()) {
@@ -355,6 +374,93 @@ void StandinLifecycle::endpoint(const HttpRequest &request, HttpReply reply)
     const QString endpoint = port == kExecdPort ? QStringLiteral("127.0.0.1:%1").arg(hostPort)
                                                 : QStringLiteral("127.0.0.1:%1/proxy/%2").arg(hostPort).arg(port);
     reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("endpoint"), endpoint}}));
+}
+
+std::optional<QJsonObject> StandinLifecycle::snapshot(const QString &id) const
+{
+    if (const auto it = m_snapshots.constFind(id); it != m_snapshots.constEnd())
+        return *it;
+    static const QRegularExpression valid(QStringLiteral("^snap-[0-9a-f]{16}$"));
+    if (!valid.match(id).hasMatch())
+        return std::nullopt;
+    auto image = m_docker.inspectImage(kSnapshotRepo + QLatin1Char(':') + id);
+    if (!image)
+        return std::nullopt;
+    const QJsonObject labels = image.value().value(QStringLiteral("Config")).toObject().value(QStringLiteral("Labels")).toObject();
+    return QJsonObject {{QStringLiteral("id"), id},
+        {QStringLiteral("sandboxId"), labels.value(kPrefix + QStringLiteral("snapshot-of")).toString()},
+        {QStringLiteral("status"), QJsonObject {{QStringLiteral("state"), QStringLiteral("Ready")}}},
+        {QStringLiteral("createdAt"), image.value().value(QStringLiteral("Created")).toString()}};
+}
+
+void StandinLifecycle::createSnapshot(const HttpRequest &request, HttpReply reply)
+{
+    const QString sandboxId = request.params.value(QStringLiteral("id"));
+    auto c = sandbox(sandboxId);
+    if (!c)
+        return reply.send(apiError(404, "NOT_FOUND", c.error().message));
+    if (c.value().value(QStringLiteral("State")).toObject().value(QStringLiteral("Status")).toString() != QLatin1String("running"))
+        return reply.send(apiError(409, "CONFLICT", QStringLiteral("the sandbox must be Running to be snapshotted")));
+    QJsonObject body;
+    QString why;
+    if (!request.body.isEmpty() && !request.jsonBody(&body, &why))
+        return reply.send(apiError(400, "INVALID_REQUEST", why));
+    const QString id = QStringLiteral("snap-") + QString::fromLatin1(randomBytes(8).toHex());
+    QJsonObject snap {{QStringLiteral("id"), id}, {QStringLiteral("sandboxId"), sandboxId},
+        {QStringLiteral("status"), QJsonObject {{QStringLiteral("state"), QStringLiteral("Creating")},
+                                       {QStringLiteral("reason"), QStringLiteral("snapshot_accepted")}}},
+        {QStringLiteral("createdAt"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}};
+    if (body.contains(QStringLiteral("name")))
+        snap.insert(QStringLiteral("name"), body.value(QStringLiteral("name")).toString());
+    m_snapshots.insert(id, snap);
+    reply.send(HttpResponse::json(202, snap));
+    // The capture after the answer, as the API has it: the client polls until Ready or Failed.
+    const QString container = c.value().value(QStringLiteral("Id")).toString();
+    QTimer::singleShot(0, this, [this, id, sandboxId, container] {
+        QUrlQuery query;
+        query.addQueryItem(QStringLiteral("container"), container);
+        query.addQueryItem(QStringLiteral("repo"), kSnapshotRepo);
+        query.addQueryItem(QStringLiteral("tag"), id);
+        query.addQueryItem(QStringLiteral("pause"), QStringLiteral("true"));
+        query.addQueryItem(QStringLiteral("changes"), QStringLiteral("LABEL io.isolation.standin=snapshot"));
+        query.addQueryItem(QStringLiteral("changes"),
+            QStringLiteral("LABEL %1snapshot-of=%2").arg(kPrefix, sandboxId));
+        auto committed = m_docker.call("POST", QStringLiteral("/commit"), query, QJsonObject {});
+        QJsonObject snap = m_snapshots.value(id);
+        QJsonObject status {{QStringLiteral("state"), committed ? QStringLiteral("Ready") : QStringLiteral("Failed")},
+            {QStringLiteral("reason"), committed ? QStringLiteral("snapshot_ready") : QStringLiteral("snapshot_capture_failed")},
+            {QStringLiteral("lastTransitionAt"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}};
+        if (!committed)
+            status.insert(QStringLiteral("message"), committed.error().message);
+        snap.insert(QStringLiteral("status"), status);
+        m_snapshots.insert(id, snap);
+    });
+}
+
+void StandinLifecycle::getSnapshot(const HttpRequest &request, HttpReply reply)
+{
+    const QString id = request.params.value(QStringLiteral("id"));
+    const auto snap = snapshot(id);
+    if (!snap)
+        return reply.send(apiError(404, "NOT_FOUND", QStringLiteral("no snapshot %1").arg(id)));
+    reply.send(HttpResponse::json(200, *snap));
+}
+
+void StandinLifecycle::deleteSnapshot(const HttpRequest &request, HttpReply reply)
+{
+    const QString id = request.params.value(QStringLiteral("id"));
+    const auto snap = snapshot(id);
+    if (!snap)
+        return reply.send(apiError(404, "NOT_FOUND", QStringLiteral("no snapshot %1").arg(id)));
+    if (snap->value(QStringLiteral("status")).toObject().value(QStringLiteral("state")) == QLatin1String("Creating"))
+        return reply.send(apiError(409, "CONFLICT", QStringLiteral("snapshot %1 is still being created").arg(id)));
+    QUrlQuery force;
+    force.addQueryItem(QStringLiteral("force"), QStringLiteral("true")); // a sandbox restored from it may still run
+    auto removed = m_docker.call("DELETE", QStringLiteral("/images/%1:%2").arg(kSnapshotRepo, id), force);
+    if (!removed && removed.error().code != DockerError::Code::NotFound)
+        return reply.send(apiError(500, "INTERNAL_ERROR", removed.error().message));
+    m_snapshots.remove(id);
+    reply.send(HttpResponse {204, {}, {}});
 }
 
 } // namespace isolation::standin

@@ -11,6 +11,8 @@
 #include <QObject>
 #include <QStringList>
 
+#include <optional>
+
 namespace isolation::standin {
 
 struct StandinConfig
@@ -42,6 +44,11 @@ private:
     void remove(const HttpRequest &request, HttpReply reply);
     void transition(const HttpRequest &request, HttpReply reply, const char *action);
     void endpoint(const HttpRequest &request, HttpReply reply);
+    void createSnapshot(const HttpRequest &request, HttpReply reply);
+    void getSnapshot(const HttpRequest &request, HttpReply reply);
+    void deleteSnapshot(const HttpRequest &request, HttpReply reply);
+    // The Snapshot as the API shows it: in the making here, or an image committed earlier.
+    std::optional<QJsonObject> snapshot(const QString &id) const;
     Result<QString> execdVolume();
     Result<QJsonObject> sandbox(const QString &id) const;
 
@@ -49,6 +56,7 @@ private:
     DockerClient m_docker;
     HttpServer m_http;
     QString m_volume;
+    QHash<QString, QJsonObject> m_snapshots; // made by this run: Creating, Ready or Failed
 };
 
 } // namespace isolation::standin
