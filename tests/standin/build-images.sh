@@ -16,6 +16,22 @@ busybox=$(command -v busybox || true)
 ldd "$busybox" >/dev/null 2>&1 &&
   { echo "build-images.sh: $busybox is not static (apt-get install busybox-static)" >&2; exit 1; }
 
+# Unchanged inputs (this script, the binaries, busybox, the libraries they load) keep the images
+# as they are: `docker import` gives every build a new digest, which an engine that recorded the
+# previous one refuses (and a rebuild costs time).
+inputs=$( { sha256sum "$0" "$lifecycle_bin" "$execd_bin" "$busybox";
+            for lib in $( { ldd "$lifecycle_bin"; ldd "$execd_bin"; } | awk '/=> \//{print $3}' | sort -u); do sha256sum "$lib"; done;
+          } | sha256sum | cut -c1-32)
+up_to_date=1
+for image in lifecycle execd sandbox; do
+  label=$("$docker" image inspect -f '{{ index .Config.Labels "io.isolation.standin.inputs" }}' "isolation-standin/$image:$tag" 2>/dev/null || true)
+  [ "$label" = "$inputs" ] || up_to_date=
+done
+if [ -n "$up_to_date" ]; then
+  echo "isolation-standin/lifecycle:$tag isolation-standin/execd:$tag isolation-standin/sandbox:$tag are up to date (offline stand-ins, not OpenSandbox)"
+  exit 0
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -49,6 +65,7 @@ tar -C "$root" -c . | "$docker" import \
   --change 'ENTRYPOINT ["/usr/local/bin/isolation-standin-lifecycle"]' \
   --change 'ENV ASAN_OPTIONS=detect_leaks=0' \
   --change 'LABEL io.isolation.standin=lifecycle' \
+  --change "LABEL io.isolation.standin.inputs=$inputs" \
   - "isolation-standin/lifecycle:$tag" >/dev/null
 
 # execd: self-contained under /opt/isolation-standin, so it runs in any sandbox image.
@@ -64,6 +81,7 @@ tar -C "$root" -c . | "$docker" import \
   --change 'ENTRYPOINT ["/opt/isolation-standin/lib/ld-linux-x86-64.so.2", "--library-path", "/opt/isolation-standin/lib", "/opt/isolation-standin/bin/isolation-standin-execd"]' \
   --change 'ENV ASAN_OPTIONS=detect_leaks=0' \
   --change 'LABEL io.isolation.standin=execd' \
+  --change "LABEL io.isolation.standin.inputs=$inputs" \
   - "isolation-standin/execd:$tag" >/dev/null
 
 # sandbox: busybox and its applets.
@@ -77,6 +95,7 @@ done
 tar -C "$root" -c . | "$docker" import \
   --change 'ENV PATH=/bin' \
   --change 'LABEL io.isolation.standin=sandbox' \
+  --change "LABEL io.isolation.standin.inputs=$inputs" \
   - "isolation-standin/sandbox:$tag" >/dev/null
 
 # Earlier builds' leftovers: untagged stand-in images and execd volumes no sandbox uses any more.
