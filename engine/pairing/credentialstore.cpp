@@ -1,12 +1,12 @@
 #include "credentialstore.h"
 
+#include "keychainhelper.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QSaveFile>
 #include <QTimer>
-
-#include <qt6keychain/keychain.h>
 
 Q_LOGGING_CATEGORY(lcCredentials, "isolation.pairing.credentials")
 
@@ -21,23 +21,21 @@ void later(QObject *context, F &&f)
     QTimer::singleShot(0, context, std::forward<F>(f));
 }
 
-CredentialError keychainError(const QKeychain::Job *job)
+CredentialError keychainError(const KeychainHelper::Outcome &outcome)
 {
-    switch (job->error()) {
-    case QKeychain::AccessDenied:
-    case QKeychain::AccessDeniedByUser:
+    switch (outcome.exit) {
+    case KeychainExit::Denied:
         return {CredentialError::Code::Unavailable,
-            QStringLiteral("the desktop keychain refused access (%1); unlock it and try again")
-                .arg(job->errorString())};
-    case QKeychain::CouldNotDeleteEntry:
-        return {CredentialError::Code::Failed, QStringLiteral("keychain error: %1").arg(job->errorString())};
+            QStringLiteral("the desktop keychain refused access (%1); unlock it and try again").arg(outcome.message)};
+    case KeychainExit::CouldNotDelete:
+        return {CredentialError::Code::Failed, QStringLiteral("keychain error: %1").arg(outcome.message)};
     default:
-        // No Secret Service on the bus, no bus at all, or a backend that failed to answer.
+        // No Secret Service on the bus, no bus at all, a backend that failed to answer, or no helper.
         return {CredentialError::Code::Unavailable,
             QStringLiteral("no desktop keychain is available (%1). Start and unlock your keyring (for example "
                            "GNOME Keyring or KWallet), or on a headless server run "
                            "`isolation-server up --credential-store file`")
-                .arg(job->errorString())};
+                .arg(outcome.message)};
     }
 }
 
@@ -46,11 +44,13 @@ CredentialError keychainError(const QKeychain::Job *job)
 KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, QObject *parent)
     : CredentialStore(parent)
     , m_key(QStringLiteral("engine:") + stateDirectory)
+    , m_helper(new KeychainHelper(this))
 { }
 
 KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, const QString &entry, QObject *parent)
     : CredentialStore(parent)
     , m_key(QStringLiteral("engine:") + stateDirectory + (entry.isEmpty() ? QString() : QLatin1Char('#') + entry))
+    , m_helper(new KeychainHelper(this))
 { }
 
 QString KeychainCredentialStore::serviceName()
@@ -65,59 +65,37 @@ QString KeychainCredentialStore::describe() const
 
 void KeychainCredentialStore::load(LoadDone done)
 {
-    auto *job = new QKeychain::ReadPasswordJob(serviceName(), this);
-    job->setKey(m_key);
-    job->setInsecureFallback(false);
-    job->setAutoDelete(true);
-    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
-        auto *read = static_cast<QKeychain::ReadPasswordJob *>(j);
-        if (read->error() == QKeychain::EntryNotFound) {
-            done(std::optional<SecureBytes>());
-            return;
-        }
-        if (read->error() != QKeychain::NoError) {
-            done(keychainError(read));
-            return;
-        }
-        QByteArray data = read->binaryData();
-        std::optional<SecureBytes> blob {SecureBytes(data)};
-        data.fill('\0');
-        done(std::move(blob));
-    });
-    job->start();
+    m_helper->run(KeychainHelper::Operation::Read, serviceName(), m_key, {},
+        [done = std::move(done)](KeychainHelper::Outcome outcome) {
+            if (outcome.exit == KeychainExit::NotFound)
+                done(std::optional<SecureBytes>());
+            else if (outcome.exit != KeychainExit::Ok)
+                done(keychainError(outcome));
+            else
+                done(std::optional<SecureBytes>(std::move(outcome.secret)));
+        });
 }
 
 void KeychainCredentialStore::save(const SecureBytes &blob, Done done)
 {
-    auto *job = new QKeychain::WritePasswordJob(serviceName(), this);
-    job->setKey(m_key);
-    job->setInsecureFallback(false);
-    job->setAutoDelete(true);
-    job->setBinaryData(blob.view().toByteArray());
-    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
-        if (j->error() != QKeychain::NoError) {
-            done(keychainError(j));
-            return;
-        }
-        done({});
-    });
-    job->start();
+    m_helper->run(KeychainHelper::Operation::Write, serviceName(), m_key, blob,
+        [done = std::move(done)](KeychainHelper::Outcome outcome) {
+            if (outcome.exit != KeychainExit::Ok)
+                done(keychainError(outcome));
+            else
+                done({});
+        });
 }
 
 void KeychainCredentialStore::remove(Done done)
 {
-    auto *job = new QKeychain::DeletePasswordJob(serviceName(), this);
-    job->setKey(m_key);
-    job->setInsecureFallback(false);
-    job->setAutoDelete(true);
-    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
-        if (j->error() != QKeychain::NoError && j->error() != QKeychain::EntryNotFound) {
-            done(keychainError(j));
-            return;
-        }
-        done({});
-    });
-    job->start();
+    m_helper->run(KeychainHelper::Operation::Delete, serviceName(), m_key, {},
+        [done = std::move(done)](KeychainHelper::Outcome outcome) {
+            if (outcome.exit != KeychainExit::Ok && outcome.exit != KeychainExit::NotFound)
+                done(keychainError(outcome));
+            else
+                done({});
+        });
 }
 
 FileCredentialStore::FileCredentialStore(QString path, QObject *parent)

@@ -1,6 +1,7 @@
 // Where a paired server's secrets live: the desktop keychain (QtKeychain: Secret Service on
-// Linux, never its plaintext fallback), or — only when asked for, on headless servers — one
-// 0600 file. Entries are namespaced by state directory so engines never share them.
+// Linux, never its plaintext fallback; in a helper process, keychainhelper.h), or — only when
+// asked for, on headless servers — one 0600 file. Entries are namespaced by state directory so
+// engines never share them.
 #pragma once
 
 #include "core/result.h"
@@ -12,6 +13,8 @@
 #include <optional>
 
 namespace isolation {
+
+class KeychainHelper;
 
 struct CredentialError
 {
@@ -59,6 +62,7 @@ public:
 
 private:
     QString m_key;
+    KeychainHelper *m_helper; // a child: its helper processes die with the store
 };
 
 // One file, mode 0600, replaced atomically. A non-empty `entry` puts that secret in its own file

@@ -3,17 +3,24 @@
 #include "credentialfilter.h"
 #include "gitsupport.h"
 
-#include <QIODevice>
+#include "core/libarchive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include <QIODevice>
 
 namespace isolation {
 
 namespace {
 
-using ArchivePtr = std::unique_ptr<archive, git::Deleter<&archive_write_free>>;
-using EntryPtr = std::unique_ptr<archive_entry, git::Deleter<&archive_entry_free>>;
+struct ArchiveDeleter
+{
+    void operator()(archive *a) const { libarchive::load()->write_free(a); }
+};
+struct EntryDeleter
+{
+    void operator()(archive_entry *e) const { libarchive::load()->entry_free(e); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveDeleter>;
+using EntryPtr = std::unique_ptr<archive_entry, EntryDeleter>;
 
 struct Sink
 {
@@ -32,6 +39,7 @@ la_ssize_t writeToDevice(archive *, void *payload, const void *buffer, size_t le
 
 struct Walk
 {
+    const libarchive::Api *lib;
     git_repository *repo;
     archive *ar;
     time_t mtime;
@@ -42,25 +50,24 @@ struct Walk
 
 bool addEntry(Walk &w, const QByteArray &name, mode_t type, int perm, const QByteArray &data)
 {
-    EntryPtr entry(archive_entry_new());
-    archive_entry_set_pathname(entry.get(), name.constData());
-    archive_entry_set_filetype(entry.get(), type);
-    archive_entry_set_perm(entry.get(), perm);
-    archive_entry_set_mtime(entry.get(), w.mtime, 0);
-    archive_entry_set_uid(entry.get(), 0);
-    archive_entry_set_gid(entry.get(), 0);
+    const libarchive::Api &lib = *w.lib;
+    EntryPtr entry(lib.entry_new());
+    lib.entry_set_pathname(entry.get(), name.constData());
+    lib.entry_set_filetype(entry.get(), type);
+    lib.entry_set_perm(entry.get(), perm);
+    lib.entry_set_mtime(entry.get(), w.mtime, 0);
+    lib.entry_set_uid(entry.get(), 0);
+    lib.entry_set_gid(entry.get(), 0);
     if (type == AE_IFLNK) {
-        archive_entry_set_symlink(entry.get(), data.constData());
-        archive_entry_set_size(entry.get(), 0);
+        lib.entry_set_symlink(entry.get(), data.constData());
+        lib.entry_set_size(entry.get(), 0);
     } else {
-        archive_entry_set_size(entry.get(), data.size());
+        lib.entry_set_size(entry.get(), data.size());
     }
-    if (archive_write_header(w.ar, entry.get()) != ARCHIVE_OK
-        || (type == AE_IFREG && !data.isEmpty()
-            && archive_write_data(w.ar, data.constData(), size_t(data.size())) < 0)) {
-        w.error
-            = WorkspaceError::failed(QStringLiteral("cannot write %1: %2")
-                                         .arg(QString::fromUtf8(name), QString::fromUtf8(archive_error_string(w.ar))));
+    if (lib.write_header(w.ar, entry.get()) != ARCHIVE_OK
+        || (type == AE_IFREG && !data.isEmpty() && lib.write_data(w.ar, data.constData(), size_t(data.size())) < 0)) {
+        w.error = WorkspaceError::failed(QStringLiteral("cannot write %1: %2")
+                                             .arg(QString::fromUtf8(name), QString::fromUtf8(lib.error_string(w.ar))));
         w.failed = true;
         return false;
     }
@@ -111,16 +118,20 @@ Result<TreeExportResult, WorkspaceError> TreeExport::write(
         return git::error(rc, QStringLiteral("cannot read the tree to export"));
     git::TreePtr tree(rawTree);
 
-    ArchivePtr ar(archive_write_new());
+    QString unloadable;
+    const libarchive::Api *lib = libarchive::load(&unloadable);
+    if (!lib)
+        return WorkspaceError::failed(unloadable);
+    ArchivePtr ar(lib->write_new());
     Sink sink {&out, 0};
-    if (archive_write_add_filter_gzip(ar.get()) != ARCHIVE_OK
-        || archive_write_set_format_pax_restricted(ar.get()) != ARCHIVE_OK
-        || archive_write_set_bytes_in_last_block(ar.get(), 1) != ARCHIVE_OK
-        || archive_write_open(ar.get(), &sink, nullptr, writeToDevice, nullptr) != ARCHIVE_OK)
+    if (lib->write_add_filter_gzip(ar.get()) != ARCHIVE_OK
+        || lib->write_set_format_pax_restricted(ar.get()) != ARCHIVE_OK
+        || lib->write_set_bytes_in_last_block(ar.get(), 1) != ARCHIVE_OK
+        || lib->write_open(ar.get(), &sink, nullptr, writeToDevice, nullptr) != ARCHIVE_OK)
         return WorkspaceError::failed(
-            QStringLiteral("cannot start the archive: %1").arg(QString::fromUtf8(archive_error_string(ar.get()))));
+            QStringLiteral("cannot start the archive: %1").arg(QString::fromUtf8(lib->error_string(ar.get()))));
 
-    Walk walk {m_repo, ar.get(), time_t(git_commit_time(commit.get())), {}, {}, false};
+    Walk walk {lib, m_repo, ar.get(), time_t(git_commit_time(commit.get())), {}, {}, false};
     if (!definition.isEmpty() && !addEntry(walk, "definition.json", AE_IFREG, 0644, definition))
         return walk.error;
     const int rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, visit, &walk);
@@ -128,9 +139,9 @@ Result<TreeExportResult, WorkspaceError> TreeExport::write(
         return walk.error;
     if (rc < 0)
         return git::error(rc, QStringLiteral("cannot walk the tree to export"));
-    if (archive_write_close(ar.get()) != ARCHIVE_OK)
+    if (lib->write_close(ar.get()) != ARCHIVE_OK)
         return WorkspaceError::failed(
-            QStringLiteral("cannot finish the archive: %1").arg(QString::fromUtf8(archive_error_string(ar.get()))));
+            QStringLiteral("cannot finish the archive: %1").arg(QString::fromUtf8(lib->error_string(ar.get()))));
     walk.result.bytes = sink.bytes;
     return walk.result;
 }

@@ -1,5 +1,6 @@
-// Export of main's file tree as a .tar.gz (libarchive), credentials left out: the workspace's
-// definition as `definition.json`, then every file of main under `tree/`, streamed to a device.
+// Export of main's file tree as a .tar.gz (libarchive, opened on first use), credentials left
+// out: the workspace's definition as `definition.json`, then every file of main under `tree/`,
+// streamed to a device.
 #pragma once
 
 #include "core/result.h"

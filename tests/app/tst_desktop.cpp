@@ -142,10 +142,14 @@ void tst_Desktop::trayPairsAndNotifiesWhenRevoked()
     QCOMPARE(
         m_desktop.run(QStringLiteral("dunstctl"), {QStringLiteral("count"), QStringLiteral("displayed")}).trimmed(),
         QByteArray("0"));
-    // Paired and idle with the runtime off: libcurl (only Docker calls need it) was never loaded.
+    // Paired and idle with the runtime off: libcurl (only Docker calls need it) and libarchive
+    // (only the tree export) were never loaded, and the keychain's libsecret stays in its helper.
     QFile maps(QStringLiteral("/proc/%1/maps").arg(tray.processId()));
     QVERIFY(maps.open(QIODevice::ReadOnly));
-    QVERIFY2(!maps.readAll().contains("libcurl"), "the idle tray loaded libcurl");
+    const QByteArray mapped = maps.readAll();
+    QVERIFY2(!mapped.contains("libcurl"), "the idle tray loaded libcurl");
+    QVERIFY2(!mapped.contains("libarchive"), "the idle tray loaded libarchive");
+    QVERIFY2(!mapped.contains("libsecret"), "the idle tray loaded libsecret");
 
     // The hub revokes this computer: the next heartbeat learns it, and the desktop is told.
     QCOMPARE(m_hub->admin({QStringLiteral("revoke"), serverId}), 0);

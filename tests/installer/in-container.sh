@@ -26,6 +26,7 @@ isolation-hub --help | grep -q 'serve --data DIR'
 isolation-tray --version
 { isolation-tray 2>&1 || true; } | grep -q 'needs a desktop session' # no display here: a clear message, not a crash
 test -x /usr/bin/isolation-tray
+test -x /usr/libexec/isolation/isolation-keychain # the engine runs it for the desktop keychain
 
 echo "-- files are where the desktop expects them"
 for f in \

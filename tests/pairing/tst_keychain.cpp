@@ -8,8 +8,10 @@
 #include "core/paths.h"
 #include "engine.h"
 #include "pairing/credentialstore.h"
+#include "pairing/keychainhelper.h"
 
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -28,6 +30,8 @@ private Q_SLOTS:
     void cleanupTestCase();
     void roundTrip();
     void entriesAreNamespacedByStateDirectory();
+    void operationsRunInTheOrderAsked();
+    void missingHelperIsAClearError();
     void pairingKeepsEverySecretInTheKeychain();
     void noKeychainIsAClearError();
 
@@ -100,6 +104,46 @@ void tst_Keychain::entriesAreNamespacedByStateDirectory()
     QVERIFY(wait<DoneResult>([&](auto cb) { a.remove(cb); }).ok());
     QCOMPARE(wait<LoadResult>([&](auto cb) { b.load(cb); }).value()->view().toByteArray(), QByteArray("secret of b"));
     QVERIFY(wait<DoneResult>([&](auto cb) { b.remove(cb); }).ok());
+}
+
+void tst_Keychain::operationsRunInTheOrderAsked()
+{
+    // Each operation is a helper process of its own; asked at once, they still run one after the
+    // other, so the remove lands after the save and the load after both.
+    KeychainCredentialStore store(m_root.path() + QStringLiteral("/ordered"));
+    QStringList finished;
+    bool saved = false, removed = false;
+    std::optional<Result<std::optional<SecureBytes>, CredentialError>> loaded;
+    store.save(SecureBytes(QByteArrayView("short-lived")), [&](Result<void, CredentialError> r) {
+        saved = r.ok();
+        finished << QStringLiteral("save");
+    });
+    store.remove([&](Result<void, CredentialError> r) {
+        removed = r.ok();
+        finished << QStringLiteral("remove");
+    });
+    store.load([&](Result<std::optional<SecureBytes>, CredentialError> r) {
+        loaded.emplace(std::move(r));
+        finished << QStringLiteral("load");
+    });
+    QVERIFY(finished.isEmpty()); // never inside the call
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.has_value(), 20000);
+    QCOMPARE(finished, QStringList({QStringLiteral("save"), QStringLiteral("remove"), QStringLiteral("load")}));
+    QVERIFY(saved && removed);
+    QVERIFY(loaded->ok() && !loaded->value().has_value());
+}
+
+void tst_Keychain::missingHelperIsAClearError()
+{
+    QVERIFY2(QFileInfo(KeychainHelper::program()).isExecutable(), qPrintable(KeychainHelper::program()));
+    KeychainHelper missing(m_root.path() + QStringLiteral("/no-such-helper"));
+    std::optional<KeychainHelper::Outcome> outcome;
+    missing.run(KeychainHelper::Operation::Read, KeychainCredentialStore::serviceName(), QStringLiteral("engine:x"), {},
+        [&](KeychainHelper::Outcome o) { outcome.emplace(std::move(o)); });
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 20000);
+    QCOMPARE(outcome->exit, KeychainExit::Unavailable);
+    QVERIFY2(outcome->message.startsWith(QStringLiteral("cannot run the keychain helper ") + m_root.path()),
+        qPrintable(outcome->message));
 }
 
 void tst_Keychain::pairingKeepsEverySecretInTheKeychain()

@@ -1,0 +1,93 @@
+// isolation-keychain: one desktop keychain operation for the engine (engine/pairing/keychainhelper.h),
+// in a process of its own so that QtKeychain and the libraries it loads leave with it.
+//   isolation-keychain read|write|delete SERVICE KEY
+// read prints the entry on standard output; write stores what it reads on standard input. The exit
+// status is a KeychainExit (engine/pairing/keychainexit.h); on failure standard error says why.
+#include "pairing/keychainexit.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+#include <QTimer>
+
+#include <qt6keychain/keychain.h>
+
+#include <cstdio>
+#include <memory>
+
+using isolation::KeychainExit;
+
+namespace {
+
+KeychainExit exitFor(QKeychain::Error error)
+{
+    switch (error) {
+    case QKeychain::NoError:
+        return KeychainExit::Ok;
+    case QKeychain::EntryNotFound:
+        return KeychainExit::NotFound;
+    case QKeychain::AccessDenied:
+    case QKeychain::AccessDeniedByUser:
+        return KeychainExit::Denied;
+    case QKeychain::CouldNotDeleteEntry:
+        return KeychainExit::CouldNotDelete;
+    default: // no backend, not implemented, any other error
+        return KeychainExit::Unavailable;
+    }
+}
+
+QByteArray readAll(std::FILE *in)
+{
+    QByteArray data;
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, in)) > 0)
+        data.append(buffer, qsizetype(n));
+    return data;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    const QStringList args = QCoreApplication::arguments();
+    const QString verb = args.value(1);
+    std::unique_ptr<QKeychain::Job> job;
+    if (args.size() != 4) {
+        // falls through to the usage message
+    } else if (verb == QLatin1String("read")) {
+        job = std::make_unique<QKeychain::ReadPasswordJob>(args[2]);
+    } else if (verb == QLatin1String("write")) {
+        auto write = std::make_unique<QKeychain::WritePasswordJob>(args[2]);
+        QByteArray secret = readAll(stdin);
+        write->setBinaryData(secret);
+        secret.fill('\0');
+        job = std::move(write);
+    } else if (verb == QLatin1String("delete")) {
+        job = std::make_unique<QKeychain::DeletePasswordJob>(args[2]);
+    }
+    if (!job) {
+        std::fputs(
+            "usage: isolation-keychain read|write|delete SERVICE KEY (for the engine, not for people)\n", stderr);
+        return int(KeychainExit::Usage);
+    }
+    job->setKey(args[3]);
+    job->setInsecureFallback(false); // the desktop keychain or nothing, never a plaintext file
+    job->setAutoDelete(false);
+    QObject::connect(job.get(), &QKeychain::Job::finished, &app, [](QKeychain::Job *done) {
+        KeychainExit exit = exitFor(done->error());
+        if (exit != KeychainExit::Ok) {
+            std::fprintf(stderr, "%s\n", qUtf8Printable(done->errorString()));
+        } else if (auto *read = qobject_cast<QKeychain::ReadPasswordJob *>(done)) {
+            QByteArray data = read->binaryData();
+            if (std::fwrite(data.constData(), 1, size_t(data.size()), stdout) != size_t(data.size())
+                || std::fflush(stdout) != 0)
+                exit = KeychainExit::Unavailable;
+            data.fill('\0');
+        }
+        QCoreApplication::exit(int(exit));
+    });
+    // Started from the event loop, so that its end always finds the loop running.
+    QTimer::singleShot(0, job.get(), &QKeychain::Job::start);
+    return QCoreApplication::exec();
+}
