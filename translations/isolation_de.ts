@@ -800,6 +800,37 @@
     </message>
 </context>
 <context>
+    <name>isolation::SandboxControl</name>
+    <message>
+        <source>cannot create %1</source>
+        <translation>%1 kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <source>cannot open %1: %2</source>
+        <translation>%1 kann nicht geöffnet werden: %2</translation>
+    </message>
+    <message>
+        <source>cannot write the save script into %1</source>
+        <translation>Das Sicherungsskript kann nicht nach %1 geschrieben werden</translation>
+    </message>
+    <message>
+        <source>cannot watch %1</source>
+        <translation>%1 kann nicht beobachtet werden</translation>
+    </message>
+    <message>
+        <source>the request is not a regular file</source>
+        <translation>die Anfrage ist keine gewöhnliche Datei</translation>
+    </message>
+    <message>
+        <source>the request is larger than %1 bytes</source>
+        <translation>die Anfrage ist größer als %1 Bytes</translation>
+    </message>
+    <message>
+        <source>too many requests at once; ask again later</source>
+        <translation>zu viele Anfragen auf einmal; fragen Sie später erneut</translation>
+    </message>
+</context>
+<context>
     <name>isolation::SaveFlow</name>
     <message>
         <source>This computer is not paired: pair it to save to the hub</source>
@@ -999,6 +1030,34 @@
     <message>
         <source>Not finished: the sandbox could not be deleted: %1</source>
         <translation>Nicht beendet: Die Sandbox konnte nicht gelöscht werden: %1</translation>
+    </message>
+    <message>
+        <source>the session is gone</source>
+        <translation>die Sitzung gibt es nicht mehr</translation>
+    </message>
+    <message>
+        <source>Saved from the sandbox</source>
+        <translation>Aus der Sandbox gesichert</translation>
+    </message>
+    <message>
+        <source>nothing to save</source>
+        <translation>nichts zu sichern</translation>
+    </message>
+    <message>
+        <source>Not suspended: %1</source>
+        <translation>Nicht angehalten: %1</translation>
+    </message>
+    <message>
+        <source>Not suspended: the sandbox could not be deleted: %1</source>
+        <translation>Nicht angehalten: Die Sandbox konnte nicht gelöscht werden: %1</translation>
+    </message>
+    <message>
+        <source>Session %1 is not suspended (its sandbox is %2)</source>
+        <translation>Sitzung %1 ist nicht angehalten (ihre Sandbox ist %2)</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not ready</source>
+        <translation>Die Sandbox-Laufzeitumgebung ist nicht bereit</translation>
     </message>
 </context>
 <context>

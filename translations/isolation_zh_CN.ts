@@ -796,6 +796,37 @@
     </message>
 </context>
 <context>
+    <name>isolation::SandboxControl</name>
+    <message>
+        <source>cannot create %1</source>
+        <translation>无法创建 %1</translation>
+    </message>
+    <message>
+        <source>cannot open %1: %2</source>
+        <translation>无法打开 %1：%2</translation>
+    </message>
+    <message>
+        <source>cannot write the save script into %1</source>
+        <translation>无法将保存脚本写入 %1</translation>
+    </message>
+    <message>
+        <source>cannot watch %1</source>
+        <translation>无法监视 %1</translation>
+    </message>
+    <message>
+        <source>the request is not a regular file</source>
+        <translation>请求不是普通文件</translation>
+    </message>
+    <message>
+        <source>the request is larger than %1 bytes</source>
+        <translation>请求大于 %1 字节</translation>
+    </message>
+    <message>
+        <source>too many requests at once; ask again later</source>
+        <translation>同时请求过多；请稍后再试</translation>
+    </message>
+</context>
+<context>
     <name>isolation::SaveFlow</name>
     <message>
         <source>This computer is not paired: pair it to save to the hub</source>
@@ -994,6 +1025,34 @@
     <message>
         <source>Not finished: the sandbox could not be deleted: %1</source>
         <translation>未结束：无法删除沙箱：%1</translation>
+    </message>
+    <message>
+        <source>the session is gone</source>
+        <translation>会话已不存在</translation>
+    </message>
+    <message>
+        <source>Saved from the sandbox</source>
+        <translation>从沙箱中保存</translation>
+    </message>
+    <message>
+        <source>nothing to save</source>
+        <translation>没有需要保存的内容</translation>
+    </message>
+    <message>
+        <source>Not suspended: %1</source>
+        <translation>未挂起：%1</translation>
+    </message>
+    <message>
+        <source>Not suspended: the sandbox could not be deleted: %1</source>
+        <translation>未挂起：无法删除沙箱：%1</translation>
+    </message>
+    <message>
+        <source>Session %1 is not suspended (its sandbox is %2)</source>
+        <translation>会话 %1 未挂起（其沙箱为 %2）</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not ready</source>
+        <translation>沙箱运行时尚未就绪</translation>
     </message>
 </context>
 <context>
