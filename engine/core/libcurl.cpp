@@ -1,6 +1,6 @@
 #include "libcurl.h"
 
-#include <dlfcn.h>
+#include "sharedlibrary.h"
 
 namespace isolation::libcurl {
 
@@ -15,31 +15,17 @@ struct Loaded
 Loaded open()
 {
     Loaded l;
-    // RTLD_LOCAL: nothing else in the process resolves against it by accident.
-    void *handle = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *why = dlerror();
-        l.error = QStringLiteral("cannot load libcurl: %1").arg(QString::fromLocal8Bit(why ? why : "unknown error"));
-        return l;
-    }
-    bool all = true;
-    auto resolve = [&](auto &fn, const char *name) {
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
-        if (!fn) {
-            all = false;
-            l.error = QStringLiteral("libcurl lacks %1").arg(QLatin1String(name));
-        }
-    };
-    resolve(l.api.easy_init, "curl_easy_init");
-    resolve(l.api.easy_cleanup, "curl_easy_cleanup");
-    resolve(l.api.easy_setopt, "curl_easy_setopt");
-    resolve(l.api.easy_perform, "curl_easy_perform");
-    resolve(l.api.easy_getinfo, "curl_easy_getinfo");
-    resolve(l.api.easy_strerror, "curl_easy_strerror");
-    resolve(l.api.slist_append, "curl_slist_append");
-    resolve(l.api.slist_free_all, "curl_slist_free_all");
-    l.ok = all;
-    // Never dlclose: handles and callbacks may outlive any one user.
+    SharedLibrary library("libcurl.so.4", QStringLiteral("libcurl"));
+    library.resolve(l.api.easy_init, "curl_easy_init");
+    library.resolve(l.api.easy_cleanup, "curl_easy_cleanup");
+    library.resolve(l.api.easy_setopt, "curl_easy_setopt");
+    library.resolve(l.api.easy_perform, "curl_easy_perform");
+    library.resolve(l.api.easy_getinfo, "curl_easy_getinfo");
+    library.resolve(l.api.easy_strerror, "curl_easy_strerror");
+    library.resolve(l.api.slist_append, "curl_slist_append");
+    library.resolve(l.api.slist_free_all, "curl_slist_free_all");
+    l.ok = library.ok();
+    l.error = library.error();
     return l;
 }
 } // namespace
