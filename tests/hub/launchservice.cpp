@@ -109,8 +109,9 @@ void LaunchService::resume(const QString &serverId, const QJsonObject &request, 
 
 void LaunchService::registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin)
 {
-    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/resume"),
-        [this, isAdmin](const HttpRequest &request, HttpReply reply) {
+    // The admin calls: the token checked, the JSON body read, then the call made on that server.
+    const auto adminCall = [this, isAdmin](void (LaunchService::*call)(const QString &, const QJsonObject &, CallCallback)) {
+        return [this, isAdmin, call](const HttpRequest &request, HttpReply reply) {
             if (!isAdmin(request))
                 return reply.send(
                     HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
@@ -118,21 +119,12 @@ void LaunchService::registerRoutes(HttpServer &app, std::function<bool(const Htt
             QString why;
             if (!request.jsonBody(&body, &why))
                 return reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
-            resume(request.params.value(QStringLiteral("id")), body,
+            (this->*call)(request.params.value(QStringLiteral("id")), body,
                 [reply](CallResult r) { TunnelRegistry::answer(reply, r); });
-        });
-    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/launch"),
-        [this, isAdmin](const HttpRequest &request, HttpReply reply) {
-            if (!isAdmin(request))
-                return reply.send(
-                    HttpResponse::error(401, QStringLiteral("unauthorized"), QStringLiteral("admin token required")));
-            QJsonObject body;
-            QString why;
-            if (!request.jsonBody(&body, &why))
-                return reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
-            launch(request.params.value(QStringLiteral("id")), body,
-                [reply](CallResult r) { TunnelRegistry::answer(reply, r); });
-        });
+        };
+    };
+    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/resume"), adminCall(&LaunchService::resume));
+    app.route("POST", QStringLiteral("/v1/admin/servers/{id}/launch"), adminCall(&LaunchService::launch));
     app.route("GET", QStringLiteral("/sessions"), [this](const HttpRequest &request, HttpReply reply) { page(request, reply); });
     app.route("POST", QStringLiteral("/sessions"), [this](const HttpRequest &request, HttpReply reply) { post(request, reply); });
 }
