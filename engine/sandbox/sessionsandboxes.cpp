@@ -1,4 +1,5 @@
 #include "sessionsandboxes.h"
+#include "sessionsandboxes_internal.h"
 
 #include "agentsupervisor.h"
 #include "repocloner.h"
@@ -23,7 +24,7 @@ Q_LOGGING_CATEGORY(lcSessionSandboxes, "isolation.sandbox.sessions")
 
 namespace isolation {
 
-namespace {
+namespace sessionsandboxes {
 
 Error fromSession(const SessionError &e)
 {
@@ -54,6 +55,12 @@ Error fromSandbox(const SandboxError &e)
     }
     return Error::failed(e.message);
 }
+
+} // namespace sessionsandboxes
+
+using namespace sessionsandboxes;
+
+namespace {
 
 // Work a finish would lose: touched files, or commits main does not have (a save the hub refused).
 int unsaved(const ChangesReport &r)
@@ -357,123 +364,6 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
     });
 }
 
-void SessionSandboxes::restoreAgent(Session *session)
-{
-    const QJsonObject recorded = session->record().sandbox.value(QStringLiteral("agent")).toObject();
-    const QString command = recorded.value(QStringLiteral("command")).toString();
-    const auto it = m_entries.find(session->id());
-    if (command.isEmpty() || it == m_entries.end())
-        return;
-    makeAgent(session, command);
-    // A paused sandbox's agent was stopped by the suspend: resume starts it. One that was meant to
-    // run is taken over where execd still runs it, else started again.
-    const QString state = recorded.value(QStringLiteral("state")).toString();
-    if (it->second.launcher->state() != SandboxState::Running
-        || (state != agentStateName(AgentState::Running) && state != agentStateName(AgentState::Waiting)))
-        return;
-    const QString commandId = recorded.value(QStringLiteral("commandId")).toString();
-    qCInfo(lcSessionSandboxes) << "session" << session->id()
-                               << (commandId.isEmpty() ? "starts its agent again" : "takes over its agent's run")
-                               << commandId;
-    it->second.agent->adopt(commandId); // an empty id starts it
-}
-
-bool SessionSandboxes::startControl(Session *session, Entry &entry)
-{
-    entry.control = std::make_unique<SandboxControl>(session->directory() + QStringLiteral("/control"));
-    QString why;
-    if (!entry.control->start(&why)) {
-        qCWarning(lcSessionSandboxes) << "session" << session->id() << "has no way to ask for saves:" << why;
-        entry.control.reset();
-        return false;
-    }
-    const QString id = session->id();
-    connect(entry.control.get(), &SandboxControl::saveRequested, this,
-        [this, id](const QString &request, const QString &message) { saveFromSandbox(id, request, message); });
-    return true;
-}
-
-void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message)
-{
-    const auto it = m_entries.find(sessionId);
-    Session *session = m_sessions->session(sessionId);
-    if (it == m_entries.end() || !it->second.control)
-        return;
-    SandboxControl *control = it->second.control.get();
-    if (!session) {
-        control->answer(requestId, SandboxControl::Outcome::Refused, tr("the session is gone"));
-        return;
-    }
-    qCInfo(lcSessionSandboxes) << "session" << sessionId << "asked from its sandbox for a save";
-    QPointer<SandboxControl> c(control);
-    session->save({}, message.isEmpty() ? tr("Saved from the sandbox") : message,
-        [c, sessionId, requestId](Result<SaveReport, SessionError> r) {
-            if (!c)
-                return;
-            using Outcome = SandboxControl::Outcome;
-            if (r && r.value().published) {
-                c->answer(requestId, Outcome::Saved,
-                    QStringLiteral("%1 %2").arg(QString::fromLatin1(r.value().commit.left(12)), r.value().saveId));
-            } else if (r) {
-                c->answer(requestId, Outcome::Unchanged, tr("nothing to save"));
-            } else if (r.error().code == SessionError::Code::MovedOn) {
-                c->answer(requestId, Outcome::MovedOn, r.error().message);
-            } else {
-                c->answer(requestId, Outcome::Failed, r.error().message);
-            }
-            qCInfo(lcSessionSandboxes) << "session" << sessionId << "save asked from the sandbox:"
-                                       << (r ? (r.value().published ? "saved" : "nothing to save") : "not saved");
-        });
-}
-
-void SessionSandboxes::startAgent(Session *session, const QString &command)
-{
-    makeAgent(session, command);
-    m_entries[session->id()].agent->start();
-}
-
-void SessionSandboxes::makeAgent(Session *session, const QString &command)
-{
-    Entry &entry = m_entries[session->id()];
-    entry.agentTimer = std::make_unique<SystemTimer>();
-    AgentSpec spec(command);
-    if (!entry.secrets)
-        spec.secretsDirectory = LaunchRequest().secretsDirectory; // what the launch delivered there
-    entry.agent = std::make_unique<AgentSupervisor>(
-        entry.launcher->execd(), spec, entry.secrets.get(), m_clock, *entry.agentTimer);
-    QPointer<SessionSandboxes> self(this);
-    QPointer<Session> s(session);
-    const auto note = [self, s, command] {
-        if (!self || !s)
-            return;
-        const auto it = self->m_entries.find(s->id());
-        if (it == self->m_entries.end() || !it->second.agent)
-            return;
-        QJsonObject sandbox = s->record().sandbox;
-        sandbox.insert(QStringLiteral("agent"),
-            QJsonObject {{QStringLiteral("command"), command},
-                {QStringLiteral("state"), agentStateName(it->second.agent->state())},
-                {QStringLiteral("restarts"), it->second.agent->restarts()},
-                {QStringLiteral("commandId"), it->second.agent->commandId()}});
-        s->setSandbox(sandbox);
-    };
-    connect(entry.agent.get(), &AgentSupervisor::stateChanged, this, note);
-    connect(entry.agent.get(), &AgentSupervisor::runStarted, this, note);
-    note();
-}
-
-Result<QJsonObject> SessionSandboxes::agent(const QString &sessionId) const
-{
-    const auto it = m_entries.find(sessionId);
-    if (it == m_entries.end() || !it->second.agent)
-        return Error::notFound(tr("Session %1 runs no agent here").arg(sessionId));
-    const AgentSupervisor &a = *it->second.agent;
-    return QJsonObject {{QStringLiteral("session"), sessionId},
-        {QStringLiteral("state"), agentStateName(a.state())}, {QStringLiteral("runs"), a.runs()},
-        {QStringLiteral("restarts"), a.restarts()}, {QStringLiteral("lastExitCode"), a.lastExitCode()},
-        {QStringLiteral("reason"), a.reason()}, {QStringLiteral("lines"), QJsonArray::fromStringList(a.recentLines())}};
-}
-
 Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
 {
     const auto it = m_entries.find(session->id());
@@ -514,240 +404,9 @@ Result<std::pair<Session *, SessionSandboxes::Entry *>> SessionSandboxes::driven
     return std::make_pair(s, entry.value());
 }
 
-void SessionSandboxes::suspend(const QString &sessionId, Done done)
-{
-    auto found = driven(sessionId);
-    if (!found) {
-        done(found.error());
-        return;
-    }
-    auto [s, entry] = found.value();
-    if (entry->launcher->state() != SandboxState::Running) {
-        done(Error::invalidInput(tr("Session %1 is not running (its sandbox is %2)")
-                .arg(sessionId, sandboxStateName(entry->launcher->state()))));
-        return;
-    }
-    // The agent is interrupted first, so that it does not write while the work is saved.
-    if (entry->agent)
-        entry->agent->stop();
-    QPointer<SessionSandboxes> self(this);
-    QPointer<Session> session(s);
-    // What changed is saved first; a save the hub refused (moved on) keeps the work on the session
-    // branch, and the sandbox is suspended all the same. Then a snapshot keeps what the sandbox has
-    // outside the worktree (installed tools, caches), and the sandbox goes: a suspended session
-    // holds no memory or processes, only the snapshot on disk, and survives a reboot.
-    const auto failed = [self, session](const QString &why, const Done &done) {
-        if (self && session) {
-            const auto it = self->m_entries.find(session->id());
-            if (it != self->m_entries.end() && it->second.agent
-                && it->second.launcher->state() == SandboxState::Running)
-                it->second.agent->start(); // it was stopped for a suspend that did not happen
-        }
-        done(Error::failed(why));
-    };
-    s->save({}, tr("Suspend"), [self, session, sessionId, done, failed](Result<SaveReport, SessionError> saved) {
-        if (!self || !session)
-            return;
-        if (!saved && saved.error().code != SessionError::Code::MovedOn) {
-            failed(tr("Not suspended: the save failed: %1").arg(saved.error().message), done);
-            return;
-        }
-        auto entry = self->entryFor(session);
-        if (!entry) {
-            done(entry.error());
-            return;
-        }
-        SandboxLauncher *launcher = entry.value()->launcher.get();
-        launcher->snapshot(QStringLiteral("session-") + sessionId,
-            [self, session, saved, done, failed, launcher](Result<QString, SandboxError> snapshot) {
-                if (!self || !session)
-                    return;
-                if (!snapshot) {
-                    failed(tr("Not suspended: %1").arg(snapshot.error().message), done);
-                    return;
-                }
-                // Written down before the sandbox goes: a kill from here on still resumes from it.
-                QJsonObject sandbox = session->record().sandbox;
-                sandbox.insert(QStringLiteral("snapshot"), snapshot.value());
-                session->setSandbox(sandbox);
-                launcher->remove([self, session, saved, done](Result<void, SandboxError> removed) {
-                    if (!self || !session)
-                        return;
-                    if (!removed) {
-                        done(Error::failed(tr("Not suspended: the sandbox could not be deleted: %1")
-                                .arg(removed.error().message)));
-                        return;
-                    }
-                    QJsonObject sandbox = session->record().sandbox;
-                    sandbox.insert(QStringLiteral("state"), QStringLiteral("suspended"));
-                    sandbox.remove(QStringLiteral("id"));
-                    sandbox.remove(QStringLiteral("reason"));
-                    session->setSandbox(sandbox);
-                    qCInfo(lcSessionSandboxes) << "session" << session->id() << "suspended to snapshot"
-                                               << sandbox.value(QStringLiteral("snapshot")).toString();
-                    QJsonObject o = self->describe(session);
-                    o.insert(QStringLiteral("suspendSave"), saved ? toJson(saved.value()) : toJson(saved.error()));
-                    done(o);
-                });
-            });
-    });
-}
-
 bool SessionSandboxes::hasSession(const QString &sessionId) const
 {
     return m_sessions->session(sessionId) != nullptr;
-}
-
-void SessionSandboxes::resume(const QString &sessionId, Done done)
-{
-    Session *suspended = m_sessions->session(sessionId);
-    if (suspended && suspended->record().sandbox.value(QStringLiteral("state")).toString() == QLatin1String("suspended")) {
-        relaunch(suspended, std::move(done));
-        return;
-    }
-    auto found = driven(sessionId);
-    if (!found) {
-        done(found.error());
-        return;
-    }
-    auto [s, entry] = found.value();
-    if (entry->launcher->state() != SandboxState::Paused) {
-        done(Error::invalidInput(tr("Session %1 is not suspended (its sandbox is %2)")
-                .arg(sessionId, sandboxStateName(entry->launcher->state()))));
-        return;
-    }
-    QPointer<SessionSandboxes> self(this);
-    QPointer<Session> session(s);
-    entry->launcher->resume([self, session, done](Result<void, SandboxError> r) {
-        if (!self || !session)
-            return;
-        if (!r) {
-            done(fromSandbox(r.error()));
-            return;
-        }
-        const auto it = self->m_entries.find(session->id());
-        if (it != self->m_entries.end() && it->second.agent)
-            it->second.agent->start(); // a fresh start: the suspend stopped it
-        done(self->describe(session));
-    });
-}
-
-void SessionSandboxes::relaunch(Session *session, Done done)
-{
-    RuntimeManager *rt = m_runtime();
-    if (!rt || rt->state() != RuntimeState::Healthy) {
-        done(Error::unavailable(tr("The sandbox runtime is not ready")));
-        return;
-    }
-    const QJsonObject recorded = session->record().sandbox;
-    auto request = LaunchRequest::fromWorkspace(session->id(), session->workTree(), m_defaultImage);
-    if (!request) {
-        done(fromSandbox(request.error()));
-        return;
-    }
-    if (!recorded.value(QStringLiteral("image")).toString().isEmpty())
-        request.value().image = recorded.value(QStringLiteral("image")).toString();
-    const QString snapshot = recorded.value(QStringLiteral("snapshot")).toString();
-    request.value().snapshotId = snapshot;
-    auto it = m_entries.find(session->id());
-    if (it == m_entries.end())
-        makeEntry(session, rt); // suspended by an earlier run of the engine
-    Entry &entry = m_entries[session->id()];
-    if (!entry.control)
-        startControl(session, entry);
-    if (entry.control)
-        request.value().controlDirectory = entry.control->directory();
-    const QString command = recorded.value(QStringLiteral("agent")).toObject().value(QStringLiteral("command")).toString();
-    if (!entry.agent && !command.isEmpty())
-        makeAgent(session, command);
-    QPointer<SessionSandboxes> self(this);
-    QPointer<Session> s(session);
-    const QString id = session->id();
-    const auto started = [self, s, id, snapshot, done](const QString &from) {
-        if (!self || !s)
-            return;
-        QJsonObject sandbox = s->record().sandbox;
-        sandbox.remove(QStringLiteral("snapshot"));
-        s->setSandbox(sandbox);
-        self->record(s, sandboxStateName(SandboxState::Running));
-        if (!snapshot.isEmpty()) {
-            // Consumed: the sandbox runs from it now (the runtime keeps what the sandbox needs).
-            auto entry = self->m_entries.find(id);
-            if (entry != self->m_entries.end())
-                entry->second.lifecycle->deleteSnapshot(snapshot, [snapshot](Result<QJsonObject, LifecycleError> r) {
-                    if (!r)
-                        qCInfo(lcSessionSandboxes) << "snapshot" << snapshot << "not deleted:" << r.error().message;
-                });
-        }
-        qCInfo(lcSessionSandboxes) << "session" << id << "resumed" << from;
-        auto entry = self->m_entries.find(id);
-        if (entry != self->m_entries.end() && entry->second.agent) {
-            entry->second.agent->setExecd(entry->second.launcher->execd()); // the new sandbox's
-            entry->second.agent->start();
-        }
-        done(self->describe(s));
-    };
-    // A resume that fails leaves the session suspended, to be resumed (or finished) again.
-    const auto stillSuspended = [self, s](const Error &why, const Done &done) {
-        if (self && s) {
-            QJsonObject sandbox = s->record().sandbox;
-            sandbox.insert(QStringLiteral("state"), QStringLiteral("suspended"));
-            sandbox.insert(QStringLiteral("reason"), why.message);
-            sandbox.remove(QStringLiteral("id"));
-            s->setSandbox(sandbox);
-        }
-        done(why);
-    };
-    const LaunchRequest fresh = [r = request.value()]() mutable {
-        r.snapshotId.clear();
-        return r;
-    }();
-    entry.launcher->launch(request.value(), entry.secrets.get(),
-        [self, s, id, snapshot, fresh, started, stillSuspended, done](Result<void, SandboxError> r) {
-            if (!self || !s)
-                return;
-            if (r) {
-                started(snapshot.isEmpty() ? QStringLiteral("in a fresh sandbox") : QStringLiteral("from its snapshot"));
-                return;
-            }
-            if (snapshot.isEmpty()) {
-                stillSuspended(fromSandbox(r.error()), done);
-                return;
-            }
-            // The worktree holds the work: a fresh sandbox from the image loses only what the
-            // snapshot had outside it.
-            qCWarning(lcSessionSandboxes) << "session" << id << "cannot resume from snapshot" << snapshot << ":"
-                                          << r.error().message << "- starting a fresh sandbox";
-            auto entry = self->m_entries.find(id);
-            if (entry == self->m_entries.end()) {
-                stillSuspended(fromSandbox(r.error()), done);
-                return;
-            }
-            entry->second.launcher->launch(fresh, entry->second.secrets.get(),
-                [self, s, started, stillSuspended, done](Result<void, SandboxError> again) {
-                    if (!self || !s)
-                        return;
-                    if (!again) {
-                        stillSuspended(fromSandbox(again.error()), done);
-                        return;
-                    }
-                    started(QStringLiteral("in a fresh sandbox (its snapshot could not be restored)"));
-                });
-        });
-}
-
-void SessionSandboxes::deleteSnapshot(Session *session)
-{
-    const QString snapshot = session->record().sandbox.value(QStringLiteral("snapshot")).toString();
-    RuntimeManager *rt = m_runtime();
-    if (snapshot.isEmpty() || !rt || rt->state() != RuntimeState::Healthy)
-        return;
-    auto *lifecycle = new LifecycleClient(m_network, rt->lifecycleUrl(), rt->apiKey(), &rt->mountPolicy(), this);
-    lifecycle->deleteSnapshot(snapshot, [lifecycle, snapshot](Result<QJsonObject, LifecycleError> r) {
-        lifecycle->deleteLater();
-        if (!r)
-            qCInfo(lcSessionSandboxes) << "snapshot" << snapshot << "not deleted:" << r.error().message;
-    });
 }
 
 void SessionSandboxes::stopSandbox(Session *session, std::function<void(Result<void>)> done)

@@ -1,0 +1,137 @@
+// SessionSandboxes: a session's agent (started, restored after an engine restart, its state on
+// the LocalAPI) and the control directory through which its sandbox asks for saves.
+#include "sessionsandboxes.h"
+#include "sessionsandboxes_internal.h"
+
+#include "agentsupervisor.h"
+#include "sandboxcontrol.h"
+#include "sandboxlauncher.h"
+
+#include "core/timer.h"
+#include "runtime/lifecycleclient.h"
+#include "secrets/secretvault.h"
+#include "sessions/sessionmanager.h"
+
+#include <QJsonArray>
+#include <QPointer>
+
+namespace isolation {
+
+void SessionSandboxes::restoreAgent(Session *session)
+{
+    const QJsonObject recorded = session->record().sandbox.value(QStringLiteral("agent")).toObject();
+    const QString command = recorded.value(QStringLiteral("command")).toString();
+    const auto it = m_entries.find(session->id());
+    if (command.isEmpty() || it == m_entries.end())
+        return;
+    makeAgent(session, command);
+    // A paused sandbox's agent was stopped by the suspend: resume starts it. One that was meant to
+    // run is taken over where execd still runs it, else started again.
+    const QString state = recorded.value(QStringLiteral("state")).toString();
+    if (it->second.launcher->state() != SandboxState::Running
+        || (state != agentStateName(AgentState::Running) && state != agentStateName(AgentState::Waiting)))
+        return;
+    const QString commandId = recorded.value(QStringLiteral("commandId")).toString();
+    qCInfo(lcSessionSandboxes) << "session" << session->id()
+                               << (commandId.isEmpty() ? "starts its agent again" : "takes over its agent's run")
+                               << commandId;
+    it->second.agent->adopt(commandId); // an empty id starts it
+}
+
+bool SessionSandboxes::startControl(Session *session, Entry &entry)
+{
+    entry.control = std::make_unique<SandboxControl>(session->directory() + QStringLiteral("/control"));
+    QString why;
+    if (!entry.control->start(&why)) {
+        qCWarning(lcSessionSandboxes) << "session" << session->id() << "has no way to ask for saves:" << why;
+        entry.control.reset();
+        return false;
+    }
+    const QString id = session->id();
+    connect(entry.control.get(), &SandboxControl::saveRequested, this,
+        [this, id](const QString &request, const QString &message) { saveFromSandbox(id, request, message); });
+    return true;
+}
+
+void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message)
+{
+    const auto it = m_entries.find(sessionId);
+    Session *session = m_sessions->session(sessionId);
+    if (it == m_entries.end() || !it->second.control)
+        return;
+    SandboxControl *control = it->second.control.get();
+    if (!session) {
+        control->answer(requestId, SandboxControl::Outcome::Refused, tr("the session is gone"));
+        return;
+    }
+    qCInfo(lcSessionSandboxes) << "session" << sessionId << "asked from its sandbox for a save";
+    QPointer<SandboxControl> c(control);
+    session->save({}, message.isEmpty() ? tr("Saved from the sandbox") : message,
+        [c, sessionId, requestId](Result<SaveReport, SessionError> r) {
+            if (!c)
+                return;
+            using Outcome = SandboxControl::Outcome;
+            if (r && r.value().published) {
+                c->answer(requestId, Outcome::Saved,
+                    QStringLiteral("%1 %2").arg(QString::fromLatin1(r.value().commit.left(12)), r.value().saveId));
+            } else if (r) {
+                c->answer(requestId, Outcome::Unchanged, tr("nothing to save"));
+            } else if (r.error().code == SessionError::Code::MovedOn) {
+                c->answer(requestId, Outcome::MovedOn, r.error().message);
+            } else {
+                c->answer(requestId, Outcome::Failed, r.error().message);
+            }
+            qCInfo(lcSessionSandboxes) << "session" << sessionId << "save asked from the sandbox:"
+                                       << (r ? (r.value().published ? "saved" : "nothing to save") : "not saved");
+        });
+}
+
+void SessionSandboxes::startAgent(Session *session, const QString &command)
+{
+    makeAgent(session, command);
+    m_entries[session->id()].agent->start();
+}
+
+void SessionSandboxes::makeAgent(Session *session, const QString &command)
+{
+    Entry &entry = m_entries[session->id()];
+    entry.agentTimer = std::make_unique<SystemTimer>();
+    AgentSpec spec(command);
+    if (!entry.secrets)
+        spec.secretsDirectory = LaunchRequest().secretsDirectory; // what the launch delivered there
+    entry.agent = std::make_unique<AgentSupervisor>(
+        entry.launcher->execd(), spec, entry.secrets.get(), m_clock, *entry.agentTimer);
+    QPointer<SessionSandboxes> self(this);
+    QPointer<Session> s(session);
+    const auto note = [self, s, command] {
+        if (!self || !s)
+            return;
+        const auto it = self->m_entries.find(s->id());
+        if (it == self->m_entries.end() || !it->second.agent)
+            return;
+        QJsonObject sandbox = s->record().sandbox;
+        sandbox.insert(QStringLiteral("agent"),
+            QJsonObject {{QStringLiteral("command"), command},
+                {QStringLiteral("state"), agentStateName(it->second.agent->state())},
+                {QStringLiteral("restarts"), it->second.agent->restarts()},
+                {QStringLiteral("commandId"), it->second.agent->commandId()}});
+        s->setSandbox(sandbox);
+    };
+    connect(entry.agent.get(), &AgentSupervisor::stateChanged, this, note);
+    connect(entry.agent.get(), &AgentSupervisor::runStarted, this, note);
+    note();
+}
+
+Result<QJsonObject> SessionSandboxes::agent(const QString &sessionId) const
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.agent)
+        return Error::notFound(tr("Session %1 runs no agent here").arg(sessionId));
+    const AgentSupervisor &a = *it->second.agent;
+    return QJsonObject {{QStringLiteral("session"), sessionId},
+        {QStringLiteral("state"), agentStateName(a.state())}, {QStringLiteral("runs"), a.runs()},
+        {QStringLiteral("restarts"), a.restarts()}, {QStringLiteral("lastExitCode"), a.lastExitCode()},
+        {QStringLiteral("reason"), a.reason()}, {QStringLiteral("lines"), QJsonArray::fromStringList(a.recentLines())}};
+}
+
+} // namespace isolation
