@@ -3,6 +3,7 @@
 #include "exitcodes.h"
 #include "output.h"
 
+#include "core/eventdispatcher.h"
 #include "core/version.h"
 
 #include <QCoreApplication>
@@ -52,6 +53,7 @@ QString helpText(const QList<isolation::Command> &commands)
 
 int main(int argc, char *argv[])
 {
+    isolation::preferUnixEventDispatcher();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));

@@ -20,9 +20,11 @@ namespace isolation {
 
 namespace {
 
-bool is(QByteArrayView a, const char *b)
+// A header (or method) name against a literal, without case; the lengths first, which settles most.
+template<qsizetype N>
+bool is(QByteArrayView a, const char (&b)[N])
 {
-    return a.compare(b, Qt::CaseInsensitive) == 0;
+    return a.size() == N - 1 && a.compare(QByteArrayView(b, N - 1), Qt::CaseInsensitive) == 0;
 }
 
 QByteArray queryValue(const QByteArray &query, const QString &name)
@@ -51,12 +53,8 @@ Doorman::Doorman(Options options, const Clock &clock, ViewTargetResolver *target
                 const Terminal t = *it;
                 it = m_terminals.erase(it);
                 // The view's own process in the sandbox ends with the view.
-                auto *del = new UpstreamExchange(m_pool, {t.target.host, t.target.port}, this);
-                connect(del, &UpstreamExchange::finished, del, &QObject::deleteLater);
-                connect(del, &UpstreamExchange::failed, del, &QObject::deleteLater);
-                del->start("DELETE", "/session/" + t.sessionId,
-                    {{"Host", t.target.host.toUtf8()}, {"X-EXECD-ACCESS-TOKEN", t.target.accessToken}},
-                    UpstreamExchange::Body::None);
+                UpstreamCall::start(m_pool, {t.target.host, t.target.port}, "DELETE", "/session/" + t.sessionId,
+                    {{"Host", t.target.host.toUtf8()}, {"X-EXECD-ACCESS-TOKEN", t.target.accessToken}}, {}, {}, this);
             } else {
                 ++it;
             }
@@ -347,12 +345,10 @@ void Doorman::terminalSession(
     t.waiting.append(std::move(done));
     if (t.waiting.size() > 1)
         return;
-    auto *create = new UpstreamExchange(m_pool, {target.host, target.port}, this);
     const QString viewId = claims.viewId;
     const QByteArray body
         = QJsonDocument(QJsonObject {{QStringLiteral("cwd"), m_options.filesRoot}}).toJson(QJsonDocument::Compact);
-    auto finish = [this, create, viewId](Result<QByteArray> r) {
-        create->deleteLater();
+    auto finish = [this, viewId](Result<QByteArray> r) {
         auto it = m_terminals.find(viewId);
         if (it == m_terminals.end())
             return;
@@ -365,22 +361,24 @@ void Doorman::terminalSession(
         for (const auto &d : waiting)
             d(r);
     };
-    connect(create, &UpstreamExchange::failed, this,
-        [finish](const QString &why) { finish(Error::unavailable(QStringLiteral("no shell session: %1").arg(why))); });
-    connect(create, &UpstreamExchange::finished, this, [create, finish] {
-        const QJsonObject o = QJsonDocument::fromJson(create->read()).object();
-        const QByteArray id = o.value(QStringLiteral("session_id")).toString().toUtf8();
-        if (create->status() != 200 || id.isEmpty() || id.contains('/') || id.contains('?'))
-            finish(Error::failed(QStringLiteral("execd did not make a shell session (HTTP %1)").arg(create->status())));
-        else
-            finish(id);
-    });
-    create->start("POST", "/session",
+    UpstreamCall::start(m_pool, {target.host, target.port}, "POST", "/session",
         {{"Host", target.host.toUtf8()}, {"X-EXECD-ACCESS-TOKEN", target.accessToken},
             {"Content-Type", "application/json"}},
-        UpstreamExchange::Body::Length, body.size());
-    create->writeBody(body);
-    create->finishBody();
+        body,
+        [finish](Result<UpstreamAnswer> answer) {
+            if (!answer) {
+                finish(Error::unavailable(QStringLiteral("no shell session: %1").arg(answer.error().message)));
+                return;
+            }
+            const QJsonObject o = QJsonDocument::fromJson(answer.value().body).object();
+            const QByteArray id = o.value(QStringLiteral("session_id")).toString().toUtf8();
+            if (answer.value().status != 200 || id.isEmpty() || id.contains('/') || id.contains('?'))
+                finish(Error::failed(
+                    QStringLiteral("execd did not make a shell session (HTTP %1)").arg(answer.value().status)));
+            else
+                finish(id);
+        },
+        this);
 }
 
 } // namespace isolation

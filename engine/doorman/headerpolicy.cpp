@@ -8,31 +8,60 @@ namespace isolation {
 
 namespace {
 
-bool is(QByteArrayView a, const char *b)
+// A header (or method) name against a literal, without case; the lengths first, which settles most.
+template<qsizetype N>
+bool is(QByteArrayView a, const char (&b)[N])
 {
-    return a.compare(b, Qt::CaseInsensitive) == 0;
+    return a.size() == N - 1 && a.compare(QByteArrayView(b, N - 1), Qt::CaseInsensitive) == 0;
 }
 
-// The names listed in every Connection header (comma-separated tokens), lower case.
-QList<QByteArray> connectionNamed(const HttpHeaders &headers)
+bool startsWithNoCase(QByteArrayView a, QByteArrayView prefix)
 {
-    QList<QByteArray> out;
-    for (const auto &h : headers) {
-        if (!is(h.first, "connection"))
-            continue;
-        for (const QByteArray &t : h.second.split(',')) {
-            const QByteArray name = t.trimmed().toLower();
-            if (!name.isEmpty())
-                out.append(name);
-        }
+    return a.size() >= prefix.size() && a.first(prefix.size()).compare(prefix, Qt::CaseInsensitive) == 0;
+}
+
+// Calls `each` with every piece of `list` between `separator`s, trimmed; stops when it returns true.
+template<typename F>
+bool anyPiece(QByteArrayView list, char separator, F each)
+{
+    qsizetype start = 0;
+    while (start <= list.size()) {
+        qsizetype end = list.indexOf(separator, start);
+        if (end < 0)
+            end = list.size();
+        if (each(list.sliced(start, end - start).trimmed()))
+            return true;
+        start = end + 1;
     }
-    return out;
+    return false;
 }
 
-bool listed(const QList<QByteArray> &names, const QByteArray &name)
+// The Connection headers of a message: the names they list (comma-separated) are hop-by-hop too.
+class ConnectionNames
 {
-    return names.contains(name.toLower());
-}
+public:
+    explicit ConnectionNames(const HttpHeaders &headers)
+        : m_headers(headers)
+    {
+        for (const auto &h : headers)
+            m_any = m_any || is(h.first, "connection");
+    }
+    bool lists(QByteArrayView name) const
+    {
+        if (!m_any)
+            return false;
+        for (const auto &h : m_headers) {
+            if (is(h.first, "connection")
+                && anyPiece(h.second, ',', [&](QByteArrayView t) { return t.compare(name, Qt::CaseInsensitive) == 0; }))
+                return true;
+        }
+        return false;
+    }
+
+private:
+    const HttpHeaders &m_headers;
+    bool m_any = false;
+};
 
 bool base64url(char c)
 {
@@ -67,95 +96,94 @@ bool HeaderPolicy::carriesToken(QByteArrayView value)
 
 bool HeaderPolicy::isHopByHop(QByteArrayView name)
 {
-    for (const char *h : {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-             "upgrade", "proxy-authenticate", "proxy-authorization", "http2-settings"}) {
-        if (is(name, h))
-            return true;
-    }
-    return false;
+    return is(name, "connection") || is(name, "keep-alive") || is(name, "proxy-connection") || is(name, "te")
+        || is(name, "trailer") || is(name, "transfer-encoding") || is(name, "upgrade")
+        || is(name, "proxy-authenticate") || is(name, "proxy-authorization") || is(name, "http2-settings");
 }
 
 QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie, const QByteArray &viewCookie)
 {
-    QList<QByteArray> kept;
-    for (const QByteArray &pair : cookie.split(';')) {
-        const QByteArray p = pair.trimmed();
+    QByteArray kept;
+    anyPiece(cookie, ';', [&](QByteArrayView p) {
         if (p.isEmpty())
-            continue;
+            return false;
         const qsizetype eq = p.indexOf('=');
-        const QByteArray name = (eq < 0 ? p : p.left(eq)).trimmed();
+        const QByteArrayView name = (eq < 0 ? p : p.first(eq)).trimmed();
         if (name.contains(CookieName) || (!viewCookie.isEmpty() && p.contains(viewCookie)))
-            continue; // ours, however it is spelt
-        kept.append(p);
-    }
-    return kept.join("; ");
+            return false; // ours, however it is spelt
+        if (!kept.isEmpty())
+            kept += "; ";
+        kept += p;
+        return false;
+    });
+    return kept;
 }
 
 QByteArray HeaderPolicy::viewCookie(const HttpHeaders &headers)
 {
-    QByteArray found;
+    QByteArrayView found;
     int count = 0;
     for (const auto &h : headers) {
         if (!is(h.first, "cookie"))
             continue;
-        for (const QByteArray &pair : h.second.split(';')) {
-            const QByteArray p = pair.trimmed();
+        anyPiece(h.second, ';', [&](QByteArrayView p) {
             const qsizetype eq = p.indexOf('=');
-            if (eq > 0 && p.left(eq).trimmed() == CookieName) {
-                found = p.mid(eq + 1).trimmed();
+            if (eq > 0 && p.first(eq).trimmed() == CookieName) {
+                found = p.sliced(eq + 1).trimmed();
                 ++count;
             }
-        }
+            return false;
+        });
     }
-    return count == 1 ? found : QByteArray();
+    return count == 1 ? found.toByteArray() : QByteArray();
 }
 
 HttpHeaders HeaderPolicy::towardsSandbox(const HttpHeaders &in, const Forwarding &f)
 {
-    const QList<QByteArray> named = connectionNamed(in);
+    const ConnectionNames named(in);
     HttpHeaders out;
     out.reserve(in.size() + 5);
     if (!f.upstreamHost.isEmpty())
-        out.append(qMakePair(QByteArray("Host"), QByteArray(f.upstreamHost)));
+        out.append(qMakePair(QByteArrayLiteral("Host"), QByteArray(f.upstreamHost)));
     for (const auto &h : in) {
         const QByteArray &n = h.first;
-        if (isHopByHop(n) || listed(named, n) || is(n, "host") || is(n, "authorization") || is(n, "content-length")
+        if (isHopByHop(n) || named.lists(n) || is(n, "host") || is(n, "authorization") || is(n, "content-length")
             || is(n, "expect") || is(n, "forwarded") || is(n, "x-forwarded-for") || is(n, "x-forwarded-proto")
             || is(n, "x-forwarded-host") || is(n, "x-real-ip") || is(n, "x-execd-access-token") || n.startsWith(':')
-            || n.toLower().startsWith("x-isolation-"))
+            || startsWithNoCase(n, "x-isolation-"))
             continue;
         if (carriesToken(h.second) || (!f.viewCookie.isEmpty() && !is(n, "cookie") && h.second.contains(f.viewCookie)))
             continue; // our credentials go no further, whatever header carries them
         if (is(n, "cookie")) {
             const QByteArray rest = cookieWithoutView(h.second, f.viewCookie);
             if (!rest.isEmpty())
-                out.append(qMakePair(QByteArray("Cookie"), QByteArray(rest)));
+                out.append(qMakePair(QByteArrayLiteral("Cookie"), rest));
             continue;
         }
         out.append(h);
     }
     if (!f.clientAddress.isEmpty())
-        out.append(qMakePair(QByteArray("X-Forwarded-For"), QByteArray(f.clientAddress)));
-    out.append(qMakePair(QByteArray("X-Forwarded-Proto"), QByteArray(f.proto)));
-    out.append(qMakePair(QByteArray("X-Forwarded-Host"), QByteArray(f.host)));
+        out.append(qMakePair(QByteArrayLiteral("X-Forwarded-For"), f.clientAddress));
+    out.append(qMakePair(QByteArrayLiteral("X-Forwarded-Proto"), f.proto));
+    out.append(qMakePair(QByteArrayLiteral("X-Forwarded-Host"), f.host));
     if (!f.execdToken.isEmpty())
-        out.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(f.execdToken)));
+        out.append(qMakePair(QByteArrayLiteral("X-EXECD-ACCESS-TOKEN"), f.execdToken));
     return out;
 }
 
 HttpHeaders HeaderPolicy::towardsBrowser(const HttpHeaders &in)
 {
-    const QList<QByteArray> named = connectionNamed(in);
+    const ConnectionNames named(in);
     HttpHeaders out;
     out.reserve(in.size() + 1);
     for (const auto &h : in) {
         const QByteArray &n = h.first;
-        if (isHopByHop(n) || listed(named, n) || is(n, "content-length") || is(n, "referrer-policy")
+        if (isHopByHop(n) || named.lists(n) || is(n, "content-length") || is(n, "referrer-policy")
             || is(n, "authorization") || is(n, "x-execd-access-token") || n.startsWith(':') || carriesToken(h.second))
             continue;
         if (is(n, "set-cookie")) {
             const qsizetype eq = h.second.indexOf('=');
-            if (eq < 0 || h.second.left(eq).trimmed() == CookieName)
+            if (eq < 0 || QByteArrayView(h.second).first(eq).trimmed() == CookieName)
                 continue;
         }
         out.append(h);
@@ -166,7 +194,7 @@ HttpHeaders HeaderPolicy::towardsBrowser(const HttpHeaders &in)
 
 void HeaderPolicy::addStandard(HttpHeaders *headers)
 {
-    headers->append(qMakePair(QByteArray("Referrer-Policy"), QByteArray("no-referrer")));
+    headers->append(qMakePair(QByteArrayLiteral("Referrer-Policy"), QByteArrayLiteral("no-referrer")));
 }
 
 } // namespace isolation

@@ -177,14 +177,8 @@ HttpDoor::HttpDoor(Doorman *doorman, QObject *parent)
     , m_server(this)
 {
     m_server.setLimits(limits());
-    for (const char *method : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
-        m_server.streamRoute(
-            method, QStringLiteral("/{*rest}"), [this](const HttpRequest &head) { return open(head); });
-    }
-    m_server.setFallback([](const HttpRequest &, HttpReply reply) {
-        reply.send(
-            Doorman::refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("method not allowed"), true));
-    });
+    m_server.setStreamSockets(true);
+    m_server.streamEverything([this](const HttpRequest &head) { return open(head); });
     m_server.setUpgradeHandler([this](const HttpRequest &request, QIODevice *device, const QByteArray &,
                                    const QByteArray &rest) { return upgrade(request, device, rest); });
 }
@@ -195,6 +189,7 @@ HttpLimits HttpDoor::limits()
     l.maxHeaderBytes = 16 * 1024;
     l.maxHeaderCount = 64;
     l.maxBodyBytes = 1024 * 1024; // for refused bodies read and dropped; forwarded ones stream
+    l.decodeTarget = false; // ViewPath checks and normalises the target
     return l;
 }
 
@@ -210,6 +205,10 @@ void HttpDoor::close()
 
 Result<std::unique_ptr<HttpBodySink>, HttpResponse> HttpDoor::open(const HttpRequest &head)
 {
+    static const QByteArrayList methods {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+    if (!methods.contains(head.method))
+        return Doorman::refusal(
+            405, QStringLiteral("method_not_allowed"), QStringLiteral("method not allowed"), true);
     if (head.header("host").isEmpty())
         return Doorman::refusal(
             400, QStringLiteral("bad_request"), QStringLiteral("one Host header is required"), true);

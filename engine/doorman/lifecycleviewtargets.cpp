@@ -5,6 +5,7 @@
 #include "runtime/execdclient.h"
 #include "runtime/lifecycleclient.h"
 
+#include <QHostAddress>
 #include <QPointer>
 
 namespace isolation {
@@ -68,10 +69,17 @@ void LifecycleViewTargets::resolve(const QString &sessionId, Callback done)
             const qsizetype colon = where.lastIndexOf(QLatin1Char(':'));
             bool ok = false;
             const uint port = colon > 0 ? where.mid(colon + 1).toUInt(&ok) : 0;
-            if (ok && port > 0 && port < 65536) {
-                it->host = where.left(colon);
+            QString host = where.left(colon);
+            if (host == QLatin1String("localhost"))
+                host = QStringLiteral("127.0.0.1");
+            // The doorman connects to an address; a name (a gateway's) is not this machine's execd.
+            if (ok && port > 0 && port < 65536 && !QHostAddress(host).isNull()) {
+                it->host = host;
                 it->port = quint16(port);
                 out = ViewTarget {it->host, it->port, it->accessToken};
+            } else if (ok) {
+                out = Error::unavailable(
+                    QStringLiteral("the sandbox's execd endpoint %1 is not an address on this machine").arg(where));
             }
         }
         for (const Callback &done : waiting)

@@ -1,7 +1,8 @@
 #include "upstreamexchange.h"
 
+#include "http/tcpstream.h"
+
 #include <QLoggingCategory>
-#include <QTcpSocket>
 
 Q_LOGGING_CATEGORY(lcUpstream, "isolation.doorman.upstream")
 
@@ -43,44 +44,43 @@ UpstreamPool::~UpstreamPool()
     clear();
 }
 
-QTcpSocket *UpstreamPool::take(const UpstreamEndpoint &endpoint, bool *reused)
+TcpStream *UpstreamPool::take(const UpstreamEndpoint &endpoint, bool *reused)
 {
     auto it = m_idle.find(endpoint.key());
     while (it != m_idle.end() && !it->isEmpty()) {
-        QTcpSocket *s = it->takeLast();
-        disconnect(s, nullptr, this, nullptr);
-        if (s->state() == QAbstractSocket::ConnectedState && s->bytesAvailable() == 0) {
+        TcpStream *s = it->takeLast();
+        s->setListener(nullptr);
+        if (s->isConnected() && s->bytesAvailable() == 0) {
             *reused = true;
             return s;
         }
         s->deleteLater();
     }
     *reused = false;
-    auto *s = new QTcpSocket;
+    // The endpoint is an address (execd's, as the lifecycle API gives it), never a name to look up.
+    auto *s = TcpStream::connectTo(QHostAddress(endpoint.host), endpoint.port);
     s->setReadBufferSize(UpstreamExchange::ReadAheadBytes);
-    s->connectToHost(endpoint.host, endpoint.port);
     return s;
 }
 
-void UpstreamPool::giveBack(const UpstreamEndpoint &endpoint, QTcpSocket *socket)
+void UpstreamPool::giveBack(const UpstreamEndpoint &endpoint, TcpStream *socket)
 {
-    QList<QTcpSocket *> &idle = m_idle[endpoint.key()];
-    if (idle.size() >= maxIdlePerEndpoint || socket->state() != QAbstractSocket::ConnectedState) {
+    QList<TcpStream *> &idle = m_idle[endpoint.key()];
+    if (idle.size() >= maxIdlePerEndpoint || !socket->isConnected()) {
         socket->deleteLater();
         return;
     }
     socket->setParent(this);
     // An idle connection that speaks or closes is of no more use.
-    connect(socket, &QTcpSocket::readyRead, this, [this, socket] { drop(socket); });
-    connect(socket, &QTcpSocket::disconnected, this, [this, socket] { drop(socket); });
+    socket->setListener(this);
     idle.append(socket);
 }
 
-void UpstreamPool::drop(QTcpSocket *socket)
+void UpstreamPool::drop(TcpStream *socket)
 {
     for (auto &list : m_idle)
         list.removeOne(socket);
-    disconnect(socket, nullptr, this, nullptr);
+    socket->setListener(nullptr);
     socket->abort();
     socket->deleteLater();
 }
@@ -88,8 +88,8 @@ void UpstreamPool::drop(QTcpSocket *socket)
 void UpstreamPool::clear()
 {
     for (auto &list : m_idle) {
-        for (QTcpSocket *s : std::as_const(list)) {
-            disconnect(s, nullptr, this, nullptr);
+        for (TcpStream *s : std::as_const(list)) {
+            s->setListener(nullptr);
             s->abort();
             delete s;
         }
@@ -105,10 +105,12 @@ int UpstreamPool::idleCount() const
     return n;
 }
 
-UpstreamExchange::UpstreamExchange(UpstreamPool *pool, UpstreamEndpoint endpoint, QObject *parent)
+UpstreamExchange::UpstreamExchange(
+    UpstreamPool *pool, UpstreamEndpoint endpoint, UpstreamListener *listener, QObject *parent)
     : QObject(parent)
     , m_pool(pool)
     , m_endpoint(std::move(endpoint))
+    , m_listener(listener)
 {
     http_parser_init(&m_parser, HTTP_RESPONSE);
     m_parser.data = this;
@@ -123,7 +125,7 @@ UpstreamExchange::UpstreamExchange(UpstreamPool *pool, UpstreamEndpoint endpoint
 UpstreamExchange::~UpstreamExchange()
 {
     if (m_socket) {
-        disconnect(m_socket, nullptr, this, nullptr);
+        m_socket->setListener(nullptr);
         m_socket->abort();
         m_socket->deleteLater();
     }
@@ -158,21 +160,13 @@ void UpstreamExchange::start(
 void UpstreamExchange::connectSocket(bool reused)
 {
     m_reused = reused;
-    QTcpSocket *s = m_socket;
-    connect(s, &QTcpSocket::readyRead, this, &UpstreamExchange::onReadyRead);
-    connect(s, &QTcpSocket::disconnected, this, &UpstreamExchange::onDisconnected);
-    connect(s, &QTcpSocket::errorOccurred, this, [this](QAbstractSocket::SocketError e) {
-        if (e == QAbstractSocket::RemoteHostClosedError)
-            return; // disconnected() follows and decides
-        onDisconnected();
-    });
-    connect(s, &QTcpSocket::bytesWritten, this, [this] {
-        if (m_bodyKind != Body::None)
-            Q_EMIT bodyWritten();
-    });
-    if (!reused) {
-        connect(s, &QTcpSocket::connected, this, [s] { s->setSocketOption(QAbstractSocket::LowDelayOption, 1); });
-    }
+    m_socket->setListener(this);
+}
+
+void UpstreamExchange::streamBytesWritten(TcpStream *)
+{
+    if (m_bodyKind != Body::None)
+        m_listener->upstreamBodyWritten();
 }
 
 void UpstreamExchange::sendRaw(const QByteArray &bytes)
@@ -209,24 +203,27 @@ qint64 UpstreamExchange::bytesToWrite() const
 QByteArray UpstreamExchange::read()
 {
     QByteArray out = std::exchange(m_body, {});
-    if (m_reading && !m_finished && !m_failed && !m_upgraded)
-        QMetaObject::invokeMethod(this, &UpstreamExchange::process, Qt::QueuedConnection);
+    // What the socket holds is parsed now; inside process() (a readyRead receiver reading) the
+    // running loop does it.
+    if (m_reading && !m_finished && !m_failed && !m_upgraded && m_socket && m_socket->bytesAvailable() > 0)
+        process();
     return out;
 }
 
 void UpstreamExchange::setReading(bool on)
 {
+    const bool resumed = on && !m_reading;
     m_reading = on;
-    if (on)
-        QMetaObject::invokeMethod(this, &UpstreamExchange::process, Qt::QueuedConnection);
+    if (resumed)
+        process();
 }
 
-QTcpSocket *UpstreamExchange::takeSocket(QByteArray *rest)
+TcpStream *UpstreamExchange::takeSocket(QByteArray *rest)
 {
     if (!m_upgraded || !m_socket)
         return nullptr;
-    QTcpSocket *s = m_socket;
-    disconnect(s, nullptr, this, nullptr);
+    TcpStream *s = m_socket;
+    s->setListener(nullptr);
     s->setParent(nullptr);
     s->setReadBufferSize(ReadAheadBytes);
     *rest = std::exchange(m_in, {});
@@ -234,25 +231,50 @@ QTcpSocket *UpstreamExchange::takeSocket(QByteArray *rest)
     return s;
 }
 
-void UpstreamExchange::onReadyRead()
-{
-    process();
-}
-
 void UpstreamExchange::process()
 {
-    if (!m_socket || m_finished || m_failed || m_upgraded)
+    if (m_processing) { // a receiver of what this emits called back: the loop below goes on
+        m_processAgain = true;
         return;
-    while (m_reading && m_body.size() < ReadAheadBytes) {
+    }
+    m_processing = true;
+    do {
+        m_processAgain = false;
+        if (!m_socket || m_finished || m_failed || m_upgraded)
+            break;
+        parseAvailable();
+        if (m_failed || m_upgraded)
+            break;
+        // The head is announced after the parser went through what was read, so that the body that
+        // came with it is there too (one write towards the browser, head and body).
+        if (m_headersDone && !m_headAnnounced) {
+            m_headAnnounced = true;
+            m_listener->upstreamHead();
+            if (m_failed)
+                break;
+        }
+        if (m_messageDone) {
+            complete();
+            break;
+        }
+        if (!m_body.isEmpty())
+            m_listener->upstreamReadyRead();
+    } while (m_processAgain);
+    m_processing = false;
+}
+
+void UpstreamExchange::parseAvailable()
+{
+    while (m_reading && m_body.size() < ReadAheadBytes && !m_messageDone) {
         if (m_in.isEmpty()) {
-            m_in = m_socket->read(ReadAheadBytes);
+            m_in = m_socket->takeAll();
             if (m_in.isEmpty())
                 break;
         }
         m_anyResponse = true;
         const size_t n = http_parser_execute(&m_parser, &m_settings, m_in.constData(), size_t(m_in.size()));
         m_in.remove(0, qsizetype(n));
-        if (m_failed || m_finished)
+        if (m_failed || m_messageDone)
             return;
         const auto err = HTTP_PARSER_ERRNO(&m_parser);
         if (err == HPE_PAUSED) {
@@ -267,7 +289,7 @@ void UpstreamExchange::process()
                 m_parser.data = this;
                 m_anyResponse = false;
                 m_headers.clear();
-                disconnect(m_socket, nullptr, this, nullptr);
+                m_socket->setListener(nullptr);
                 m_socket->abort();
                 onDisconnected();
                 return;
@@ -278,12 +300,14 @@ void UpstreamExchange::process()
         }
         if (m_upgraded) {
             // http-parser stops right after the 101 head; what follows is the new protocol's.
-            Q_EMIT upgraded();
+            if (!m_headAnnounced) {
+                m_headAnnounced = true;
+                m_listener->upstreamHead();
+            }
+            m_listener->upstreamUpgraded();
             return;
         }
     }
-    if (!m_body.isEmpty())
-        Q_EMIT readyRead();
 }
 
 void UpstreamExchange::onDisconnected()
@@ -293,10 +317,10 @@ void UpstreamExchange::onDisconnected()
     if (!m_anyResponse && m_reused && !m_retried && !m_bodySent && m_socket) {
         // A pooled connection the sandbox had closed: once more, on a fresh one.
         m_retried = true;
-        disconnect(m_socket, nullptr, this, nullptr);
+        m_socket->setListener(nullptr);
         m_socket->deleteLater();
         bool reused = false;
-        QTcpSocket *fresh = nullptr;
+        TcpStream *fresh = nullptr;
         do {
             fresh = m_pool->take(m_endpoint, &reused);
             if (reused) {
@@ -313,14 +337,20 @@ void UpstreamExchange::onDisconnected()
     if (m_socket && m_socket->bytesAvailable() > 0) {
         m_reading = true;
         process();
-        if (m_finished || m_failed)
+        if (m_finished || m_failed || m_upgraded)
             return;
     }
     // The end of a body delimited by the connection's close, or a cut-off answer.
     if (m_headersDone) {
         http_parser_execute(&m_parser, &m_settings, nullptr, 0);
-        if (m_finished)
+        if (m_messageDone) {
+            if (!m_headAnnounced) {
+                m_headAnnounced = true;
+                m_listener->upstreamHead();
+            }
+            complete();
             return;
+        }
     }
     fail(m_anyResponse ? QStringLiteral("the sandbox closed the connection mid-answer")
                        : QStringLiteral("the sandbox is not reachable: %1")
@@ -334,21 +364,23 @@ void UpstreamExchange::fail(const QString &why)
     m_failed = true;
     qCDebug(lcUpstream) << "exchange with" << m_endpoint.key() << "failed:" << why;
     if (m_socket) {
-        disconnect(m_socket, nullptr, this, nullptr);
+        m_socket->setListener(nullptr);
         m_socket->abort();
         m_socket->deleteLater();
         m_socket = nullptr;
     }
-    Q_EMIT failed(why);
+    m_listener->upstreamFailed(why);
 }
 
 void UpstreamExchange::complete()
 {
+    if (m_finished)
+        return;
     m_finished = true;
     if (m_socket) {
-        QTcpSocket *s = m_socket;
+        TcpStream *s = m_socket;
         m_socket = nullptr;
-        disconnect(s, nullptr, this, nullptr);
+        s->setListener(nullptr);
         if (m_keepAlive && m_bodyDone && m_in.isEmpty() && s->bytesAvailable() == 0)
             m_pool->giveBack(m_endpoint, s);
         else {
@@ -357,8 +389,8 @@ void UpstreamExchange::complete()
         }
     }
     if (!m_body.isEmpty())
-        Q_EMIT readyRead();
-    Q_EMIT finished();
+        m_listener->upstreamReadyRead();
+    m_listener->upstreamFinished();
 }
 
 int UpstreamExchange::onHeaderField(http_parser *p, const char *at, size_t len)
@@ -402,7 +434,6 @@ int UpstreamExchange::onHeadersComplete(http_parser *p)
     s->m_headers = std::move(clean);
     const bool chunked = (p->flags & F_CHUNKED) != 0;
     s->m_contentLength = (!chunked && p->content_length != ULLONG_MAX) ? qint64(p->content_length) : -1;
-    Q_EMIT s->headReceived();
     return s->m_method == "HEAD" ? 1 : 0; // 1: the answer to HEAD has no body, whatever it says
 }
 
@@ -425,9 +456,54 @@ int UpstreamExchange::onMessageComplete(http_parser *p)
     }
     s->m_keepAlive = http_should_keep_alive(p) != 0;
     http_parser_pause(p, 1);
-    QMetaObject::invokeMethod(s, &UpstreamExchange::complete, Qt::QueuedConnection);
-    s->m_finished = true; // no more parsing; complete() runs from the loop
+    s->m_messageDone = true; // no more parsing; process() completes the exchange
     return 0;
+}
+
+void UpstreamCall::start(UpstreamPool *pool, const UpstreamEndpoint &endpoint, const QByteArray &method,
+    const QByteArray &target, const HttpHeaders &headers, const QByteArray &body, Done done, QObject *parent)
+{
+    auto *call = new UpstreamCall(pool, endpoint, std::move(done), parent);
+    call->m_up->start(method, target, headers, body.isEmpty() ? UpstreamExchange::Body::None : UpstreamExchange::Body::Length,
+        body.size());
+    if (!body.isEmpty()) {
+        call->m_up->writeBody(body);
+        call->m_up->finishBody();
+    }
+}
+
+UpstreamCall::UpstreamCall(UpstreamPool *pool, const UpstreamEndpoint &endpoint, Done done, QObject *parent)
+    : QObject(parent)
+    , m_up(new UpstreamExchange(pool, endpoint, this, this))
+    , m_done(std::move(done))
+{ }
+
+void UpstreamCall::upstreamReadyRead()
+{
+    m_body += m_up->read();
+    if (m_body.size() > 1024 * 1024)
+        end(Error::failed(QStringLiteral("the answer is larger than 1 MiB")));
+}
+
+void UpstreamCall::upstreamFinished()
+{
+    m_body += m_up->read();
+    end(UpstreamAnswer {m_up->status(), m_body});
+}
+
+void UpstreamCall::upstreamFailed(const QString &why)
+{
+    end(Error::unavailable(why));
+}
+
+void UpstreamCall::end(Result<UpstreamAnswer> result)
+{
+    if (m_ended)
+        return;
+    m_ended = true;
+    if (m_done)
+        m_done(std::move(result));
+    deleteLater();
 }
 
 } // namespace isolation

@@ -5,6 +5,8 @@
 #pragma once
 
 #include "http/httpmessage.h"
+#include "core/result.h"
+#include "http/tcpstream.h"
 
 #include <QHash>
 #include <QObject>
@@ -12,9 +14,8 @@
 
 #include <http_parser.h>
 
+#include <functional>
 #include <memory>
-
-class QTcpSocket;
 
 namespace isolation {
 
@@ -26,31 +27,51 @@ struct UpstreamEndpoint
 };
 
 // Idle keep-alive connections, per endpoint. A connection that closes or talks while idle is dropped.
-class UpstreamPool final : public QObject
+class UpstreamPool final : public QObject, private TcpStreamListener
 {
     Q_OBJECT
 public:
     explicit UpstreamPool(QObject *parent = nullptr);
     ~UpstreamPool() override;
     // An idle connection to `endpoint` (reused = true), or a new one being connected.
-    QTcpSocket *take(const UpstreamEndpoint &endpoint, bool *reused);
-    void giveBack(const UpstreamEndpoint &endpoint, QTcpSocket *socket);
+    TcpStream *take(const UpstreamEndpoint &endpoint, bool *reused);
+    void giveBack(const UpstreamEndpoint &endpoint, TcpStream *socket);
     void clear();
     int idleCount() const;
     int maxIdlePerEndpoint = 64;
 
 private:
-    void drop(QTcpSocket *socket);
-    QHash<QString, QList<QTcpSocket *>> m_idle;
+    void drop(TcpStream *socket);
+    void streamReadyRead(TcpStream *socket) override { drop(socket); }
+    void streamDisconnected(TcpStream *socket) override { drop(socket); }
+    QHash<QString, QList<TcpStream *>> m_idle;
 };
 
-class UpstreamExchange final : public QObject
+// What an exchange tells its owner, called directly (no signal connections per request). Calls come
+// from the socket's events, and from read() and setReading() (readyRead, finished). A receiver
+// deletes the exchange with deleteLater(), never at once.
+class UpstreamListener
+{
+public:
+    virtual void upstreamHead() { } // the answer's head (status, headers) is in
+    virtual void upstreamReadyRead() { } // more of the body can be read
+    virtual void upstreamFinished() { } // the whole answer body arrived
+    virtual void upstreamUpgraded() { } // 101 Switching Protocols
+    virtual void upstreamFailed(const QString &why) = 0; // no (complete) answer; the exchange is over
+    virtual void upstreamBodyWritten() { } // request body bytes left for the socket
+
+protected:
+    ~UpstreamListener() = default;
+};
+
+class UpstreamExchange final : public QObject, private TcpStreamListener
 {
     Q_OBJECT
 public:
     enum class Body { None, Length, Chunked };
 
-    UpstreamExchange(UpstreamPool *pool, UpstreamEndpoint endpoint, QObject *parent = nullptr);
+    UpstreamExchange(
+        UpstreamPool *pool, UpstreamEndpoint endpoint, UpstreamListener *listener, QObject *parent = nullptr);
     // Abandons an exchange still running: its connection is closed, never pooled.
     ~UpstreamExchange() override;
 
@@ -72,17 +93,9 @@ public:
     bool isFinished() const { return m_finished; }
 
     // After upgraded(): the connection and the bytes that followed the 101 head. The caller owns it.
-    QTcpSocket *takeSocket(QByteArray *rest);
+    TcpStream *takeSocket(QByteArray *rest);
 
     static constexpr qint64 ReadAheadBytes = 256 * 1024;
-
-Q_SIGNALS:
-    void headReceived();
-    void readyRead();
-    void finished(); // the whole answer body arrived
-    void upgraded(); // 101 Switching Protocols
-    void failed(const QString &why); // no (complete) answer; the exchange is over
-    void bodyWritten(); // request body bytes left for the socket
 
 private:
     static int onHeaderField(http_parser *p, const char *at, size_t len);
@@ -92,16 +105,20 @@ private:
     static int onMessageComplete(http_parser *p);
 
     void connectSocket(bool reused);
-    void onReadyRead();
+    void streamReadyRead(TcpStream *) override { process(); }
+    void streamDisconnected(TcpStream *) override { onDisconnected(); }
+    void streamBytesWritten(TcpStream *) override;
     void onDisconnected();
     void process();
+    void parseAvailable();
     void fail(const QString &why);
     void complete();
     void sendRaw(const QByteArray &bytes);
 
     UpstreamPool *m_pool;
     UpstreamEndpoint m_endpoint;
-    QPointer<QTcpSocket> m_socket;
+    UpstreamListener *m_listener;
+    QPointer<TcpStream> m_socket;
     bool m_reused = false;
     bool m_retried = false;
     QByteArray m_method;
@@ -121,10 +138,44 @@ private:
     qint64 m_contentLength = -1;
     QByteArray m_body;
     bool m_reading = true;
+    bool m_headAnnounced = false; // headReceived() emitted
+    bool m_messageDone = false; // the parser saw the answer's end; complete() follows
+    bool m_processing = false;
+    bool m_processAgain = false;
     bool m_finished = false;
     bool m_failed = false;
     bool m_upgraded = false;
     bool m_keepAlive = false;
+};
+
+// A request of the doorman's own whose whole answer is wanted at once (a terminal's shell session
+// made or ended): the body is collected, then `done` runs once and the call deletes itself.
+struct UpstreamAnswer
+{
+    int status = 0;
+    QByteArray body;
+};
+
+class UpstreamCall final : public QObject, private UpstreamListener
+{
+    Q_OBJECT
+public:
+    using Done = std::function<void(Result<UpstreamAnswer>)>;
+    static void start(UpstreamPool *pool, const UpstreamEndpoint &endpoint, const QByteArray &method,
+        const QByteArray &target, const HttpHeaders &headers, const QByteArray &body, Done done,
+        QObject *parent = nullptr);
+
+private:
+    UpstreamCall(UpstreamPool *pool, const UpstreamEndpoint &endpoint, Done done, QObject *parent);
+    void upstreamReadyRead() override;
+    void upstreamFinished() override;
+    void upstreamFailed(const QString &why) override;
+    void end(Result<UpstreamAnswer> result);
+
+    UpstreamExchange *m_up;
+    Done m_done;
+    QByteArray m_body;
+    bool m_ended = false;
 };
 
 } // namespace isolation

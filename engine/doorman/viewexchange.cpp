@@ -85,15 +85,7 @@ void ViewExchange::send(const ViewTarget &target, const QByteArray &terminalSess
     if (m_admission.needsTerminalSession)
         path.replace("{session}", terminalSession);
 
-    m_up = new UpstreamExchange(m_doorman->pool(), {target.host, target.port}, this);
-    connect(m_up, &UpstreamExchange::headReceived, this, &ViewExchange::onHead);
-    connect(m_up, &UpstreamExchange::readyRead, this, &ViewExchange::pump);
-    connect(m_up, &UpstreamExchange::finished, this, &ViewExchange::onFinished);
-    connect(m_up, &UpstreamExchange::failed, this, &ViewExchange::onFailed);
-    connect(m_up, &UpstreamExchange::bodyWritten, this, [this] {
-        if (onRequestDrained && pendingRequestBytes() < HighWater)
-            onRequestDrained();
-    });
+    m_up = new UpstreamExchange(m_doorman->pool(), {target.host, target.port}, this, this);
     const qint64 extra = m_admission.bodyPrefix.size() + m_admission.bodySuffix.size();
     UpstreamExchange::Body kind = UpstreamExchange::Body::None;
     qint64 length = 0;
@@ -147,11 +139,19 @@ qint64 ViewExchange::pendingRequestBytes() const
     return m_up ? m_up->bytesToWrite() : m_pending.size();
 }
 
-void ViewExchange::onHead()
+void ViewExchange::upstreamBodyWritten()
 {
+    if (!m_ended && onRequestDrained && pendingRequestBytes() < HighWater)
+        onRequestDrained();
+}
+
+void ViewExchange::upstreamHead()
+{
+    if (m_ended)
+        return;
     if (m_up->status() == 101) {
         // Only the WebSocket path asks to upgrade; a sandbox answering 101 here is wrong.
-        onFailed(QStringLiteral("the sandbox switched protocols unasked"));
+        upstreamFailed(QStringLiteral("the sandbox switched protocols unasked"));
         return;
     }
     HttpHeaders headers = HeaderPolicy::towardsBrowser(m_up->headers());
@@ -162,6 +162,7 @@ void ViewExchange::onHead()
         if (self)
             self->pump();
     });
+    pump();
 }
 
 void ViewExchange::pump()
@@ -184,13 +185,13 @@ void ViewExchange::pump()
     }
 }
 
-void ViewExchange::onFinished()
+void ViewExchange::upstreamFinished()
 {
     m_upstreamFinished = true;
     pump();
 }
 
-void ViewExchange::onFailed(const QString &why)
+void ViewExchange::upstreamFailed(const QString &why)
 {
     if (m_ended)
         return;
@@ -208,8 +209,6 @@ void ViewExchange::end()
     if (m_ended)
         return;
     m_ended = true;
-    if (m_up)
-        disconnect(m_up, nullptr, this, nullptr);
     m_down->setDrainHandler({});
     Q_EMIT done();
 }

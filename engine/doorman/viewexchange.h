@@ -4,6 +4,7 @@
 #pragma once
 
 #include "doorman.h"
+#include "upstreamexchange.h"
 
 #include <QObject>
 #include <QPointer>
@@ -12,8 +13,6 @@
 #include <optional>
 
 namespace isolation {
-
-class UpstreamExchange;
 
 // Where an answer goes: an HTTP/1.1 reply or a tunnel stream.
 class ViewDownstream
@@ -30,7 +29,7 @@ public:
     virtual void setDrainHandler(std::function<void()> handler) = 0;
 };
 
-class ViewExchange final : public QObject
+class ViewExchange final : public QObject, private UpstreamListener
 {
     Q_OBJECT
 public:
@@ -59,10 +58,12 @@ private:
     void resolved(const ViewTarget &target);
     void maybeSend();
     void send(const ViewTarget &target, const QByteArray &terminalSession);
-    void onHead();
+    void upstreamHead() override;
+    void upstreamReadyRead() override { pump(); }
+    void upstreamFinished() override;
+    void upstreamFailed(const QString &why) override;
+    void upstreamBodyWritten() override;
     void pump();
-    void onFinished();
-    void onFailed(const QString &why);
     void end();
 
     Doorman *m_doorman;

@@ -92,6 +92,26 @@ bool resolveDots(const QList<QByteArray> &in, QList<QByteArray> *out, bool *trai
     return true;
 }
 
+// A path that is already what parse() would make of it: only characters written as they are, no
+// empty, "." or ".." segment. Most requests; they skip the splitting and joining.
+bool alreadyNormal(QByteArrayView path)
+{
+    qsizetype segmentStart = 1;
+    for (qsizetype i = 1; i <= path.size(); ++i) {
+        if (i < path.size() && path[i] != '/') {
+            if (!keepAsIs(static_cast<unsigned char>(path[i])))
+                return false;
+            continue;
+        }
+        const QByteArrayView segment = path.sliced(segmentStart, i - segmentStart);
+        const bool last = i == path.size();
+        if ((segment.isEmpty() && !last) || segment == "." || segment == "..")
+            return false;
+        segmentStart = i + 1;
+    }
+    return true;
+}
+
 } // namespace
 
 Result<ViewPath> ViewPath::parse(QByteArrayView target)
@@ -106,6 +126,12 @@ Result<ViewPath> ViewPath::parse(QByteArrayView target)
     const qsizetype q = target.indexOf('?');
     const QByteArrayView rawPath = q < 0 ? target : target.first(q);
     const QByteArrayView rawQuery = q < 0 ? QByteArrayView() : target.sliced(q + 1);
+    if (rawQuery.isEmpty() && alreadyNormal(rawPath)) {
+        ViewPath out;
+        out.path = rawPath.toByteArray();
+        out.decodedPath = out.path;
+        return out;
+    }
 
     // The raw path split on '/' only: an encoded slash never splits, and is refused when decoded.
     const QList<QByteArray> rawSegments = rawPath.sliced(1).toByteArray().split('/');

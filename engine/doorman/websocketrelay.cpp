@@ -3,12 +3,11 @@
 #include "upstreamexchange.h"
 
 #include "crypto/random.h"
+#include "http/tcpstream.h"
 #include "tunnel/tunnelstream.h"
 
-#include <QAbstractSocket>
 #include <QCryptographicHash>
 #include <QLoggingCategory>
-#include <QTcpSocket>
 
 Q_DECLARE_LOGGING_CATEGORY(lcDoorman)
 
@@ -30,14 +29,6 @@ QByteArray responseBytes(const HttpResponse &r)
     return out;
 }
 
-void closeDevice(QIODevice *d)
-{
-    if (auto *s = qobject_cast<QAbstractSocket *>(d))
-        s->disconnectFromHost();
-    else
-        d->close();
-}
-
 } // namespace
 
 WebSocketRelay::WebSocketRelay(Doorman *doorman, Admission admission, QObject *parent)
@@ -56,8 +47,7 @@ WebSocketRelay::~WebSocketRelay()
         delete m_sandbox;
     }
     if (m_browser) {
-        if (auto *s = qobject_cast<QAbstractSocket *>(m_browser.data()))
-            s->abort();
+        abortDevice(m_browser);
         delete m_browser;
     }
 }
@@ -74,8 +64,7 @@ void WebSocketRelay::startForSocket(QIODevice *browser, const QByteArray &browse
     browser->setParent(this);
     m_browserKey = browserKey;
     m_browserRest = rest;
-    if (auto *s = qobject_cast<QAbstractSocket *>(browser))
-        connect(s, &QAbstractSocket::disconnected, this, [this] { close("the browser closed it"); });
+    onDeviceDisconnected(browser, this, [this] { close("the browser closed it"); });
     handshake();
 }
 
@@ -117,16 +106,14 @@ void WebSocketRelay::handshake()
         headers.append(qMakePair(QByteArray("Sec-WebSocket-Key"), QByteArray(self->m_upstreamKey)));
         headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(t.accessToken)));
         self->m_doorman->countForwarded();
-        self->m_up = new UpstreamExchange(self->m_doorman->pool(), {t.host, t.port}, self);
-        connect(self->m_up, &UpstreamExchange::upgraded, self, &WebSocketRelay::onUpstreamHead);
-        connect(self->m_up, &UpstreamExchange::finished, self, &WebSocketRelay::onUpstreamHead);
-        connect(self->m_up, &UpstreamExchange::failed, self, [self] {
-            if (self)
-                self->refuse(
-                    Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
-        });
+        self->m_up = new UpstreamExchange(self->m_doorman->pool(), {t.host, t.port}, self, self);
         self->m_up->start("GET", self->m_admission.upstreamTarget, headers, UpstreamExchange::Body::None);
     });
+}
+
+void WebSocketRelay::upstreamFailed(const QString &)
+{
+    refuse(Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
 }
 
 void WebSocketRelay::onUpstreamHead()
@@ -181,7 +168,7 @@ void WebSocketRelay::refuse(const HttpResponse &response)
         return;
     if (m_browser) {
         m_browser->write(responseBytes(response));
-        closeDevice(m_browser);
+        disconnectDevice(m_browser);
     } else if (m_stream) {
         HttpHeaders headers;
         for (const auto &h : response.headers)
@@ -199,9 +186,9 @@ void WebSocketRelay::refuse(const HttpResponse &response)
 
 void WebSocketRelay::splice()
 {
-    connect(m_sandbox, &QTcpSocket::readyRead, this, &WebSocketRelay::pumpToBrowser);
-    connect(m_sandbox, &QTcpSocket::bytesWritten, this, &WebSocketRelay::pumpToSandbox);
-    connect(m_sandbox, &QTcpSocket::disconnected, this, [this] {
+    connect(m_sandbox, &TcpStream::readyRead, this, &WebSocketRelay::pumpToBrowser);
+    connect(m_sandbox, &TcpStream::bytesWritten, this, &WebSocketRelay::pumpToSandbox);
+    connect(m_sandbox, &TcpStream::disconnected, this, [this] {
         pumpToBrowser();
         close("the sandbox closed it");
     });
@@ -276,7 +263,7 @@ void WebSocketRelay::close(const char *why)
     if (m_sandbox)
         m_sandbox->disconnectFromHost();
     if (m_browser)
-        closeDevice(m_browser);
+        disconnectDevice(m_browser);
     if (m_stream && !m_stream->isClosed()) {
         if (m_stream->hasResponseHead())
             m_stream->finish();

@@ -5,20 +5,21 @@
 #pragma once
 
 #include "doorman.h"
+#include "upstreamexchange.h"
 
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
 
 class QIODevice;
-class QTcpSocket;
 
 namespace isolation {
 
-class TunnelStream;
-class UpstreamExchange;
+class TcpStream;
 
-class WebSocketRelay final : public QObject
+class TunnelStream;
+
+class WebSocketRelay final : public QObject, private UpstreamListener
 {
     Q_OBJECT
 public:
@@ -37,6 +38,9 @@ public:
 private:
     void handshake();
     void onUpstreamHead();
+    void upstreamFinished() override { onUpstreamHead(); }
+    void upstreamUpgraded() override { onUpstreamHead(); }
+    void upstreamFailed(const QString &why) override;
     void refuse(const HttpResponse &response);
     void splice();
     void pumpToSandbox();
@@ -51,7 +55,7 @@ private:
     QByteArray m_browserRest;
     QByteArray m_upstreamKey;
     UpstreamExchange *m_up = nullptr;
-    QPointer<QTcpSocket> m_sandbox;
+    QPointer<TcpStream> m_sandbox;
     QByteArray m_sandboxRest;
     QTimer m_expiry;
     bool m_closed = false;

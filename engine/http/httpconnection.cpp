@@ -1,6 +1,7 @@
 #include "httpconnection.h"
 
 #include "httpserver.h"
+#include "tcpstream.h"
 
 #include <QAbstractSocket>
 #include <QIODevice>
@@ -49,12 +50,12 @@ HttpConnection::HttpConnection(QIODevice *device, const QHostAddress &peer, Http
     connect(m_device, &QIODevice::bytesWritten, this, &HttpConnection::pumpBody);
     // Read at most this much ahead of what we process: with streamed bodies the TCP window, not
     // our memory, absorbs a peer that sends faster than the sink takes.
+    m_stream = qobject_cast<TcpStream *>(m_device);
     if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
         tcp->setReadBufferSize(kReadBufferBytes);
-    if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
-        connect(tcp, &QAbstractSocket::disconnected, this, &HttpConnection::onPeerClosed);
-    else if (auto *local = qobject_cast<QLocalSocket *>(m_device))
-        connect(local, &QLocalSocket::disconnected, this, &HttpConnection::onPeerClosed);
+    if (m_stream)
+        m_stream->setReadBufferSize(kReadBufferBytes);
+    onDeviceDisconnected(m_device, this, [this] { onPeerClosed(); });
     if (m_device->bytesAvailable() > 0)
         scheduleProcess();
 }
@@ -73,6 +74,8 @@ void HttpConnection::onHead(const HttpRequest &head)
     m_refusal.reset();
     m_dropped = 0;
     m_dropLimitHit = false;
+    if (m_parser.upgrading())
+        return; // the upgrade handler takes the request whole; nothing is opened for it here
     HttpRequest request = head;
     request.peer = m_peer;
     bool ok = false;
@@ -126,7 +129,7 @@ void HttpConnection::completeStream(HttpRequest request)
 
 void HttpConnection::onReadyRead()
 {
-    m_in.append(m_device->readAll());
+    m_in.append(m_stream ? m_stream->takeAll() : m_device->readAll());
     process();
 }
 
@@ -181,8 +184,11 @@ void HttpConnection::process()
             disconnect(m_device, nullptr, this, nullptr);
             if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
                 tcp->setReadBufferSize(0); // the new owner reads as it likes
+            if (m_stream)
+                m_stream->setReadBufferSize(0);
             if (m_server->upgrade(request, m_device, head, rest)) {
                 m_device = nullptr; // the upgrade handler owns it now
+                m_stream = nullptr;
                 m_closing = true;
                 deleteLater();
                 return;
@@ -194,7 +200,7 @@ void HttpConnection::process()
         }
         case HttpRequestParser::State::Complete: {
             HttpRequest request = m_parser.takeRequest();
-            m_head.clear();
+            m_head.truncate(0);
             request.peer = m_peer;
             m_keepAlive = m_parser.keepAlive();
             m_headRequest = request.method == "HEAD";
@@ -376,11 +382,10 @@ void HttpConnection::completeExchange()
 void HttpConnection::closeGracefully()
 {
     m_closing = true;
-    // Both socket kinds flush what is queued before they close.
-    if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
-        tcp->disconnectFromHost();
-    else if (auto *local = qobject_cast<QLocalSocket *>(m_device))
-        local->disconnectFromServer();
+    // Every socket kind flushes what is queued before it closes.
+    if (qobject_cast<TcpStream *>(m_device) || qobject_cast<QAbstractSocket *>(m_device)
+        || qobject_cast<QLocalSocket *>(m_device))
+        disconnectDevice(m_device);
     else
         deleteLater();
 }

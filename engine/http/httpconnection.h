@@ -18,6 +18,7 @@ namespace isolation {
 
 class HttpBodySink;
 class HttpServer;
+class TcpStream;
 
 class HttpConnection final : public QObject
 {
@@ -51,6 +52,7 @@ private:
     void pumpBody();
 
     QIODevice *m_device;
+    TcpStream *m_stream = nullptr; // m_device, when it is one
     QHostAddress m_peer;
     HttpServer *m_server;
     HttpRequestParser m_parser;

@@ -8,7 +8,7 @@ namespace isolation {
 QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name)
 {
     for (const auto &h : headers) {
-        if (name.compare(h.first, Qt::CaseInsensitive) == 0)
+        if (name.size() == h.first.size() && name.compare(h.first, Qt::CaseInsensitive) == 0)
             return h.second;
     }
     return {};
@@ -17,7 +17,7 @@ QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name)
 bool hasHeader(const HttpHeaders &headers, QByteArrayView name)
 {
     for (const auto &h : headers) {
-        if (name.compare(h.first, Qt::CaseInsensitive) == 0)
+        if (name.size() == h.first.size() && name.compare(h.first, Qt::CaseInsensitive) == 0)
             return true;
     }
     return false;

@@ -90,7 +90,7 @@ HttpRequest HttpRequestParser::takeRequest()
     HttpRequest r = std::move(m_request);
     m_request = {};
     m_bodySink = nullptr;
-    m_raw.clear();
+    m_raw.truncate(0); // its memory serves the next request
     m_inValue = false;
     m_headersDone = false;
     m_headerBytes = 0;
@@ -169,10 +169,11 @@ int HttpRequestParser::validateHeaders()
 {
     // obs-fold: a header line that starts with a space or tab inside the head.
     qsizetype start = 0;
-    while (m_raw.mid(start, 2) == "\r\n") // empty lines before the request line are allowed
+    while (start + 2 <= m_raw.size() && m_raw[start] == '\r' && m_raw[start + 1] == '\n') // empty lines before the request line are allowed
         start += 2;
     const qsizetype headEnd = m_raw.indexOf("\r\n\r\n", start);
-    const QByteArray head = headEnd >= 0 ? m_raw.sliced(start, headEnd + 2 - start) : m_raw.sliced(start);
+    const QByteArrayView head
+        = headEnd >= 0 ? QByteArrayView(m_raw).sliced(start, headEnd + 2 - start) : QByteArrayView(m_raw).sliced(start);
     if (head.contains("\n ") || head.contains("\n\t"))
         return fail(400, QStringLiteral("obsolete line folding is not accepted"));
     // A bare LF as a line end (http-parser tolerates it) makes framing ambiguous for other hops.
@@ -227,11 +228,13 @@ int HttpRequestParser::onHeadersComplete(http_parser *p)
         if (!(r.method == "OPTIONS" && r.target == "*"))
             return s->fail(400, QStringLiteral("request target must be a path"));
     }
-    const QUrl url = QUrl::fromEncoded(r.target, QUrl::StrictMode);
-    if (!url.isValid() || !url.host().isEmpty())
-        return s->fail(400, QStringLiteral("malformed request target"));
-    r.path = url.path(QUrl::FullyDecoded);
-    r.query = QUrlQuery(url.query(QUrl::FullyEncoded));
+    if (s->m_limits.decodeTarget) {
+        const QUrl url = QUrl::fromEncoded(r.target, QUrl::StrictMode);
+        if (!url.isValid() || !url.host().isEmpty())
+            return s->fail(400, QStringLiteral("malformed request target"));
+        r.path = url.path(QUrl::FullyDecoded);
+        r.query = QUrlQuery(url.query(QUrl::FullyEncoded));
+    }
 
     if (s->onHeaders)
         s->onHeaders(r);

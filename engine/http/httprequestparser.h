@@ -16,6 +16,9 @@ struct HttpLimits
     qsizetype maxHeaderBytes = 64 * 1024; // request line + headers; more is 431
     int maxHeaderCount = 100; // more is 431
     qint64 maxBodyBytes = 16 * 1024 * 1024; // more is 413
+    // Whether HttpRequest::path and ::query are filled (QUrl, strict). Routes need them; a proxy
+    // that takes the target as it came and checks it itself (the doorman's ViewPath) does not.
+    bool decodeTarget = true;
 };
 
 class HttpRequestParser
@@ -43,6 +46,9 @@ public:
     State state() const { return m_state; }
     HttpRequest takeRequest();
     bool keepAlive() const { return m_keepAlive; }
+    // From the head on (onHeaders sees it): the request asks to switch protocols (Upgrade with
+    // Connection: upgrade, or CONNECT); no body follows, the connection changes hands.
+    bool upgrading() const { return m_parser.upgrade != 0; }
     int errorStatus() const { return m_errorStatus; }
     QString errorMessage() const { return m_errorMessage; }
 

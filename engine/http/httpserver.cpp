@@ -1,6 +1,7 @@
 #include "httpserver.h"
 
 #include "httpconnection.h"
+#include "tcpstream.h"
 
 #include <QFile>
 #include <QLocalServer>
@@ -90,23 +91,52 @@ void HttpServer::streamRoute(const QByteArray &method, const QString &pattern, S
     m_routes.append({method, pattern.split(QLatin1Char('/'), Qt::SkipEmptyParts), {}, std::move(handler)});
 }
 
+namespace {
+
+// Hands accepted descriptors to HttpServer as they come, to become TcpStreams or QTcpSockets.
+class TcpListener final : public QTcpServer
+{
+public:
+    TcpListener(std::function<void(qintptr)> accepted, QObject *parent)
+        : QTcpServer(parent)
+        , m_accepted(std::move(accepted))
+    { }
+
+protected:
+    void incomingConnection(qintptr fd) override { m_accepted(fd); }
+
+private:
+    std::function<void(qintptr)> m_accepted;
+};
+
+} // namespace
+
 Result<quint16> HttpServer::listenTcp(const QHostAddress &address, quint16 port)
 {
-    auto *server = new QTcpServer(this);
+    auto *server = new TcpListener(
+        [this](qintptr fd) {
+            if (m_streamSockets) {
+                auto *stream = new TcpStream(int(fd));
+                serve(stream, stream->peerAddress());
+                return;
+            }
+            auto *socket = new QTcpSocket;
+            if (!socket->setSocketDescriptor(fd)) {
+                delete socket;
+                return;
+            }
+            // Answers go out as they are written: with Nagle's algorithm a body written after its
+            // head waits for the peer's delayed ACK (up to 40 ms on Linux) on a keep-alive connection.
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+            serve(socket, socket->peerAddress());
+        },
+        this);
     if (!server->listen(address, port)) {
         const QString why = server->errorString();
         delete server;
         return Error::unavailable(
             QStringLiteral("cannot listen on %1:%2: %3").arg(address.toString()).arg(port).arg(why));
     }
-    connect(server, &QTcpServer::newConnection, this, [this, server] {
-        while (QTcpSocket *socket = server->nextPendingConnection()) {
-            // Answers go out as they are written: with Nagle's algorithm a body written after its
-            // head waits for the peer's delayed ACK (up to 40 ms on Linux) on a keep-alive connection.
-            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-            serve(socket, socket->peerAddress());
-        }
-    });
     m_tcp.append(server);
     return server->serverPort();
 }
@@ -182,6 +212,8 @@ bool HttpServer::matches(const Route &route, const QStringList &parts, QHash<QSt
 
 std::optional<Result<std::unique_ptr<HttpBodySink>, HttpResponse>> HttpServer::openStream(HttpRequest &head)
 {
+    if (m_streamAll)
+        return m_streamAll(head);
     const QStringList parts = head.path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
     for (const Route &route : std::as_const(m_routes)) {
         QHash<QString, QString> params;

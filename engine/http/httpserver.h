@@ -85,10 +85,17 @@ public:
     // limit; large uploads). Matched like route(), by exact method.
     void streamRoute(const QByteArray &method, const QString &pattern, StreamHandler handler);
     void setFallback(Handler handler) { m_fallback = std::move(handler); }
+    // Every request goes to this streaming handler, whatever its method and path (routes are not
+    // consulted): a proxy's one front door.
+    void streamEverything(StreamHandler handler) { m_streamAll = std::move(handler); }
     void setUpgradeHandler(UpgradeHandler handler) { m_upgrade = std::move(handler); }
 
     // Listens on TCP; returns the bound port (pass 0 to let the system choose).
     Result<quint16> listenTcp(const QHostAddress &address, quint16 port);
+    // Connections accepted from now on are TcpStreams (the data plane's socket) instead of
+    // QTcpSockets. Upgrade handlers then get a TcpStream; one that needs a QTcpSocket (such as
+    // QWebSocketServer::handleConnection) wants the default.
+    void setStreamSockets(bool on) { m_streamSockets = on; }
     // Listens on a unix socket, which must not exist. The socket file gets mode 0600.
     Status listenLocal(const QString &path);
     // Serves an already connected socket; the server takes ownership.
@@ -117,10 +124,12 @@ private:
     QList<Route> m_routes;
     Handler m_fallback;
     UpgradeHandler m_upgrade;
+    StreamHandler m_streamAll;
     HttpRequestParser::Limits m_limits;
     QList<QTcpServer *> m_tcp;
     QList<QLocalServer *> m_local;
     QList<HttpConnection *> m_connections;
+    bool m_streamSockets = false;
 };
 
 } // namespace isolation

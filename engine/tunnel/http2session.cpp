@@ -1,5 +1,7 @@
 #include "http2session.h"
 
+#include "http/tcpstream.h"
+
 #include <QLoggingCategory>
 
 #include <nghttp2/nghttp2.h>
@@ -295,7 +297,7 @@ Status Http2Session::receive(QByteArrayView bytes)
         flush();
         return Error::failed(QStringLiteral("HTTP/2: %1").arg(QString::fromLatin1(nghttp2_strerror(int(n)))));
     }
-    flush();
+    flushSoon();
     return {};
 }
 
@@ -329,7 +331,7 @@ Result<TunnelStream *> Http2Session::request(const TunnelHead &head, bool endStr
     stream->m_bodyAllowed = !endStream;
     stream->m_localFinished = endStream;
     m_streams.insert(id, stream);
-    flush();
+    flushSoon();
     return stream;
 }
 
@@ -372,7 +374,7 @@ void Http2Session::resume(TunnelStream *stream)
         stream->m_deferred = false;
         nghttp2_session_resume_data(m_session.get(), stream->m_id);
     }
-    flush();
+    flushSoon();
 }
 
 void Http2Session::submitResponse(TunnelStream *stream, bool endStream)
@@ -392,7 +394,7 @@ void Http2Session::submitResponse(TunnelStream *stream, bool endStream)
         return;
     }
     stream->m_hasProvider = !endStream;
-    flush();
+    flushSoon();
 }
 
 void Http2Session::consume(TunnelStream *stream, qint64 bytes)
@@ -404,7 +406,7 @@ void Http2Session::consume(TunnelStream *stream, qint64 bytes)
         nghttp2_session_consume_connection(m_session.get(), size_t(bytes));
     else
         nghttp2_session_consume(m_session.get(), stream->m_id, size_t(bytes));
-    flush();
+    flushSoon();
 }
 
 void Http2Session::consumeConnection(qint64 bytes)
@@ -412,7 +414,7 @@ void Http2Session::consumeConnection(qint64 bytes)
     if (!m_session || bytes <= 0)
         return;
     nghttp2_session_consume_connection(m_session.get(), size_t(bytes));
-    flush();
+    flushSoon();
 }
 
 void Http2Session::resetStream(TunnelStream *stream, quint32 errorCode)
@@ -420,13 +422,30 @@ void Http2Session::resetStream(TunnelStream *stream, quint32 errorCode)
     if (!m_session)
         return;
     nghttp2_submit_rst_stream(m_session.get(), NGHTTP2_FLAG_NONE, stream->m_id, errorCode);
-    flush();
+    flushSoon();
 }
 
 void Http2Session::forget(TunnelStream *stream)
 {
     if (m_streams.value(stream->m_id) == stream)
         m_streams.remove(stream->m_id);
+}
+
+void Http2Session::flushSoon()
+{
+    // In a write batch (the turn of the event loop that reads sockets, or a tunnel message
+    // taken in): once at its end, so that the frames of all its streams leave as one output.
+    if (TcpStream::WriteBatch::active()) {
+        if (!m_flushQueued) {
+            m_flushQueued = true;
+            TcpStream::WriteBatch::atEnd(this, [this] {
+                m_flushQueued = false;
+                flush();
+            });
+        }
+        return;
+    }
+    flush();
 }
 
 void Http2Session::flush()

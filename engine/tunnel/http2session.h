@@ -79,6 +79,7 @@ private:
     void forget(TunnelStream *stream);
 
     void flush();
+    void flushSoon();
     TunnelStream *stream(qint32 id) const { return m_streams.value(id); }
 
     Role m_role;
@@ -90,6 +91,7 @@ private:
     int m_busy = 0; // inside nghttp2 (receive or send): flushing waits
     bool m_flushing = false;
     bool m_flushAgain = false;
+    bool m_flushQueued = false;
     bool m_goAwayReceived = false;
     bool m_broken = false;
 };

@@ -2,6 +2,7 @@
 
 #include "core/logging.h"
 #include "core/version.h"
+#include "http/tcpstream.h"
 #include "tunnelauth.h"
 
 #include <QHostAddress>
@@ -281,6 +282,9 @@ void TunnelClient::onMessage(const QByteArray &bytes)
     m_lastHeard = m_clock.monotonicMs();
     if (!m_session)
         return;
+    // What the streams of this message write to their sockets (the doorman's requests to the
+    // sandboxes) leaves once per socket, after the whole message.
+    const TcpStream::WriteBatch batch;
     if (auto s = m_session->receive(bytes); !s) {
         onSocketGone(TunnelError::protocol(s.error().message));
         return;

@@ -9,7 +9,6 @@
 #include <QObject>
 #include <QPointer>
 
-#include <deque>
 
 namespace isolation {
 
@@ -99,17 +98,43 @@ private:
     void notifyWritten();
     bool deferred() const { return m_deferred; }
 
+    // Pieces in arrival order. A std::deque allocates its map and a first block even empty, for
+    // each of a stream's two directions; this allocates nothing until a piece comes.
+    class Pieces
+    {
+    public:
+        bool empty() const { return m_head == m_pieces.size(); }
+        const QByteArray &front() const { return m_pieces.at(m_head); }
+        void pop_front()
+        {
+            m_pieces[m_head++] = QByteArray();
+            if (m_head == m_pieces.size())
+                clear();
+        }
+        void push_back(const QByteArray &piece) { m_pieces.append(piece); }
+        void emplace_back(const char *data, qsizetype size) { m_pieces.append(QByteArray(data, size)); }
+        void clear()
+        {
+            m_pieces.clear();
+            m_head = 0;
+        }
+
+    private:
+        QList<QByteArray> m_pieces;
+        qsizetype m_head = 0;
+    };
+
     QPointer<Http2Session> m_session;
     qint32 m_id = 0;
     TunnelHead m_request;
     TunnelHead m_response;
 
-    std::deque<QByteArray> m_in;
+    Pieces m_in;
     qint64 m_inSize = 0;
     qint64 m_inOffset = 0; // read position in m_in.front()
     bool m_remoteFinished = false;
 
-    std::deque<QByteArray> m_out;
+    Pieces m_out;
     qint64 m_outSize = 0;
     qint64 m_outOffset = 0;
     qint64 m_written = 0; // taken by nghttp2 since the last bytesWritten()

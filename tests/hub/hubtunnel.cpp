@@ -1,5 +1,6 @@
 #include "hubtunnel.h"
 
+#include "http/tcpstream.h"
 #include "tunnel/tunnelclient.h"
 
 #include <QJsonDocument>
@@ -28,6 +29,8 @@ HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Setting
     connect(socket, &QWebSocket::binaryMessageReceived, this, [this](const QByteArray &bytes) {
         if (!m_session)
             return;
+        // The answers this message carries leave for the browsers once per connection, whole.
+        const TcpStream::WriteBatch batch;
         if (auto s = m_session->receive(bytes); !s)
             close(QStringLiteral("HTTP/2 error from the server: %1").arg(s.error().message));
         else if (!m_session->isAlive()) // GOAWAY both ways and nothing open, or a protocol error

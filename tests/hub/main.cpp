@@ -4,6 +4,7 @@
 #include "adminverbs.h"
 #include "hubserver.h"
 
+#include "core/eventdispatcher.h"
 #include "core/logging.h"
 #include "core/signalwatcher.h"
 #include "core/version.h"
@@ -149,6 +150,7 @@ int serve(const QString &dataDir, const QStringList &args)
 
 int main(int argc, char *argv[])
 {
+    preferUnixEventDispatcher();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-hub"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));

@@ -3,9 +3,9 @@
 #include "tunnelregistry.h"
 #include "viewservice.h"
 
+#include "http/tcpstream.h"
 #include "tunnel/tunnelstream.h"
 
-#include <QAbstractSocket>
 #include <QCryptographicHash>
 #include <QLoggingCategory>
 #include <QPointer>
@@ -158,8 +158,7 @@ public:
         browser->setParent(this);
         connect(stream, &TunnelStream::headReceived, this, &WebSocketSplice::onHead);
         connect(stream, &TunnelStream::closed, this, [this] { end(); });
-        if (auto *s = qobject_cast<QAbstractSocket *>(browser))
-            connect(s, &QAbstractSocket::disconnected, this, [this] { end(); });
+        onDeviceDisconnected(browser, this, [this] { end(); });
     }
 
 private:
@@ -218,8 +217,8 @@ private:
         m_ended = true;
         if (m_stream && !m_stream->isClosed())
             m_stream->reset(TunnelStream::Cancel);
-        if (auto *s = qobject_cast<QAbstractSocket *>(m_browser.data()))
-            s->disconnectFromHost();
+        if (m_browser)
+            disconnectDevice(m_browser);
         QTimer::singleShot(1000, this, &QObject::deleteLater);
     }
 
@@ -254,14 +253,17 @@ QString ViewRelay::viewIdFromHost(QByteArrayView host) const
 
 void ViewRelay::registerRoutes(HttpServer &preview)
 {
-    for (const char *method : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-        preview.streamRoute(method, QStringLiteral("/{*rest}"), [this](const HttpRequest &head) { return open(head); });
+    preview.setStreamSockets(true);
+    preview.streamEverything([this](const HttpRequest &head) { return open(head); });
     preview.setUpgradeHandler([this](const HttpRequest &request, QIODevice *device, const QByteArray &,
                                   const QByteArray &rest) { return upgrade(request, device, rest); });
 }
 
 Result<std::unique_ptr<HttpBodySink>, HttpResponse> ViewRelay::open(const HttpRequest &request)
 {
+    static const QByteArrayList methods {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+    if (!methods.contains(request.method))
+        return HttpResponse::error(405, QStringLiteral("method_not_allowed"), QStringLiteral("method not allowed"));
     const QString viewId = viewIdFromHost(request.header("host"));
     const ViewRecord *view = m_views.view(viewId);
     if (!view)
@@ -295,8 +297,7 @@ bool ViewRelay::upgrade(const HttpRequest &request, QIODevice *device, const QBy
     if (!tunnel) {
         device->write(
             plainAnswer(view ? 503 : 404, view ? "server_offline" : "no_such_view", "the view is not reachable"));
-        if (auto *s = qobject_cast<QAbstractSocket *>(device))
-            s->disconnectFromHost();
+        disconnectDevice(device);
         return true;
     }
     TunnelHead head;
@@ -309,8 +310,7 @@ bool ViewRelay::upgrade(const HttpRequest &request, QIODevice *device, const QBy
     auto stream = tunnel->open(head, false);
     if (!stream) {
         device->write(plainAnswer(502, "tunnel_lost", "the server went away"));
-        if (auto *s = qobject_cast<QAbstractSocket *>(device))
-            s->disconnectFromHost();
+        disconnectDevice(device);
         return true;
     }
     new WebSocketSplice(device, stream.value(), key, rest, this);

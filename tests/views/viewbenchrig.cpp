@@ -7,6 +7,7 @@
 // Output: {"url": "http://127.0.0.1:PORT", "host": "<view host>", "cookie": "isolation_view=..."}
 #include "viewhubrig.h"
 
+#include "core/eventdispatcher.h"
 #include "crypto/ed25519.h"
 
 #include <QCommandLineParser>
@@ -45,6 +46,7 @@ void print(const QString &url, const QByteArray &host, const QByteArray &cookie)
 
 int main(int argc, char *argv[])
 {
+    preferUnixEventDispatcher();
     QCoreApplication app(argc, argv);
     QCommandLineParser p;
     p.addOption(
