@@ -282,11 +282,16 @@ void TunnelClient::onMessage(const QByteArray &bytes)
     m_lastHeard = m_clock.monotonicMs();
     if (!m_session)
         return;
-    // What the streams of this message write to their sockets (the doorman's requests to the
-    // sandboxes) leaves once per socket, after the whole message.
-    const TcpStream::WriteBatch batch;
-    if (auto s = m_session->receive(bytes); !s) {
-        onSocketGone(TunnelError::protocol(s.error().message));
+    Status received;
+    {
+        // What the streams of this message write (the doorman's requests to the sandboxes, the
+        // HTTP/2 frames back) leaves once per socket when the message is taken in, before
+        // isAlive() below looks at what nghttp2 still has to send.
+        const TcpStream::WriteBatch batch;
+        received = m_session->receive(bytes);
+    }
+    if (!received) {
+        onSocketGone(TunnelError::protocol(received.error().message));
         return;
     }
     if (m_session->isAlive())

@@ -29,9 +29,14 @@ HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Setting
     connect(socket, &QWebSocket::binaryMessageReceived, this, [this](const QByteArray &bytes) {
         if (!m_session)
             return;
-        // The answers this message carries leave for the browsers once per connection, whole.
-        const TcpStream::WriteBatch batch;
-        if (auto s = m_session->receive(bytes); !s)
+        Status received;
+        {
+            // The answers this message carries leave for the browsers once per connection, whole,
+            // and the frames back go before isAlive() below looks at what is left to send.
+            const TcpStream::WriteBatch batch;
+            received = m_session->receive(bytes);
+        }
+        if (const Status &s = received; !s)
             close(QStringLiteral("HTTP/2 error from the server: %1").arg(s.error().message));
         else if (!m_session->isAlive()) // GOAWAY both ways and nothing open, or a protocol error
             close(m_session->goAwayReceived() ? QStringLiteral("the server closed the tunnel (GOAWAY)")
