@@ -49,6 +49,9 @@ QByteArray readAll(std::FILE *in)
 
 int main(int argc, char *argv[])
 {
+    // The Secret Service backend (libsecret) answers through GLib's main context, which only
+    // Qt's GLib event dispatcher runs: with QT_NO_GLIB every job would wait forever.
+    qunsetenv("QT_NO_GLIB");
     QCoreApplication app(argc, argv);
     const QStringList args = QCoreApplication::arguments();
     const QString verb = args.value(1);

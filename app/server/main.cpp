@@ -53,8 +53,7 @@ QString helpText(const QList<isolation::Command> &commands)
 
 int main(int argc, char *argv[])
 {
-    isolation::preferUnixEventDispatcher();
-    QCoreApplication app(argc, argv);
+    QCoreApplication app = isolation::makeWithUnixEventDispatcher<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
 

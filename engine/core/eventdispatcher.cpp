@@ -3,12 +3,19 @@
 #include <QByteArray>
 #include <QtGlobal>
 
-namespace isolation {
+namespace isolation::detail {
 
-void preferUnixEventDispatcher()
+bool setNoGlib()
 {
-    if (!qEnvironmentVariableIsSet("QT_NO_GLIB"))
-        qputenv("QT_NO_GLIB", QByteArray("1"));
+    if (qEnvironmentVariableIsSet("QT_NO_GLIB"))
+        return false;
+    qputenv("QT_NO_GLIB", QByteArray("1"));
+    return true;
 }
 
-} // namespace isolation
+void unsetNoGlib()
+{
+    qunsetenv("QT_NO_GLIB");
+}
+
+} // namespace isolation::detail

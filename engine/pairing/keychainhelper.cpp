@@ -77,6 +77,12 @@ void KeychainHelper::startNext()
                         .arg(process->program(), process->errorString())});
         },
         Qt::QueuedConnection);
+    if (!m_timer) {
+        m_timer = new QTimer(this);
+        m_timer->setSingleShot(true);
+        connect(m_timer, &QTimer::timeout, this, &KeychainHelper::timedOut);
+    }
+    m_timer->start(m_timeout);
     process->start(QIODevice::ReadWrite);
     if (!input.isEmpty())
         process->write(input.constData(), input.size());
@@ -105,10 +111,22 @@ void KeychainHelper::finished(int exitCode, bool crashed)
     complete(std::move(outcome));
 }
 
+void KeychainHelper::timedOut()
+{
+    if (!m_process)
+        return;
+    m_process->disconnect(this);
+    m_process->kill(); // its finished() is not ours any more; deleteLater() reaps it
+    complete({KeychainExit::Unavailable, {},
+        QStringLiteral("the desktop keychain did not answer within %1 s (is it locked, waiting for a password?)")
+            .arg(std::chrono::duration_cast<std::chrono::seconds>(m_timeout).count())});
+}
+
 void KeychainHelper::complete(Outcome outcome)
 {
     if (!m_process)
         return; // already completed (a failed start reports both an error and, maybe, an exit)
+    m_timer->stop();
     m_process->disconnect(this);
     m_process->deleteLater();
     m_process = nullptr;

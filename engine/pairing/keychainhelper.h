@@ -10,10 +10,12 @@
 #include <QObject>
 #include <QString>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 
 class QProcess;
+class QTimer;
 
 namespace isolation {
 
@@ -39,6 +41,12 @@ public:
     // `secret` is what Write stores. `done` runs exactly once, later, on this object's thread.
     void run(Operation operation, const QString &service, const QString &key, SecureBytes secret, Done done);
 
+    // A helper that has not answered by then is stopped and the operation fails as Unavailable:
+    // a keychain that never answers (a Secret Service that hangs, an unlock prompt nobody sees on
+    // a headless machine) becomes a clear error instead of an engine starting forever. Two
+    // minutes by default, time enough to type a keychain password.
+    void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
+
     // Where the helper is: ../libexec/isolation/isolation-keychain from the running program, in
     // an installation (/usr/bin -> /usr/libexec/isolation) as in a build tree (app/, tests/).
     static QString program();
@@ -56,8 +64,11 @@ private:
     void startNext();
     void finished(int exitCode, bool crashed);
     void complete(Outcome outcome);
+    void timedOut();
 
     QString m_program;
+    std::chrono::milliseconds m_timeout = std::chrono::minutes(2);
+    QTimer *m_timer = nullptr;
     std::deque<Pending> m_queue;
     QProcess *m_process = nullptr;
 };

@@ -150,8 +150,7 @@ int serve(const QString &dataDir, const QStringList &args)
 
 int main(int argc, char *argv[])
 {
-    preferUnixEventDispatcher();
-    QCoreApplication app(argc, argv);
+    QCoreApplication app = makeWithUnixEventDispatcher<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-hub"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
 

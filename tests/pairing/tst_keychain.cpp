@@ -11,6 +11,8 @@
 #include "pairing/keychainhelper.h"
 
 #include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
@@ -32,7 +34,9 @@ private Q_SLOTS:
     void entriesAreNamespacedByStateDirectory();
     void operationsRunInTheOrderAsked();
     void missingHelperIsAClearError();
+    void silentHelperTimesOut();
     void pairingKeepsEverySecretInTheKeychain();
+    void headlessServerReadsTheKeychain();
     void noKeychainIsAClearError();
 
 private:
@@ -146,6 +150,35 @@ void tst_Keychain::missingHelperIsAClearError()
         qPrintable(outcome->message));
 }
 
+void tst_Keychain::silentHelperTimesOut()
+{
+    // A keychain that never answers: the helper is stopped and the caller hears why, in time.
+    const QString silent = m_root.path() + QStringLiteral("/silent-helper");
+    {
+        QFile script(silent);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\nexec sleep 600\n");
+    }
+    QVERIFY(QFile::setPermissions(silent, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    KeychainHelper helper(silent);
+    helper.setTimeout(std::chrono::seconds(1));
+    QElapsedTimer clock;
+    clock.start();
+    std::optional<KeychainHelper::Outcome> first, second;
+    helper.run(KeychainHelper::Operation::Read, KeychainCredentialStore::serviceName(), QStringLiteral("engine:x"), {},
+        [&](KeychainHelper::Outcome o) { first.emplace(std::move(o)); });
+    helper.run(KeychainHelper::Operation::Delete, KeychainCredentialStore::serviceName(), QStringLiteral("engine:x"),
+        {}, [&](KeychainHelper::Outcome o) { second.emplace(std::move(o)); });
+    QTRY_VERIFY_WITH_TIMEOUT(first.has_value(), 10000);
+    QVERIFY2(clock.elapsed() >= 900, qPrintable(QString::number(clock.elapsed())));
+    QCOMPARE(first->exit, KeychainExit::Unavailable);
+    QVERIFY2(first->message.contains(QStringLiteral("did not answer within 1 s")), qPrintable(first->message));
+    // The queue goes on: the next operation gets its own helper and its own deadline.
+    QTRY_VERIFY_WITH_TIMEOUT(second.has_value(), 10000);
+    QCOMPARE(second->exit, KeychainExit::Unavailable);
+    QVERIFY(clock.elapsed() >= 1800);
+}
+
 void tst_Keychain::pairingKeepsEverySecretInTheKeychain()
 {
     HubProcess hub;
@@ -180,6 +213,37 @@ void tst_Keychain::pairingKeepsEverySecretInTheKeychain()
     QTRY_COMPARE_WITH_TIMEOUT(again.state(), EngineState::Online, 20000);
     again.unpair();
     QTRY_COMPARE_WITH_TIMEOUT(again.state(), EngineState::NotPaired, 20000);
+}
+
+// isolation-server itself (not an Engine in this process) on a desktop with a keychain: its
+// helper answers, and the engine gets past reading its credentials. This hung once, when the
+// server's choice of event dispatcher leaked into the helper (docs/architecture.md).
+void tst_Keychain::headlessServerReadsTheKeychain()
+{
+    QTemporaryDir home;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    env.insert(QStringLiteral("ISOLATION_HUB_URL"), QStringLiteral("http://127.0.0.1:9"));
+    QProcess up;
+    up.setProcessEnvironment(env);
+    up.start(serverBinary(), {QStringLiteral("up")});
+    QVERIFY(up.waitForStarted());
+    QString state, reason;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            QProcess status;
+            status.setProcessEnvironment(env);
+            status.start(serverBinary(), {QStringLiteral("status"), QStringLiteral("--json")});
+            status.waitForFinished(10000);
+            const QJsonObject o = QJsonDocument::fromJson(status.readAllStandardOutput()).object();
+            state = o.value(QStringLiteral("state")).toString();
+            reason = o.value(QStringLiteral("reason")).toString();
+            return state == QLatin1String("not_paired") && !reason.startsWith(QStringLiteral("Starting"));
+        }(),
+        20000);
+    ::kill(pid_t(up.processId()), SIGTERM);
+    QVERIFY(up.waitForFinished(20000));
+    QCOMPARE(up.exitStatus(), QProcess::NormalExit);
 }
 
 void tst_Keychain::noKeychainIsAClearError()

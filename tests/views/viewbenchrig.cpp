@@ -46,8 +46,7 @@ void print(const QString &url, const QByteArray &host, const QByteArray &cookie)
 
 int main(int argc, char *argv[])
 {
-    preferUnixEventDispatcher();
-    QCoreApplication app(argc, argv);
+    QCoreApplication app = makeWithUnixEventDispatcher<QCoreApplication>(argc, argv);
     QCommandLineParser p;
     p.addOption(
         {QStringLiteral("mode"), QStringLiteral("local or hub"), QStringLiteral("mode"), QStringLiteral("local")});
