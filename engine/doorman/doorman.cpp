@@ -40,6 +40,7 @@ QByteArray queryValue(const QByteArray &query, const QString &name)
 Doorman::Doorman(Options options, const Clock &clock, ViewTargetResolver *targets, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options))
+    , m_hostSuffix('.' + m_options.localSuffix.toLower().toUtf8())
     , m_clock(clock)
     , m_targets(targets)
     , m_pool(new UpstreamPool(this))
@@ -104,15 +105,16 @@ void Doorman::close()
 
 QString Doorman::viewIdFromHost(QByteArrayView host) const
 {
-    // "<viewId>.<suffix>" with an optional ":port"; the host compares without case.
-    QByteArray h = host.toByteArray().toLower();
+    // "<viewId>.<suffix>" with an optional ":port"; the host compares without case. Every
+    // request asks, so nothing is copied until the id is known.
+    QByteArrayView h = host;
     const qsizetype colon = h.lastIndexOf(':');
-    if (colon >= 0 && h.indexOf(']') < 0)
+    if (colon >= 0 && !h.contains(']'))
         h.truncate(colon);
-    const QByteArray suffix = '.' + m_options.localSuffix.toLower().toUtf8();
-    if (!h.endsWith(suffix))
+    const QByteArrayView suffix(m_hostSuffix);
+    if (h.size() <= suffix.size() || h.last(suffix.size()).compare(suffix, Qt::CaseInsensitive) != 0)
         return {};
-    const QString id = QString::fromLatin1(h.first(h.size() - suffix.size()));
+    const QString id = QString::fromLatin1(h.first(h.size() - suffix.size())).toLower();
     return ViewToken::isViewId(id) ? id : QString();
 }
 

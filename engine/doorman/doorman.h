@@ -106,6 +106,7 @@ private:
     void endTerminalSessions();
 
     Options m_options;
+    QByteArray m_hostSuffix; // "." + localSuffix, lower case
     const Clock &m_clock;
     ViewTargetResolver *m_targets;
     UpstreamPool *m_pool;

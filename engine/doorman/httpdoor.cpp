@@ -163,11 +163,17 @@ DoorRequest HttpDoor::doorRequest(const Doorman &doorman, const HttpRequest &req
     r.headers = request.headers;
     r.host = request.header("host");
     r.viewId = doorman.viewIdFromHost(r.host);
-    r.proto = "http";
-    QHostAddress peer = request.peer;
-    bool v4 = false;
-    const quint32 ip4 = peer.toIPv4Address(&v4);
-    r.clientAddress = (v4 ? QHostAddress(ip4) : peer).toString().toLatin1();
+    r.proto = QByteArrayLiteral("http");
+    // The same few peers ask again and again (the door listens on loopback): their text is kept.
+    thread_local QHostAddress lastPeer;
+    thread_local QByteArray lastText;
+    if (lastText.isEmpty() || request.peer != lastPeer) {
+        bool v4 = false;
+        const quint32 ip4 = request.peer.toIPv4Address(&v4);
+        lastText = (v4 ? QHostAddress(ip4) : request.peer).toString().toLatin1();
+        lastPeer = request.peer;
+    }
+    r.clientAddress = lastText;
     return r;
 }
 
@@ -222,12 +228,12 @@ Result<std::unique_ptr<HttpBodySink>, HttpResponse> HttpDoor::open(const HttpReq
     auto down = std::make_unique<HttpDownstream>(head.method == "HEAD");
     HttpDownstream *raw = down.get();
     auto *exchange = new ViewExchange(m_doorman, std::move(admission), std::move(down), length, this);
-    connect(exchange, &ViewExchange::done, exchange, [exchange, raw] {
+    exchange->onDone = [exchange, raw] {
         if (raw->attached())
             exchange->deleteLater();
         else
             raw->exchangeDone = true; // its answer waits in `raw` for the reply
-    });
+    };
     exchange->start();
     return std::unique_ptr<HttpBodySink>(new DoorSink(exchange, raw));
 }

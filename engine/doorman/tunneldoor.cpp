@@ -139,7 +139,7 @@ void TunnelDoor::start(TunnelStream *stream)
         length = (stream->remoteFinished() && stream->bytesAvailable() == 0) ? 0 : -1;
     auto *exchange
         = new ViewExchange(m_doorman, std::move(admission), std::make_unique<StreamDownstream>(stream), length, this);
-    connect(exchange, &ViewExchange::done, exchange, &QObject::deleteLater);
+    exchange->onDone = [exchange] { exchange->deleteLater(); };
     QPointer<TunnelStream> s(stream);
     QPointer<ViewExchange> ex(exchange);
     auto pull = [s, ex] {

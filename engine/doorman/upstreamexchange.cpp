@@ -15,22 +15,14 @@ UpstreamExchange *self(http_parser *p)
     return static_cast<UpstreamExchange *>(p->data);
 }
 
+bool isSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
 bool validHeader(const QByteArray &name, const QByteArray &value)
 {
-    static const QByteArrayView extra("!#$%&'*+-.^_`|~");
-    if (name.isEmpty())
-        return false;
-    for (char c : name) {
-        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-        if (!alnum && !extra.contains(c))
-            return false;
-    }
-    for (char c : value) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && u != '\t') || u == 0x7f)
-            return false;
-    }
-    return true;
+    return isHttpToken(name) && !hasControlBytes(value);
 }
 
 } // namespace
@@ -46,7 +38,7 @@ UpstreamPool::~UpstreamPool()
 
 TcpStream *UpstreamPool::take(const UpstreamEndpoint &endpoint, bool *reused)
 {
-    auto it = m_idle.find(endpoint.key());
+    auto it = m_idle.find(keyOf(endpoint));
     while (it != m_idle.end() && !it->isEmpty()) {
         TcpStream *s = it->takeLast();
         s->setListener(nullptr);
@@ -65,7 +57,7 @@ TcpStream *UpstreamPool::take(const UpstreamEndpoint &endpoint, bool *reused)
 
 void UpstreamPool::giveBack(const UpstreamEndpoint &endpoint, TcpStream *socket)
 {
-    QList<TcpStream *> &idle = m_idle[endpoint.key()];
+    QList<TcpStream *> &idle = m_idle[keyOf(endpoint)];
     if (idle.size() >= maxIdlePerEndpoint || !socket->isConnected()) {
         socket->deleteLater();
         return;
@@ -273,7 +265,16 @@ void UpstreamExchange::parseAvailable()
         }
         m_anyResponse = true;
         const size_t n = http_parser_execute(&m_parser, &m_settings, m_in.constData(), size_t(m_in.size()));
-        m_in.remove(0, qsizetype(n));
+        if (m_bodyTail >= 0) {
+            // The body ran to the end of what was read: it is that buffer, less the front (the
+            // front goes by moving the start, no copy).
+            QByteArray tail = std::exchange(m_in, {});
+            tail.remove(0, m_bodyTail);
+            m_bodyTail = -1;
+            m_body = std::move(tail);
+        } else {
+            m_in.remove(0, qsizetype(n));
+        }
         if (m_failed || m_messageDone)
             return;
         const auto err = HTTP_PARSER_ERRNO(&m_parser);
@@ -399,10 +400,13 @@ int UpstreamExchange::onHeaderField(http_parser *p, const char *at, size_t len)
     if (s->m_inValue || s->m_headers.isEmpty()) {
         if (s->m_headers.size() >= 200)
             return -1;
-        s->m_headers.append(QPair<QByteArray, QByteArray>());
+        if (s->m_headers.isEmpty())
+            s->m_headers.reserve(16);
+        s->m_headers.append(QPair<QByteArray, QByteArray>(QByteArray(at, qsizetype(len)), QByteArray()));
         s->m_inValue = false;
+        return len > 8192 ? -1 : 0;
     }
-    s->m_headers.last().first.append(at, qsizetype(len));
+    s->m_headers.last().first.append(at, qsizetype(len)); // a name split across reads
     return s->m_headers.last().first.size() > 8192 ? -1 : 0;
 }
 
@@ -410,8 +414,13 @@ int UpstreamExchange::onHeaderValue(http_parser *p, const char *at, size_t len)
 {
     auto *s = self(p);
     s->m_inValue = true;
-    if (!s->m_headers.isEmpty())
-        s->m_headers.last().second.append(at, qsizetype(len));
+    if (s->m_headers.isEmpty())
+        return -1;
+    QByteArray &value = s->m_headers.last().second;
+    if (value.isNull())
+        value = QByteArray(at, qsizetype(len));
+    else
+        value.append(at, qsizetype(len));
     return s->m_headers.last().second.size() > 65536 ? -1 : 0;
 }
 
@@ -425,13 +434,11 @@ int UpstreamExchange::onHeadersComplete(http_parser *p)
     }
     s->m_headersDone = true;
     s->m_status = int(p->status_code);
-    HttpHeaders clean;
     for (auto &h : s->m_headers) {
-        h.second = h.second.trimmed();
-        if (validHeader(h.first, h.second))
-            clean.append(h);
+        if (!h.second.isEmpty() && (isSpace(h.second.front()) || isSpace(h.second.back())))
+            h.second = h.second.trimmed();
     }
-    s->m_headers = std::move(clean);
+    s->m_headers.removeIf([](const auto &h) { return !validHeader(h.first, h.second); });
     const bool chunked = (p->flags & F_CHUNKED) != 0;
     s->m_contentLength = (!chunked && p->content_length != ULLONG_MAX) ? qint64(p->content_length) : -1;
     return s->m_method == "HEAD" ? 1 : 0; // 1: the answer to HEAD has no body, whatever it says
@@ -439,7 +446,13 @@ int UpstreamExchange::onHeadersComplete(http_parser *p)
 
 int UpstreamExchange::onBody(http_parser *p, const char *at, size_t len)
 {
-    self(p)->m_body.append(at, qsizetype(len));
+    auto *s = self(p);
+    const char *const in = s->m_in.constData();
+    if (s->m_body.isEmpty() && at >= in && at + len == in + s->m_in.size()) {
+        s->m_bodyTail = at - in; // taken without a copy once the parser returns
+        return 0;
+    }
+    s->m_body.append(at, qsizetype(len));
     return 0;
 }
 

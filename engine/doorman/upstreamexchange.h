@@ -44,7 +44,9 @@ private:
     void drop(TcpStream *socket);
     void streamReadyRead(TcpStream *socket) override { drop(socket); }
     void streamDisconnected(TcpStream *socket) override { drop(socket); }
-    QHash<QString, QList<TcpStream *>> m_idle;
+    using Key = std::pair<QString, quint16>; // no string built per request
+    static Key keyOf(const UpstreamEndpoint &e) { return {e.host, e.port}; }
+    QHash<Key, QList<TcpStream *>> m_idle;
 };
 
 // What an exchange tells its owner, called directly (no signal connections per request). Calls come
@@ -137,6 +139,7 @@ private:
     HttpHeaders m_headers;
     qint64 m_contentLength = -1;
     QByteArray m_body;
+    qsizetype m_bodyTail = -1; // onBody: the body is m_in from here to its end
     bool m_reading = true;
     bool m_headAnnounced = false; // headReceived() emitted
     bool m_messageDone = false; // the parser saw the answer's end; complete() follows

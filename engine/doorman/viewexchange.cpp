@@ -8,6 +8,24 @@ Q_DECLARE_LOGGING_CATEGORY(lcDoorman)
 
 namespace isolation {
 
+namespace {
+
+// "host:port" of execd; the same few targets come again and again, so the last one is kept.
+QByteArray hostHeader(const ViewTarget &target)
+{
+    thread_local QString lastHost;
+    thread_local quint16 lastPort = 0;
+    thread_local QByteArray last;
+    if (last.isEmpty() || target.port != lastPort || target.host != lastHost) {
+        last = target.host.toUtf8() + ':' + QByteArray::number(target.port);
+        lastHost = target.host;
+        lastPort = target.port;
+    }
+    return last;
+}
+
+} // namespace
+
 ViewExchange::ViewExchange(Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream,
     qint64 bodyLength, QObject *parent)
     : QObject(parent)
@@ -77,10 +95,9 @@ void ViewExchange::send(const ViewTarget &target, const QByteArray &terminalSess
     m_doorman->countForwarded();
     HttpHeaders headers;
     headers.reserve(m_admission.headers.size() + 2);
-    headers.append(
-        qMakePair(QByteArray("Host"), QByteArray(target.host.toUtf8() + ':' + QByteArray::number(target.port))));
+    headers.append(qMakePair(QByteArrayLiteral("Host"), hostHeader(target)));
     headers.append(m_admission.headers);
-    headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(target.accessToken)));
+    headers.append(qMakePair(QByteArrayLiteral("X-EXECD-ACCESS-TOKEN"), target.accessToken));
     QByteArray path = m_admission.upstreamTarget;
     if (m_admission.needsTerminalSession)
         path.replace("{session}", terminalSession);
@@ -210,7 +227,8 @@ void ViewExchange::end()
         return;
     m_ended = true;
     m_down->setDrainHandler({});
-    Q_EMIT done();
+    if (onDone)
+        onDone();
 }
 
 } // namespace isolation

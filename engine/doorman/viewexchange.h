@@ -50,9 +50,8 @@ public:
     // Request bytes buffered towards the sandbox (the door reads more only below HighWater).
     qint64 pendingRequestBytes() const;
     std::function<void()> onRequestDrained; // the sandbox took request bytes: read more
-
-Q_SIGNALS:
-    void done();
+    // The exchange is over (answered, failed or the browser gone); the owner deletes it later.
+    std::function<void()> onDone;
 
 private:
     void resolved(const ViewTarget &target);

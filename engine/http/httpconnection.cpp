@@ -26,9 +26,29 @@ bool managedHeader(const QByteArray &name)
         || QByteArrayView(name).compare("connection", Qt::CaseInsensitive) == 0;
 }
 
-QByteArray statusLine(int status)
+// The status line and the headers the route gave, less those this connection writes itself.
+QByteArray headStart(int status, const HttpHeaders &headers)
 {
-    return "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+    const QByteArray reason = reasonPhrase(status);
+    qsizetype size = 64 + reason.size(); // the status line, and room for what the caller adds
+    for (const auto &h : headers)
+        size += h.first.size() + h.second.size() + 4;
+    QByteArray out;
+    out.reserve(size + 64);
+    out.append("HTTP/1.1 ", 9);
+    appendNumber(out, status);
+    out.append(' ');
+    out.append(reason.constData(), reason.size());
+    out.append("\r\n", 2);
+    for (const auto &h : headers) {
+        if (!managedHeader(h.first)) {
+            out.append(h.first.constData(), h.first.size());
+            out.append(": ", 2);
+            out.append(h.second.constData(), h.second.size());
+            out.append("\r\n", 2);
+        }
+    }
+    return out;
 }
 
 constexpr qint64 kReadBufferBytes = 1024 * 1024;
@@ -233,13 +253,12 @@ void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
         return;
     if (response.header("connection").toLower() == "close") // the route wants the connection closed
         m_keepAlive = false;
-    QByteArray out = statusLine(response.status);
-    for (const auto &h : response.headers) {
-        if (!managedHeader(h.first))
-            out += h.first + ": " + h.second + "\r\n";
+    QByteArray out = headStart(response.status, response.headers);
+    if (bodyAllowed(response.status)) {
+        out += "Content-Length: ";
+        appendNumber(out, response.body.size());
+        out += "\r\n";
     }
-    if (bodyAllowed(response.status))
-        out += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n";
     if (!m_keepAlive)
         out += "Connection: close\r\n";
     out += "\r\n";
@@ -253,17 +272,16 @@ void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers,
 {
     if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
         return;
-    QByteArray out = statusLine(status);
-    for (const auto &h : headers) {
-        if (!managedHeader(h.first))
-            out += h.first + ": " + h.second + "\r\n";
-    }
+    QByteArray out = headStart(status, headers);
     m_sized = length.has_value();
     if (m_sized) {
         m_sizedBody = bodyAllowed(status) && !m_headRequest;
         m_sizedLeft = m_sizedBody ? *length : 0;
-        if (bodyAllowed(status))
-            out += "Content-Length: " + QByteArray::number(*length) + "\r\n";
+        if (bodyAllowed(status)) {
+            out += "Content-Length: ";
+            appendNumber(out, *length);
+            out += "\r\n";
+        }
     } else {
         m_chunkBody = bodyAllowed(status) && !m_headRequest;
         if (bodyAllowed(status))
@@ -324,12 +342,10 @@ void HttpConnection::sendDevice(
 {
     if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
         return;
-    QByteArray out = statusLine(status);
-    for (const auto &h : headers) {
-        if (!managedHeader(h.first))
-            out += h.first + ": " + h.second + "\r\n";
-    }
-    out += "Content-Length: " + QByteArray::number(size) + "\r\n";
+    QByteArray out = headStart(status, headers);
+    out += "Content-Length: ";
+    appendNumber(out, size);
+    out += "\r\n";
     if (!m_keepAlive)
         out += "Connection: close\r\n";
     out += "\r\n";

@@ -1,6 +1,7 @@
 #include "httpmessage.h"
 
 #include <QJsonArray>
+#include <charconv>
 #include <QJsonObject>
 
 namespace isolation {
@@ -99,74 +100,119 @@ QByteArray reasonPhrase(int status)
 {
     switch (status) {
     case 100:
-        return "Continue";
+        return QByteArrayLiteral("Continue");
     case 101:
-        return "Switching Protocols";
+        return QByteArrayLiteral("Switching Protocols");
     case 200:
-        return "OK";
+        return QByteArrayLiteral("OK");
     case 201:
-        return "Created";
+        return QByteArrayLiteral("Created");
     case 202:
-        return "Accepted";
+        return QByteArrayLiteral("Accepted");
     case 204:
-        return "No Content";
+        return QByteArrayLiteral("No Content");
     case 301:
-        return "Moved Permanently";
+        return QByteArrayLiteral("Moved Permanently");
     case 302:
-        return "Found";
+        return QByteArrayLiteral("Found");
     case 303:
-        return "See Other";
+        return QByteArrayLiteral("See Other");
     case 304:
-        return "Not Modified";
+        return QByteArrayLiteral("Not Modified");
     case 307:
-        return "Temporary Redirect";
+        return QByteArrayLiteral("Temporary Redirect");
     case 400:
-        return "Bad Request";
+        return QByteArrayLiteral("Bad Request");
     case 401:
-        return "Unauthorized";
+        return QByteArrayLiteral("Unauthorized");
     case 403:
-        return "Forbidden";
+        return QByteArrayLiteral("Forbidden");
     case 404:
-        return "Not Found";
+        return QByteArrayLiteral("Not Found");
     case 405:
-        return "Method Not Allowed";
+        return QByteArrayLiteral("Method Not Allowed");
     case 408:
-        return "Request Timeout";
+        return QByteArrayLiteral("Request Timeout");
     case 409:
-        return "Conflict";
+        return QByteArrayLiteral("Conflict");
     case 410:
-        return "Gone";
+        return QByteArrayLiteral("Gone");
     case 411:
-        return "Length Required";
+        return QByteArrayLiteral("Length Required");
     case 412:
-        return "Precondition Failed";
+        return QByteArrayLiteral("Precondition Failed");
     case 413:
-        return "Content Too Large";
+        return QByteArrayLiteral("Content Too Large");
     case 414:
-        return "URI Too Long";
+        return QByteArrayLiteral("URI Too Long");
     case 415:
-        return "Unsupported Media Type";
+        return QByteArrayLiteral("Unsupported Media Type");
     case 422:
-        return "Unprocessable Content";
+        return QByteArrayLiteral("Unprocessable Content");
     case 428:
-        return "Precondition Required";
+        return QByteArrayLiteral("Precondition Required");
     case 429:
-        return "Too Many Requests";
+        return QByteArrayLiteral("Too Many Requests");
     case 431:
-        return "Request Header Fields Too Large";
+        return QByteArrayLiteral("Request Header Fields Too Large");
     case 500:
-        return "Internal Server Error";
+        return QByteArrayLiteral("Internal Server Error");
     case 501:
-        return "Not Implemented";
+        return QByteArrayLiteral("Not Implemented");
     case 502:
-        return "Bad Gateway";
+        return QByteArrayLiteral("Bad Gateway");
     case 503:
-        return "Service Unavailable";
+        return QByteArrayLiteral("Service Unavailable");
     case 504:
-        return "Gateway Timeout";
+        return QByteArrayLiteral("Gateway Timeout");
     default:
-        return "Status";
+        return QByteArrayLiteral("Status");
     }
+}
+
+namespace {
+
+struct ByteClasses
+{
+    bool token[256] {};
+    bool control[256] {};
+    constexpr ByteClasses()
+    {
+        for (int c = 0; c < 256; ++c) {
+            token[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            control[c] = (c < 0x20 && c != '\t') || c == 0x7f;
+        }
+        for (char c : QByteArrayView("!#$%&'*+-.^_`|~"))
+            token[static_cast<unsigned char>(c)] = true;
+    }
+};
+constexpr ByteClasses kBytes;
+
+} // namespace
+
+bool isHttpToken(QByteArrayView name)
+{
+    for (char c : name) {
+        if (!kBytes.token[static_cast<unsigned char>(c)])
+            return false;
+    }
+    return !name.isEmpty();
+}
+
+bool hasControlBytes(QByteArrayView value)
+{
+    for (char c : value) {
+        if (kBytes.control[static_cast<unsigned char>(c)])
+            return true;
+    }
+    return false;
+}
+
+void appendNumber(QByteArray &out, qint64 n, int base)
+{
+    char digits[24];
+    const auto r = std::to_chars(digits, digits + sizeof digits, n, base);
+    out.append(digits, r.ptr - digits);
 }
 
 } // namespace isolation

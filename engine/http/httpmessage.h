@@ -56,4 +56,12 @@ struct HttpResponse
 
 QByteArray reasonPhrase(int status);
 
+// RFC 9110: a token (a header name, a method): one or more of ALPHA DIGIT !#$%&'*+-.^_`|~.
+bool isHttpToken(QByteArrayView name);
+// A field value's bytes: none of the control characters but HTAB (no NUL, CR, LF, DEL).
+bool hasControlBytes(QByteArrayView value);
+
+// Appends `n` in decimal (base 16 when asked), without the temporary QByteArray::number() makes.
+void appendNumber(QByteArray &out, qint64 n, int base = 10);
+
 } // namespace isolation

@@ -2,6 +2,8 @@
 
 #include <QUrl>
 
+#include <cstring>
+
 namespace isolation {
 
 namespace {
@@ -9,28 +11,6 @@ namespace {
 HttpRequestParser *self(http_parser *p)
 {
     return static_cast<HttpRequestParser *>(p->data);
-}
-
-// RFC 9110 token characters, the only ones a field name may have.
-bool isToken(const QByteArray &name)
-{
-    static const QByteArrayView extra("!#$%&'*+-.^_`|~");
-    for (char c : name) {
-        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-        if (!alnum && !extra.contains(c))
-            return false;
-    }
-    return !name.isEmpty();
-}
-
-bool hasControlBytes(const QByteArray &value)
-{
-    for (char c : value) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u == 0 || u == '\r' || u == '\n' || (u < 0x20 && u != '\t') || u == 0x7f)
-            return true;
-    }
-    return false;
 }
 
 } // namespace
@@ -174,22 +154,29 @@ int HttpRequestParser::validateHeaders()
     const qsizetype headEnd = m_raw.indexOf("\r\n\r\n", start);
     const QByteArrayView head
         = headEnd >= 0 ? QByteArrayView(m_raw).sliced(start, headEnd + 2 - start) : QByteArrayView(m_raw).sliced(start);
-    if (head.contains("\n ") || head.contains("\n\t"))
-        return fail(400, QStringLiteral("obsolete line folding is not accepted"));
-    // A bare LF as a line end (http-parser tolerates it) makes framing ambiguous for other hops.
-    for (qsizetype i = 0; i < head.size(); ++i) {
-        if (head.at(i) == '\n' && (i == 0 || head.at(i - 1) != '\r'))
+    // One pass over the line ends. A bare LF or CR as a line end (http-parser tolerates them)
+    // makes framing ambiguous for other hops; a line that starts with a space or tab is obs-fold.
+    const char *const begin = head.data();
+    const char *const end = begin + head.size();
+    for (const char *p = begin; p < end; ++p) {
+        p = static_cast<const char *>(std::memchr(p, '\n', size_t(end - p)));
+        if (!p)
+            break;
+        if (p == begin || p[-1] != '\r')
             return fail(400, QStringLiteral("bare LF in the request head"));
-        if (head.at(i) == '\r' && (i + 1 >= head.size() || head.at(i + 1) != '\n'))
-            return fail(400, QStringLiteral("bare CR in the request head"));
+        if (p + 1 < end && (p[1] == ' ' || p[1] == '\t'))
+            return fail(400, QStringLiteral("obsolete line folding is not accepted"));
     }
+    // Every CR must be followed by LF (each LF above had a CR before it, so the counts tell).
+    if (head.count('\r') != head.count('\n'))
+        return fail(400, QStringLiteral("bare CR in the request head"));
 
     int contentLengths = 0;
     int transferEncodings = 0;
     int hosts = 0;
     for (auto &h : m_request.headers) {
         h.second = h.second.trimmed();
-        if (!isToken(h.first))
+        if (!isHttpToken(h.first))
             return fail(400, QStringLiteral("invalid header name"));
         if (hasControlBytes(h.first) || hasControlBytes(h.second))
             return fail(400, QStringLiteral("control character in header %1").arg(QString::fromLatin1(h.first)));
