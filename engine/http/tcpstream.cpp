@@ -22,6 +22,9 @@ namespace isolation {
 namespace {
 
 constexpr qsizetype kReadPiece = 64 * 1024;
+// Ready sockets handled per write batch (bench/views: 4 carried the hub path from 16k to 26k
+// requests/s against one batch per wake-up, 64 sockets; 2 and 8 were slower).
+constexpr int kEventsPerBatch = 4;
 
 // One epoll set per thread, itself watched by one QSocketNotifier: the event loop sees a single
 // descriptor however many streams there are, and one wake-up hands over all that is ready.
@@ -117,11 +120,16 @@ private:
     {
         epoll_event events[64];
         const int n = ::epoll_wait(m_fd, events, 64, 0);
-        const TcpStream::WriteBatch batch;
-        for (int i = 0; i < n; ++i) {
-            // A stream closed by an earlier event of this batch is no longer in the table.
-            if (TcpStream *s = m_streams.value(events[i].data.u64))
-                s->onEvents(events[i].events);
+        // The writes held in a batch leave every few ready sockets rather than once for all of
+        // them: a stage downstream (the tunnel's peer, the sandbox) starts on the first answers
+        // while this one reads the next, instead of every stage taking the whole wave in turn.
+        for (int start = 0; start < n; start += kEventsPerBatch) {
+            const TcpStream::WriteBatch batch;
+            for (int i = start; i < std::min(n, start + kEventsPerBatch); ++i) {
+                // A stream closed by an earlier event of this batch is no longer in the table.
+                if (TcpStream *s = m_streams.value(events[i].data.u64))
+                    s->onEvents(events[i].events);
+            }
         }
     }
 

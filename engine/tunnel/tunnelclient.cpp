@@ -248,8 +248,12 @@ void TunnelClient::onConnected()
     m_session = new Http2Session(Http2Session::Role::Server, m_options.http2, this);
     QPointer<QWebSocket> socket = m_socket;
     connect(m_session, &Http2Session::output, this, [socket](const QByteArray &bytes) {
-        if (socket)
+        if (socket) {
             socket->sendBinaryMessage(bytes);
+            // Out now, not on the next turn of the event loop: the peer starts on it
+            // while the rest of this turn is read (QWebSocket queues until then).
+            socket->flush();
+        }
     });
     connect(m_session, &Http2Session::incomingStream, this, &TunnelClient::onStream);
     // Queued: a stream closes while nghttp2 is still producing its last frames, which must
@@ -290,6 +294,8 @@ void TunnelClient::onMessage(const QByteArray &bytes)
         const TcpStream::WriteBatch batch;
         received = m_session->receive(bytes);
     }
+    if (!m_session)
+        return; // the socket failed while the answers were flushed to it: the tunnel is down
     if (!received) {
         onSocketGone(TunnelError::protocol(received.error().message));
         return;

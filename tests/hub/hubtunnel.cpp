@@ -23,8 +23,12 @@ HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Setting
     socket->setMaxAllowedIncomingFrameSize(TunnelClient::MaxMessageSize);
     m_session = new Http2Session(Http2Session::Role::Client, settings, this);
     connect(m_session, &Http2Session::output, this, [this](const QByteArray &bytes) {
-        if (m_socket)
+        if (m_socket) {
             m_socket->sendBinaryMessage(bytes);
+            // Out now, not on the next turn of the event loop: the peer starts on it
+            // while the rest of this turn is read (QWebSocket queues until then).
+            m_socket->flush();
+        }
     });
     connect(socket, &QWebSocket::binaryMessageReceived, this, [this](const QByteArray &bytes) {
         if (!m_session)
@@ -36,6 +40,8 @@ HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Setting
             const TcpStream::WriteBatch batch;
             received = m_session->receive(bytes);
         }
+        if (!m_session)
+            return; // the socket failed while the requests were flushed to it: closed already
         if (const Status &s = received; !s)
             close(QStringLiteral("HTTP/2 error from the server: %1").arg(s.error().message));
         else if (!m_session->isAlive()) // GOAWAY both ways and nothing open, or a protocol error
