@@ -24,18 +24,26 @@ public:
             QObject::disconnect(m_drainConnection);
     }
     bool alive() const override { return m_stream && !m_stream->isClosed(); }
+    // The session writes the names in lower case and leaves out connection-specific ones.
     void respond(const HttpResponse &response) override
     {
         if (m_stream)
-            m_stream->respondWith(response.status, lower(response.headers), response.body);
+            m_stream->respondWith(response.status, response.headers, response.body);
     }
     void sendHead(int status, const HttpHeaders &headers, qint64 length) override
     {
         if (!m_stream)
             return;
-        HttpHeaders h = lower(headers);
-        if (length >= 0)
-            h.append(qMakePair(QByteArray("content-length"), QByteArray(QByteArray::number(length))));
+        if (length < 0) {
+            m_stream->respond(status, headers);
+            return;
+        }
+        HttpHeaders h;
+        h.reserve(headers.size() + 1);
+        h.append(headers);
+        QByteArray value;
+        appendNumber(value, length);
+        h.append(qMakePair(QByteArrayLiteral("content-length"), value));
         m_stream->respond(status, h);
     }
     void write(const QByteArray &data) override
@@ -63,16 +71,6 @@ public:
     }
 
 private:
-    static HttpHeaders lower(const HttpHeaders &in)
-    {
-        HttpHeaders out;
-        out.reserve(in.size());
-        for (const auto &h : in) {
-            if (h.first.compare("connection", Qt::CaseInsensitive) != 0)
-                out.append({h.first.toLower(), h.second});
-        }
-        return out;
-    }
     QPointer<TunnelStream> m_stream;
     QMetaObject::Connection m_drainConnection;
 };
@@ -86,16 +84,9 @@ TunnelDoor::TunnelDoor(Doorman *doorman, QObject *parent)
 
 void TunnelDoor::serve(TunnelStream *stream)
 {
-    // One turn of the loop first: an END_STREAM on the request's HEADERS arrives right after the
-    // head, and says there is no body.
-    QPointer<TunnelStream> s(stream);
-    QMetaObject::invokeMethod(
-        this,
-        [this, s] {
-            if (s && !s->isClosed())
-                start(s);
-        },
-        Qt::QueuedConnection);
+    // The session says with the head whether a body follows (remoteFinished()).
+    if (!stream->isClosed())
+        start(stream);
 }
 
 void TunnelDoor::start(TunnelStream *stream)

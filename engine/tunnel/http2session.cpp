@@ -3,6 +3,11 @@
 #include "http/tcpstream.h"
 
 #include <QLoggingCategory>
+#include <QVarLengthArray>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
 
 #include <nghttp2/nghttp2.h>
 
@@ -18,21 +23,38 @@ using CallbacksPtr = std::unique_ptr<nghttp2_session_callbacks, decltype(&nghttp
 // Headers HTTP/2 forbids (RFC 9113 section 8.2.2); HTTP/1.1 callers may still hand them over.
 bool connectionSpecific(QByteArrayView name)
 {
-    for (const char *h : {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"}) {
-        if (name.compare(h, Qt::CaseInsensitive) == 0)
-            return true;
+    const auto is = [name](QByteArrayView h) { return name.compare(h, Qt::CaseInsensitive) == 0; };
+    switch (name.size()) { // the length settles most names at once
+    case 4:
+        return is("host");
+    case 7:
+        return is("upgrade");
+    case 10:
+        return is("connection") || is("keep-alive");
+    case 16:
+        return is("proxy-connection");
+    case 17:
+        return is("transfer-encoding");
+    default:
+        return false;
     }
-    return false;
 }
 
-// Keeps the bytes nghttp2_nv points to alive until the submit call returns.
+// The name/value pairs of a head for one submit call (nghttp2 copies them). Names go lower case
+// (HTTP/2); one that already is is not copied, nor is any value: the bytes added must outlive the
+// block.
 class HeaderBlock
 {
 public:
-    void add(const QByteArray &name, const QByteArray &value)
+    void add(QByteArrayView name, QByteArrayView value)
     {
-        m_storage.push_back(name.toLower());
-        m_storage.push_back(value);
+        if (std::any_of(name.begin(), name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
+            m_lowered.append(name.toByteArray().toLower());
+            name = m_lowered.last();
+        }
+        m_nv.append({const_cast<uint8_t *>(reinterpret_cast<const uint8_t *>(name.data())),
+            const_cast<uint8_t *>(reinterpret_cast<const uint8_t *>(value.data())), size_t(name.size()),
+            size_t(value.size()), NGHTTP2_NV_FLAG_NONE});
     }
     void addHeaders(const HttpHeaders &headers)
     {
@@ -41,21 +63,39 @@ public:
                 add(h.first, h.second);
         }
     }
-    std::vector<nghttp2_nv> nv()
-    {
-        std::vector<nghttp2_nv> out;
-        for (size_t i = 0; i + 1 < m_storage.size(); i += 2) {
-            QByteArray &n = m_storage[i];
-            QByteArray &v = m_storage[i + 1];
-            out.push_back({reinterpret_cast<uint8_t *>(n.data()), reinterpret_cast<uint8_t *>(v.data()),
-                size_t(n.size()), size_t(v.size()), NGHTTP2_NV_FLAG_NONE});
-        }
-        return out;
-    }
+    const nghttp2_nv *data() const { return m_nv.constData(); }
+    size_t size() const { return size_t(m_nv.size()); }
 
 private:
-    std::vector<QByteArray> m_storage;
+    QVarLengthArray<nghttp2_nv, 24> m_nv;
+    QVarLengthArray<QByteArray, 4> m_lowered; // moving one keeps its bytes where they are
 };
+
+// A received header name: the common ones are shared rather than allocated for each header.
+QByteArray headerName(const char *name, size_t length)
+{
+    static const QByteArray common[] = {QByteArrayLiteral("accept"), QByteArrayLiteral("accept-encoding"),
+        QByteArrayLiteral("accept-language"), QByteArrayLiteral("accept-ranges"), QByteArrayLiteral("cache-control"),
+        QByteArrayLiteral("content-encoding"), QByteArrayLiteral("content-length"), QByteArrayLiteral("content-type"),
+        QByteArrayLiteral("cookie"), QByteArrayLiteral("date"), QByteArrayLiteral("etag"),
+        QByteArrayLiteral("last-modified"), QByteArrayLiteral("location"), QByteArrayLiteral("origin"),
+        QByteArrayLiteral("referer"), QByteArrayLiteral("referrer-policy"), QByteArrayLiteral("sec-fetch-dest"),
+        QByteArrayLiteral("sec-fetch-mode"), QByteArrayLiteral("sec-fetch-site"), QByteArrayLiteral("server"),
+        QByteArrayLiteral("set-cookie"), QByteArrayLiteral("user-agent"), QByteArrayLiteral("vary"),
+        QByteArrayLiteral("x-forwarded-for"), QByteArrayLiteral("x-forwarded-host"),
+        QByteArrayLiteral("x-forwarded-proto")};
+    for (const QByteArray &c : common) {
+        if (size_t(c.size()) == length && std::memcmp(c.constData(), name, length) == 0)
+            return c;
+    }
+    return QByteArray(name, qsizetype(length));
+}
+
+template<size_t N>
+bool named(const uint8_t *name, size_t length, const char (&literal)[N])
+{
+    return length == N - 1 && std::memcmp(name, literal, N - 1) == 0;
+}
 
 } // namespace
 
@@ -74,7 +114,8 @@ struct Http2Session::Callbacks
             auto *stream = new TunnelStream(s, id, s);
             s->m_streams.insert(id, stream);
         }
-        s->m_partial.insert(id, TunnelHead {});
+        if (TunnelStream *stream = s->stream(id))
+            stream->m_partial = TunnelHead {};
         return 0;
     }
 
@@ -84,26 +125,25 @@ struct Http2Session::Callbacks
         Http2Session *s = self(user);
         if (frame->hd.type != NGHTTP2_HEADERS)
             return 0;
-        auto it = s->m_partial.find(frame->hd.stream_id);
-        if (it == s->m_partial.end())
-            return 0;
-        const QByteArray n(reinterpret_cast<const char *>(name), qsizetype(namelen));
-        const QByteArray v(reinterpret_cast<const char *>(value), qsizetype(valuelen));
-        TunnelHead &head = *it;
-        if (n == ":method")
-            head.method = v;
-        else if (n == ":scheme")
-            head.scheme = v;
-        else if (n == ":authority")
-            head.authority = v;
-        else if (n == ":path")
-            head.path = v;
-        else if (n == ":protocol")
-            head.protocol = v;
-        else if (n == ":status")
-            head.status = v.toInt();
-        else
-            head.headers.append({n, v});
+        TunnelStream *stream = s->stream(frame->hd.stream_id);
+        if (!stream)
+            return 0; // a stream we gave up: its head goes nowhere
+        const auto v = [&] { return QByteArray(reinterpret_cast<const char *>(value), qsizetype(valuelen)); };
+        TunnelHead &head = stream->m_partial;
+        if (namelen == 0 || name[0] != ':')
+            head.headers.append({headerName(reinterpret_cast<const char *>(name), namelen), v()});
+        else if (named(name, namelen, ":method"))
+            head.method = v();
+        else if (named(name, namelen, ":scheme"))
+            head.scheme = v();
+        else if (named(name, namelen, ":authority"))
+            head.authority = v();
+        else if (named(name, namelen, ":path"))
+            head.path = v();
+        else if (named(name, namelen, ":protocol"))
+            head.protocol = v();
+        else if (named(name, namelen, ":status"))
+            head.status = QByteArrayView(reinterpret_cast<const char *>(value), qsizetype(valuelen)).toInt();
         return 0;
     }
 
@@ -114,14 +154,22 @@ struct Http2Session::Callbacks
         const bool endStream = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
         switch (frame->hd.type) {
         case NGHTTP2_HEADERS: {
-            TunnelHead head = s->m_partial.take(id);
             TunnelStream *stream = s->stream(id);
             if (!stream)
                 return 0;
+            TunnelHead head = std::exchange(stream->m_partial, {});
             if (s->m_role == Role::Server && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
                 stream->m_request = std::move(head);
+                // Whoever takes the stream sees at once whether a body follows.
+                stream->m_remoteFinished = endStream;
                 Q_EMIT s->incomingStream(stream);
-            } else if (s->m_role == Role::Client && !stream->hasResponseHead() && head.status >= 200) {
+                if (endStream) {
+                    if (TunnelStream *still = s->stream(id))
+                        Q_EMIT still->remoteFinishedReceived();
+                }
+                return 0;
+            }
+            if (s->m_role == Role::Client && !stream->hasResponseHead() && head.status >= 200) {
                 // Informational (1xx) heads are skipped; trailers are not used by the tunnel.
                 stream->m_response = std::move(head);
                 Q_EMIT stream->headReceived();
@@ -164,7 +212,6 @@ struct Http2Session::Callbacks
     static int streamClosed(nghttp2_session *, int32_t id, uint32_t errorCode, void *user)
     {
         Http2Session *s = self(user);
-        s->m_partial.remove(id);
         TunnelStream *stream = s->m_streams.take(id);
         if (!stream)
             return 0;
@@ -202,8 +249,10 @@ struct Http2Session::Callbacks
             *flags |= NGHTTP2_DATA_FLAG_EOF;
         else if (n == 0)
             return NGHTTP2_ERR_DEFERRED;
-        if (n > 0)
-            s->m_wrote.insert(id);
+        if (n > 0 && !stream->m_wroteNoted) {
+            stream->m_wroteNoted = true;
+            s->m_wrote.append(id);
+        }
         return ssize_t(n);
     }
 
@@ -311,18 +360,17 @@ Result<TunnelStream *> Http2Session::request(const TunnelHead &head, bool endStr
     block.add(":method", head.method);
     const bool plainConnect = head.method == "CONNECT" && head.protocol.isEmpty();
     if (!plainConnect) {
-        block.add(":scheme", head.scheme.isEmpty() ? QByteArray("https") : head.scheme);
-        block.add(":path", head.path.isEmpty() ? QByteArray("/") : head.path);
+        block.add(":scheme", head.scheme.isEmpty() ? QByteArrayView("https") : QByteArrayView(head.scheme));
+        block.add(":path", head.path.isEmpty() ? QByteArrayView("/") : QByteArrayView(head.path));
     }
-    block.add(":authority", head.authority.isEmpty() ? QByteArray("tunnel") : head.authority);
+    block.add(":authority", head.authority.isEmpty() ? QByteArrayView("tunnel") : QByteArrayView(head.authority));
     if (!head.protocol.isEmpty())
         block.add(":protocol", head.protocol);
     block.addHeaders(head.headers);
-    auto nv = block.nv();
     nghttp2_data_provider provider {};
     provider.read_callback = &Callbacks::readBody;
     const int32_t id = nghttp2_submit_request(
-        m_session.get(), nullptr, nv.data(), nv.size(), endStream ? nullptr : &provider, nullptr);
+        m_session.get(), nullptr, block.data(), block.size(), endStream ? nullptr : &provider, nullptr);
     if (id < 0)
         return Error::unavailable(QStringLiteral("HTTP/2 request: %1").arg(QString::fromLatin1(nghttp2_strerror(id))));
     auto *stream = new TunnelStream(this, id, this);
@@ -382,13 +430,14 @@ void Http2Session::submitResponse(TunnelStream *stream, bool endStream)
     if (!m_session)
         return;
     HeaderBlock block;
-    block.add(":status", QByteArray::number(stream->m_response.status));
+    char status[16];
+    const auto digits = std::to_chars(status, status + sizeof status, stream->m_response.status);
+    block.add(":status", QByteArrayView(status, digits.ptr - status));
     block.addHeaders(stream->m_response.headers);
-    auto nv = block.nv();
     nghttp2_data_provider provider {};
     provider.read_callback = &Callbacks::readBody;
-    const int rv
-        = nghttp2_submit_response(m_session.get(), stream->m_id, nv.data(), nv.size(), endStream ? nullptr : &provider);
+    const int rv = nghttp2_submit_response(
+        m_session.get(), stream->m_id, block.data(), block.size(), endStream ? nullptr : &provider);
     if (rv != 0) {
         qCDebug(lcHttp2) << "cannot respond on stream" << stream->m_id << nghttp2_strerror(rv);
         return;
@@ -490,8 +539,11 @@ void Http2Session::flush()
         // Writers learn there is room (bytesWritten, queued) only now, outside nghttp2.
         const auto wrote = std::exchange(m_wrote, {});
         for (qint32 id : wrote) {
-            if (TunnelStream *stream = this->stream(id))
-                stream->notifyWritten();
+            TunnelStream *stream = this->stream(id);
+            if (!stream)
+                continue;
+            stream->m_wroteNoted = false;
+            stream->notifyWritten();
             if (!alive)
                 return;
         }

@@ -8,7 +8,6 @@
 
 #include <QHash>
 #include <QObject>
-#include <QSet>
 
 #include <memory>
 
@@ -86,8 +85,7 @@ private:
     Settings m_settings;
     std::unique_ptr<nghttp2_session, void (*)(nghttp2_session *)> m_session;
     QHash<qint32, TunnelStream *> m_streams;
-    QHash<qint32, TunnelHead> m_partial; // heads being received
-    QSet<qint32> m_wrote; // streams nghttp2 took body bytes from during this flush
+    QList<qint32> m_wrote; // streams nghttp2 took body bytes from during this flush
     int m_busy = 0; // inside nghttp2 (receive or send): flushing waits
     bool m_flushing = false;
     bool m_flushAgain = false;

@@ -128,6 +128,7 @@ private:
     qint32 m_id = 0;
     TunnelHead m_request;
     TunnelHead m_response;
+    TunnelHead m_partial; // a head being received
 
     Pieces m_in;
     qint64 m_inSize = 0;
@@ -139,6 +140,7 @@ private:
     qint64 m_outOffset = 0;
     qint64 m_written = 0; // taken by nghttp2 since the last bytesWritten()
     bool m_writtenPending = false; // a bytesWritten() is queued
+    bool m_wroteNoted = false; // in the session's list of streams written during this flush
     bool m_hasProvider = false; // a data provider is attached (body may follow)
     bool m_bodyAllowed = true; // false once the head said there is no body
     bool m_deferred = false;
