@@ -7,6 +7,9 @@
 #include <QIODevice>
 #include <QLocalSocket>
 #include <QLoggingCategory>
+#include <QTimer>
+
+#include <sys/socket.h>
 
 Q_LOGGING_CATEGORY(lcHttp, "isolation.http")
 
@@ -54,6 +57,7 @@ QByteArray headStart(int status, const HttpHeaders &headers)
 constexpr qint64 kReadBufferBytes = 1024 * 1024;
 constexpr qint64 kBodyPieceBytes = 256 * 1024; // read from an answer's device at a time
 constexpr qint64 kWriteHighWater = 1024 * 1024; // queued in the socket before we read more of it
+constexpr int kLingerMs = 2000; // a closing connection reads and drops the peer's bytes this long at most
 
 } // namespace
 
@@ -398,12 +402,42 @@ void HttpConnection::completeExchange()
 void HttpConnection::closeGracefully()
 {
     m_closing = true;
-    // Every socket kind flushes what is queued before it closes.
-    if (qobject_cast<TcpStream *>(m_device) || qobject_cast<QAbstractSocket *>(m_device)
-        || qobject_cast<QLocalSocket *>(m_device))
-        disconnectDevice(m_device);
-    else
-        deleteLater();
+    auto *tcp = qobject_cast<QAbstractSocket *>(m_device);
+    if (!m_stream && !tcp) {
+        if (qobject_cast<QLocalSocket *>(m_device))
+            disconnectDevice(m_device); // flushes what is queued first
+        else
+            deleteLater();
+        return;
+    }
+    // A lingering close, as nginx makes: the answer goes out, then our end of the stream
+    // (FIN), and what the peer still sends (the rest of a refused body, the next pipelined
+    // request) is read and dropped until it closes too or kLingerMs pass. Closing with unread
+    // bytes would make the kernel answer with a reset, which can destroy the answer before the
+    // peer reads it.
+    m_in.clear();
+    disconnect(m_device, &QIODevice::readyRead, this, nullptr);
+    const auto drop = [this] {
+        if (m_stream)
+            m_stream->takeAll();
+        else if (m_device)
+            m_device->readAll();
+    };
+    connect(m_device, &QIODevice::readyRead, this, drop);
+    drop();
+    if (m_stream) {
+        m_stream->shutdownWrite();
+    } else {
+        const auto halfClose = [this, tcp] {
+            if (!m_halfClosed && tcp->bytesToWrite() == 0 && tcp->state() == QAbstractSocket::ConnectedState) {
+                m_halfClosed = true;
+                ::shutdown(int(tcp->socketDescriptor()), SHUT_WR);
+            }
+        };
+        connect(tcp, &QAbstractSocket::bytesWritten, this, halfClose);
+        halfClose();
+    }
+    QTimer::singleShot(kLingerMs, this, [this] { closeNow(); });
 }
 
 void HttpConnection::closeNow()

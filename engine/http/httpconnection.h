@@ -65,6 +65,7 @@ private:
     bool m_headRequest = false;
     bool m_closing = false;
     bool m_processScheduled = false;
+    bool m_halfClosed = false; // closing: our side of the stream is shut (FIN sent)
 
     // A streamed request body (HttpServer::streamRoute): its sink, or the answer that refused it.
     bool m_streamed = false;

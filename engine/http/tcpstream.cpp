@@ -369,6 +369,10 @@ void TcpStream::flushQueue()
     }
     if (m_disconnectAfterFlush && bytesToWrite() == 0 && m_fd >= 0)
         closeSocket({});
+    else if (m_shutdownAfterFlush && bytesToWrite() == 0 && m_fd >= 0) {
+        m_shutdownAfterFlush = false;
+        ::shutdown(m_fd, SHUT_WR);
+    }
 }
 
 void TcpStream::readSome()
@@ -460,6 +464,17 @@ void TcpStream::disconnectFromHost()
     }
     m_disconnectAfterFlush = true;
     m_state = State::Closing;
+}
+
+void TcpStream::shutdownWrite()
+{
+    if (m_fd < 0)
+        return;
+    if (bytesToWrite() > 0 || m_state == State::Connecting) {
+        m_shutdownAfterFlush = true; // flushQueue() does it
+        return;
+    }
+    ::shutdown(m_fd, SHUT_WR);
 }
 
 void TcpStream::abort()

@@ -58,6 +58,9 @@ public:
 
     // Closes once everything queued went out (disconnected() then); abort() closes at once.
     void disconnectFromHost();
+    // Ends our direction once everything queued went out (the peer reads the end of the
+    // stream); reading goes on until the peer closes too (disconnected() then).
+    void shutdownWrite();
     void abort();
     void close() override { abort(); }
 
@@ -119,6 +122,7 @@ private:
     qint64 m_readLimit = 0;
     quint32 m_interest = 0;
     bool m_disconnectAfterFlush = false;
+    bool m_shutdownAfterFlush = false;
     bool m_closeReported = false;
     bool m_held = false; // written to in a batch, to be sent when it ends
 };
