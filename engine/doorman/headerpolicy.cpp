@@ -36,30 +36,48 @@ bool anyPiece(QByteArrayView list, char separator, F each)
     return false;
 }
 
+QByteArrayView nameOf(const QPair<QByteArray, QByteArray> &h)
+{
+    return h.first;
+}
+QByteArrayView valueOf(const QPair<QByteArray, QByteArray> &h)
+{
+    return h.second;
+}
+QByteArrayView nameOf(const HeaderField &h)
+{
+    return h.name;
+}
+QByteArrayView valueOf(const HeaderField &h)
+{
+    return h.value;
+}
+
 // The Connection headers of a message: the names they list (comma-separated) are hop-by-hop too.
+template<typename Headers>
 class ConnectionNames
 {
 public:
-    explicit ConnectionNames(const HttpHeaders &headers)
+    explicit ConnectionNames(const Headers &headers)
         : m_headers(headers)
     {
         for (const auto &h : headers)
-            m_any = m_any || is(h.first, "connection");
+            m_any = m_any || is(nameOf(h), "connection");
     }
     bool lists(QByteArrayView name) const
     {
         if (!m_any)
             return false;
         for (const auto &h : m_headers) {
-            if (is(h.first, "connection")
-                && anyPiece(h.second, ',', [&](QByteArrayView t) { return t.compare(name, Qt::CaseInsensitive) == 0; }))
+            if (is(nameOf(h), "connection")
+                && anyPiece(valueOf(h), ',', [&](QByteArrayView t) { return t.compare(name, Qt::CaseInsensitive) == 0; }))
                 return true;
         }
         return false;
     }
 
 private:
-    const HttpHeaders &m_headers;
+    const Headers &m_headers;
     bool m_any = false;
 };
 
@@ -140,7 +158,7 @@ QByteArray HeaderPolicy::viewCookie(const HttpHeaders &headers)
 
 HttpHeaders HeaderPolicy::towardsSandbox(const HttpHeaders &in, const Forwarding &f)
 {
-    const ConnectionNames named(in);
+    const ConnectionNames<HttpHeaders> named(in);
     HttpHeaders out;
     out.reserve(in.size() + 5);
     if (!f.upstreamHost.isEmpty())
@@ -171,25 +189,29 @@ HttpHeaders HeaderPolicy::towardsSandbox(const HttpHeaders &in, const Forwarding
     return out;
 }
 
-HttpHeaders HeaderPolicy::towardsBrowser(const HttpHeaders &in)
+HeaderFields HeaderPolicy::towardsBrowser(const HeaderFields &in)
 {
-    const ConnectionNames named(in);
-    HttpHeaders out;
-    out.reserve(in.size() + 1);
-    for (const auto &h : in) {
-        const QByteArray &n = h.first;
+    const ConnectionNames<HeaderFields> named(in);
+    HeaderFields out;
+    for (const HeaderField &h : in) {
+        const QByteArrayView n = h.name;
         if (isHopByHop(n) || named.lists(n) || is(n, "content-length") || is(n, "referrer-policy")
-            || is(n, "authorization") || is(n, "x-execd-access-token") || n.startsWith(':') || carriesToken(h.second))
+            || is(n, "authorization") || is(n, "x-execd-access-token") || n.startsWith(':') || carriesToken(h.value))
             continue;
         if (is(n, "set-cookie")) {
-            const qsizetype eq = h.second.indexOf('=');
-            if (eq < 0 || QByteArrayView(h.second).first(eq).trimmed() == CookieName)
+            const qsizetype eq = h.value.indexOf('=');
+            if (eq < 0 || h.value.first(eq).trimmed() == CookieName)
                 continue;
         }
         out.append(h);
     }
-    addStandard(&out);
+    out.append({"Referrer-Policy", "no-referrer"}); // as addStandard()
     return out;
+}
+
+HttpHeaders HeaderPolicy::towardsBrowser(const HttpHeaders &in)
+{
+    return headersOf(towardsBrowser(fieldsOf(in)));
 }
 
 void HeaderPolicy::addStandard(HttpHeaders *headers)

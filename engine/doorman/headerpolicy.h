@@ -27,7 +27,9 @@ public:
     // Headers to the sandbox. `keepUpgrade` keeps Upgrade/Connection/Sec-WebSocket-* for a
     // WebSocket handshake the doorman writes itself (it adds them).
     static HttpHeaders towardsSandbox(const HttpHeaders &in, const Forwarding &f);
-    // Headers back to the browser (framing headers are the server's to write).
+    // Headers back to the browser (framing headers are the server's to write): views of `in`'s
+    // bytes and of static ones.
+    static HeaderFields towardsBrowser(const HeaderFields &in);
     static HttpHeaders towardsBrowser(const HttpHeaders &in);
     // The Cookie header without the view cookie (any pair named like it or carrying `viewCookie`,
     // this request's value); empty when nothing else is left.

@@ -27,7 +27,7 @@ public:
         if (m_response)
             m_reply.send(*std::exchange(m_response, std::nullopt));
         if (m_head) {
-            startHead(m_head->status, m_head->headers, m_head->length);
+            startHead(m_head->status, fieldsOf(m_head->headers), m_head->length);
             m_head.reset();
         }
         if (!m_queued.isEmpty())
@@ -53,12 +53,12 @@ public:
         else
             m_response = response;
     }
-    void sendHead(int status, const HttpHeaders &headers, qint64 length) override
+    void sendHead(int status, const HeaderFields &headers, qint64 length) override
     {
         if (m_attached)
             startHead(status, headers, length);
         else
-            m_head = Head {status, headers, length};
+            m_head = Head {status, headersOf(headers), length}; // the views do not last until then
     }
     void write(const QByteArray &data) override
     {
@@ -94,13 +94,10 @@ private:
         HttpHeaders headers;
         qint64 length;
     };
-    void startHead(int status, const HttpHeaders &headers, qint64 length)
+    void startHead(int status, const HeaderFields &headers, qint64 length)
     {
         const bool noBody = (status >= 100 && status < 200) || status == 204 || status == 304;
-        if (length >= 0 || noBody || m_headRequest)
-            m_reply.sendHead(status, headers, std::max<qint64>(length, 0));
-        else
-            m_reply.sendHead(status, headers);
+        m_reply.sendHead(status, headers, length >= 0 || noBody || m_headRequest ? std::max<qint64>(length, 0) : -1);
     }
 
     bool m_headRequest;

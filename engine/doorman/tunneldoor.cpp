@@ -8,6 +8,8 @@
 
 #include <QPointer>
 
+#include <charconv>
+
 namespace isolation {
 
 namespace {
@@ -30,21 +32,17 @@ public:
         if (m_stream)
             m_stream->respondWith(response.status, response.headers, response.body);
     }
-    void sendHead(int status, const HttpHeaders &headers, qint64 length) override
+    void sendHead(int status, const HeaderFields &headers, qint64 length) override
     {
         if (!m_stream)
             return;
-        if (length < 0) {
-            m_stream->respond(status, headers);
-            return;
+        HeaderFields h = headers;
+        char digits[24];
+        if (length >= 0) {
+            const auto end = std::to_chars(digits, digits + sizeof digits, length).ptr;
+            h.append({"content-length", QByteArrayView(digits, end - digits)});
         }
-        HttpHeaders h;
-        h.reserve(headers.size() + 1);
-        h.append(headers);
-        QByteArray value;
-        appendNumber(value, length);
-        h.append(qMakePair(QByteArrayLiteral("content-length"), value));
-        m_stream->respond(status, h);
+        m_stream->respondFields(status, h);
     }
     void write(const QByteArray &data) override
     {

@@ -15,16 +15,6 @@ UpstreamExchange *self(http_parser *p)
     return static_cast<UpstreamExchange *>(p->data);
 }
 
-bool isSpace(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-bool validHeader(const QByteArray &name, const QByteArray &value)
-{
-    return isHttpToken(name) && !hasControlBytes(value);
-}
-
 } // namespace
 
 UpstreamPool::UpstreamPool(QObject *parent)
@@ -289,7 +279,8 @@ void UpstreamExchange::parseAvailable()
                 http_parser_init(&m_parser, HTTP_RESPONSE);
                 m_parser.data = this;
                 m_anyResponse = false;
-                m_headers.clear();
+                m_spans.clear();
+                m_headBytes.truncate(0);
                 m_socket->setListener(nullptr);
                 m_socket->abort();
                 onDisconnected();
@@ -397,48 +388,53 @@ void UpstreamExchange::complete()
 int UpstreamExchange::onHeaderField(http_parser *p, const char *at, size_t len)
 {
     auto *s = self(p);
-    if (s->m_inValue || s->m_headers.isEmpty()) {
-        if (s->m_headers.size() >= 200)
+    if (s->m_inValue || s->m_spans.isEmpty()) {
+        if (s->m_spans.size() >= 200)
             return -1;
-        if (s->m_headers.isEmpty())
-            s->m_headers.reserve(16);
-        s->m_headers.append(QPair<QByteArray, QByteArray>(QByteArray(at, qsizetype(len)), QByteArray()));
+        if (s->m_headBytes.isNull())
+            s->m_headBytes.reserve(1024);
+        s->m_spans.append({s->m_headBytes.size(), 0, s->m_headBytes.size(), 0});
         s->m_inValue = false;
-        return len > 8192 ? -1 : 0;
     }
-    s->m_headers.last().first.append(at, qsizetype(len)); // a name split across reads
-    return s->m_headers.last().first.size() > 8192 ? -1 : 0;
+    // A name split across reads continues where its first piece ended.
+    Span &h = s->m_spans.last();
+    s->m_headBytes.append(at, qsizetype(len));
+    h.nameLength += qsizetype(len);
+    h.valueAt = s->m_headBytes.size();
+    return h.nameLength > 8192 ? -1 : 0;
 }
 
 int UpstreamExchange::onHeaderValue(http_parser *p, const char *at, size_t len)
 {
     auto *s = self(p);
     s->m_inValue = true;
-    if (s->m_headers.isEmpty())
+    if (s->m_spans.isEmpty())
         return -1;
-    QByteArray &value = s->m_headers.last().second;
-    if (value.isNull())
-        value = QByteArray(at, qsizetype(len));
-    else
-        value.append(at, qsizetype(len));
-    return s->m_headers.last().second.size() > 65536 ? -1 : 0;
+    Span &h = s->m_spans.last();
+    s->m_headBytes.append(at, qsizetype(len));
+    h.valueLength += qsizetype(len);
+    return h.valueLength > 65536 ? -1 : 0;
 }
 
 int UpstreamExchange::onHeadersComplete(http_parser *p)
 {
     auto *s = self(p);
     if (p->status_code >= 100 && p->status_code < 200 && p->status_code != 101) {
-        s->m_headers.clear(); // an interim answer: the real one follows
+        s->m_spans.clear(); // an interim answer: the real one follows
+        s->m_headBytes.truncate(0);
         s->m_inValue = false;
         return 0;
     }
     s->m_headersDone = true;
     s->m_status = int(p->status_code);
-    for (auto &h : s->m_headers) {
-        if (!h.second.isEmpty() && (isSpace(h.second.front()) || isSpace(h.second.back())))
-            h.second = h.second.trimmed();
+    // The bytes stay where they are from now on: the fields are views of them.
+    const char *const bytes = s->m_headBytes.constData();
+    for (const Span &h : std::as_const(s->m_spans)) {
+        const QByteArrayView name(bytes + h.nameAt, h.nameLength);
+        const QByteArrayView value = QByteArrayView(bytes + h.valueAt, h.valueLength).trimmed();
+        if (isHttpToken(name) && !hasControlBytes(value))
+            s->m_fields.append({name, value});
     }
-    s->m_headers.removeIf([](const auto &h) { return !validHeader(h.first, h.second); });
     const bool chunked = (p->flags & F_CHUNKED) != 0;
     s->m_contentLength = (!chunked && p->content_length != ULLONG_MAX) ? qint64(p->content_length) : -1;
     return s->m_method == "HEAD" ? 1 : 0; // 1: the answer to HEAD has no body, whatever it says

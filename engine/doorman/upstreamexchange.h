@@ -86,7 +86,9 @@ public:
     qint64 bytesToWrite() const;
 
     int status() const { return m_status; }
-    const HttpHeaders &headers() const { return m_headers; }
+    // The answer's headers (names as the sandbox wrote them, values trimmed, invalid ones left
+    // out), views of bytes the exchange keeps until it goes.
+    const HeaderFields &headers() const { return m_fields; }
     qint64 contentLength() const { return m_contentLength; } // -1: none given (chunked or until close)
     // The answer body parsed so far; taking it lets more be read (setReading(false) stops reading).
     QByteArray read();
@@ -136,7 +138,13 @@ private:
     bool m_headersDone = false;
     bool m_inValue = false;
     int m_status = 0;
-    HttpHeaders m_headers;
+    struct Span
+    {
+        qsizetype nameAt, nameLength, valueAt, valueLength;
+    };
+    QByteArray m_headBytes; // the answer head's names and values as they came, one after another
+    QVarLengthArray<Span, 32> m_spans;
+    HeaderFields m_fields;
     qint64 m_contentLength = -1;
     QByteArray m_body;
     qsizetype m_bodyTail = -1; // onBody: the body is m_in from here to its end

@@ -171,8 +171,7 @@ void ViewExchange::upstreamHead()
         upstreamFailed(QStringLiteral("the sandbox switched protocols unasked"));
         return;
     }
-    HttpHeaders headers = HeaderPolicy::towardsBrowser(m_up->headers());
-    m_down->sendHead(m_up->status(), headers, m_up->contentLength());
+    m_down->sendHead(m_up->status(), HeaderPolicy::towardsBrowser(m_up->headers()), m_up->contentLength());
     m_headSent = true;
     QPointer<ViewExchange> self(this);
     m_down->setDrainHandler([self] {

@@ -21,7 +21,8 @@ public:
     virtual ~ViewDownstream() = default;
     virtual bool alive() const = 0;
     virtual void respond(const HttpResponse &response) = 0;
-    virtual void sendHead(int status, const HttpHeaders &headers, qint64 length) = 0; // length -1: unknown
+    // length -1: unknown. The fields are views the downstream uses (or copies) before it returns.
+    virtual void sendHead(int status, const HeaderFields &headers, qint64 length) = 0;
     virtual void write(const QByteArray &data) = 0;
     virtual void finish() = 0;
     virtual void abort() = 0; // the answer is cut off: the peer must not take it as complete

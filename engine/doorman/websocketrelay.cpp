@@ -124,19 +124,19 @@ void WebSocketRelay::onUpstreamHead()
         // The sandbox said no: pass its answer on (cleaned), and that is the end of it.
         HttpResponse r;
         r.status = m_up->status();
-        r.headers = HeaderPolicy::towardsBrowser(m_up->headers());
+        r.headers = headersOf(HeaderPolicy::towardsBrowser(m_up->headers()));
         r.body = m_up->read().left(64 * 1024);
         refuse(r);
         return;
     }
-    if (headerValue(m_up->headers(), "sec-websocket-accept") != acceptFor(m_upstreamKey)) {
+    if (fieldValue(m_up->headers(), "sec-websocket-accept") != acceptFor(m_upstreamKey)) {
         refuse(Doorman::refusal(
             502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox's WebSocket handshake is wrong")));
         return;
     }
     HttpHeaders answer;
     for (const char *name : {"sec-websocket-protocol", "sec-websocket-extensions"}) {
-        const QByteArray v = headerValue(m_up->headers(), name);
+        const QByteArray v = fieldValue(m_up->headers(), name).toByteArray();
         if (!v.isEmpty())
             answer.append({name, v});
     }

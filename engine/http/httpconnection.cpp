@@ -22,20 +22,38 @@ bool bodyAllowed(int status)
     return status >= 200 && status != 204 && status != 304;
 }
 
-bool managedHeader(const QByteArray &name)
+bool managedHeader(QByteArrayView name)
 {
-    return QByteArrayView(name).compare("content-length", Qt::CaseInsensitive) == 0
-        || QByteArrayView(name).compare("transfer-encoding", Qt::CaseInsensitive) == 0
-        || QByteArrayView(name).compare("connection", Qt::CaseInsensitive) == 0;
+    return name.compare("content-length", Qt::CaseInsensitive) == 0
+        || name.compare("transfer-encoding", Qt::CaseInsensitive) == 0
+        || name.compare("connection", Qt::CaseInsensitive) == 0;
+}
+
+QByteArrayView nameOf(const QPair<QByteArray, QByteArray> &h)
+{
+    return h.first;
+}
+QByteArrayView valueOf(const QPair<QByteArray, QByteArray> &h)
+{
+    return h.second;
+}
+QByteArrayView nameOf(const HeaderField &h)
+{
+    return h.name;
+}
+QByteArrayView valueOf(const HeaderField &h)
+{
+    return h.value;
 }
 
 // The status line and the headers the route gave, less those this connection writes itself.
-QByteArray headStart(int status, const HttpHeaders &headers)
+template<typename Headers>
+QByteArray headStart(int status, const Headers &headers)
 {
     const QByteArray reason = reasonPhrase(status);
     qsizetype size = 64 + reason.size(); // the status line, and room for what the caller adds
     for (const auto &h : headers)
-        size += h.first.size() + h.second.size() + 4;
+        size += nameOf(h).size() + valueOf(h).size() + 4;
     QByteArray out;
     out.reserve(size + 64);
     out.append("HTTP/1.1 ", 9);
@@ -44,10 +62,10 @@ QByteArray headStart(int status, const HttpHeaders &headers)
     out.append(reason.constData(), reason.size());
     out.append("\r\n", 2);
     for (const auto &h : headers) {
-        if (!managedHeader(h.first)) {
-            out.append(h.first.constData(), h.first.size());
+        if (!managedHeader(nameOf(h))) {
+            out.append(nameOf(h));
             out.append(": ", 2);
-            out.append(h.second.constData(), h.second.size());
+            out.append(valueOf(h));
             out.append("\r\n", 2);
         }
     }
@@ -274,9 +292,18 @@ void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
 
 void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers, std::optional<qint64> length)
 {
-    if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
-        return;
-    QByteArray out = headStart(status, headers);
+    if (isCurrent(sequence) && !m_streaming && !m_body && m_device)
+        startStreaming(status, headStart(status, headers), length);
+}
+
+void HttpConnection::sendHead(quint64 sequence, int status, const HeaderFields &headers, std::optional<qint64> length)
+{
+    if (isCurrent(sequence) && !m_streaming && !m_body && m_device)
+        startStreaming(status, headStart(status, headers), length);
+}
+
+void HttpConnection::startStreaming(int status, QByteArray out, std::optional<qint64> length)
+{
     m_sized = length.has_value();
     if (m_sized) {
         m_sizedBody = bodyAllowed(status) && !m_headRequest;

@@ -30,6 +30,7 @@ public:
     void sendResponse(quint64 sequence, HttpResponse response);
     // Without `length` the body is chunked; with it, sent as is under Content-Length.
     void sendHead(quint64 sequence, int status, HttpHeaders headers, std::optional<qint64> length = std::nullopt);
+    void sendHead(quint64 sequence, int status, const HeaderFields &headers, std::optional<qint64> length);
     qint64 bytesToWrite() const;
     void setDrainHandler(quint64 sequence, std::function<void()> handler, qint64 lowWater);
     void writeChunk(quint64 sequence, const QByteArray &chunk);
@@ -44,6 +45,7 @@ private:
     void process();
     void scheduleProcess();
     void answerError(int status, const QString &message);
+    void startStreaming(int status, QByteArray head, std::optional<qint64> length);
     void completeExchange();
     void closeGracefully();
     void onHead(const HttpRequest &head);

@@ -24,6 +24,32 @@ bool hasHeader(const HttpHeaders &headers, QByteArrayView name)
     return false;
 }
 
+QByteArrayView fieldValue(const HeaderFields &fields, QByteArrayView name)
+{
+    for (const HeaderField &f : fields) {
+        if (name.size() == f.name.size() && name.compare(f.name, Qt::CaseInsensitive) == 0)
+            return f.value;
+    }
+    return {};
+}
+
+HeaderFields fieldsOf(const HttpHeaders &headers)
+{
+    HeaderFields out;
+    for (const auto &h : headers)
+        out.append({h.first, h.second});
+    return out;
+}
+
+HttpHeaders headersOf(const HeaderFields &fields)
+{
+    HttpHeaders out;
+    out.reserve(fields.size());
+    for (const HeaderField &f : fields)
+        out.append(qMakePair(f.name.toByteArray(), f.value.toByteArray()));
+    return out;
+}
+
 bool HttpRequest::jsonBody(QJsonObject *out, QString *error) const
 {
     if (body.trimmed().isEmpty()) {

@@ -9,6 +9,7 @@
 #include <QPair>
 #include <QString>
 #include <QUrlQuery>
+#include <QVarLengthArray>
 
 namespace isolation {
 
@@ -17,6 +18,20 @@ using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
 // Header lookup is case-insensitive; the first match wins.
 QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name);
 bool hasHeader(const HttpHeaders &headers, QByteArrayView name);
+
+// A header passed on as it is, without a copy: views into bytes that whoever hands it over keeps
+// for the duration of the call (a proxy's answer heads, which go out as soon as they are in).
+struct HeaderField
+{
+    QByteArrayView name;
+    QByteArrayView value;
+};
+using HeaderFields = QVarLengthArray<HeaderField, 32>;
+
+QByteArrayView fieldValue(const HeaderFields &fields, QByteArrayView name);
+// Views of `headers` (valid while it is) and an owned copy of `fields`.
+HeaderFields fieldsOf(const HttpHeaders &headers);
+HttpHeaders headersOf(const HeaderFields &fields);
 
 struct HttpRequest
 {

@@ -34,6 +34,13 @@ void HttpReply::sendHead(int status, HttpHeaders headers, qint64 contentLength) 
         m_connection->sendHead(m_sequence, status, std::move(headers), std::max<qint64>(contentLength, 0));
 }
 
+void HttpReply::sendHead(int status, const HeaderFields &headers, qint64 contentLength) const
+{
+    if (m_connection)
+        m_connection->sendHead(m_sequence, status, headers,
+            contentLength < 0 ? std::nullopt : std::optional<qint64>(contentLength));
+}
+
 qint64 HttpReply::bytesToWrite() const
 {
     return m_connection && m_connection->isCurrent(m_sequence) ? m_connection->bytesToWrite() : 0;

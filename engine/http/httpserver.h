@@ -36,6 +36,9 @@ public:
     // The same under Content-Length instead: write() exactly `contentLength` bytes in all, then
     // finish() (fewer closes the connection). No body goes out for HEAD, 1xx, 204 and 304.
     void sendHead(int status, HttpHeaders headers, qint64 contentLength) const;
+    // The same from views, written out before this returns (a proxy passing an answer on);
+    // `contentLength` -1: chunked.
+    void sendHead(int status, const HeaderFields &headers, qint64 contentLength) const;
     void write(const QByteArray &chunk) const;
     void finish() const;
     // Flow control for streamed answers: what the socket still holds, and a function run (on the

@@ -63,6 +63,13 @@ public:
                 add(h.first, h.second);
         }
     }
+    void addHeaders(const HeaderFields &headers)
+    {
+        for (const HeaderField &h : headers) {
+            if (!connectionSpecific(h.name) && !h.name.startsWith(':'))
+                add(h.name, h.value);
+        }
+    }
     const nghttp2_nv *data() const { return m_nv.constData(); }
     size_t size() const { return size_t(m_nv.size()); }
 
@@ -425,7 +432,7 @@ void Http2Session::resume(TunnelStream *stream)
     flushSoon();
 }
 
-void Http2Session::submitResponse(TunnelStream *stream, bool endStream)
+void Http2Session::submitResponse(TunnelStream *stream, const HeaderFields &headers, bool endStream)
 {
     if (!m_session)
         return;
@@ -433,7 +440,7 @@ void Http2Session::submitResponse(TunnelStream *stream, bool endStream)
     char status[16];
     const auto digits = std::to_chars(status, status + sizeof status, stream->m_response.status);
     block.add(":status", QByteArrayView(status, digits.ptr - status));
-    block.addHeaders(stream->m_response.headers);
+    block.addHeaders(headers);
     nghttp2_data_provider provider {};
     provider.read_callback = &Callbacks::readBody;
     const int rv = nghttp2_submit_response(

@@ -71,7 +71,7 @@ private:
 
     // Streams call these.
     void resume(TunnelStream *stream);
-    void submitResponse(TunnelStream *stream, bool endStream);
+    void submitResponse(TunnelStream *stream, const HeaderFields &headers, bool endStream);
     void consume(TunnelStream *stream, qint64 bytes);
     void consumeConnection(qint64 bytes);
     void resetStream(TunnelStream *stream, quint32 errorCode);

@@ -49,10 +49,14 @@ QByteArray TunnelStream::read(qint64 maxSize)
 
 bool TunnelStream::respond(int status, const HttpHeaders &headers, bool endStream)
 {
+    return respondFields(status, fieldsOf(headers), endStream);
+}
+
+bool TunnelStream::respondFields(int status, const HeaderFields &headers, bool endStream)
+{
     if (!m_session || m_closed || m_session->role() != Http2Session::Role::Server || hasResponseHead())
         return false;
     m_response.status = status;
-    m_response.headers = headers;
     if (endStream) {
         m_bodyAllowed = false;
         m_localFinished = true;
@@ -60,7 +64,7 @@ bool TunnelStream::respond(int status, const HttpHeaders &headers, bool endStrea
         m_outSize = 0;
         m_outOffset = 0;
     }
-    m_session->submitResponse(this, endStream);
+    m_session->submitResponse(this, headers, endStream);
     return true;
 }
 

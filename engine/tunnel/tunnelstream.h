@@ -44,7 +44,8 @@ public:
     qint32 id() const { return m_id; }
     // Server side: the request received. Client side: the request sent.
     const TunnelHead &requestHead() const { return m_request; }
-    // Client side: the response received (valid once headReceived()). Server side: the response sent.
+    // Client side: the response received (valid once headReceived()). Server side: the status
+    // sent (the headers went straight to the session).
     const TunnelHead &responseHead() const { return m_response; }
     bool hasResponseHead() const { return m_response.status != 0; }
 
@@ -58,8 +59,11 @@ public:
     bool atEnd() const { return m_remoteFinished && m_inSize == 0; }
 
     // --- the body this side sends ---
-    // Server side only: sends the response head. With `endStream` there is no body.
+    // Server side only: sends the response head (names are written in lower case, connection-
+    // specific headers left out). With `endStream` there is no body.
     bool respond(int status, const HttpHeaders &headers = {}, bool endStream = false);
+    // The same from views (a proxy passing an answer head on).
+    bool respondFields(int status, const HeaderFields &headers, bool endStream = false);
     // Queues body bytes; they leave as the peer's window allows. Returns false when the stream
     // can no longer send (finished, reset or closed). Writers bound their own memory by waiting
     // for bytesWritten() while bytesToWrite() is above what they want buffered.
