@@ -142,7 +142,8 @@ Admission Doorman::admit(const DoorRequest &request)
     }
     const qint64 now = m_clock.unixSeconds();
     const bool secure = request.proto == "https";
-    const ViewClaims *known = m_sessions.find(HeaderPolicy::viewCookie(request.headers), request.viewId, now);
+    const QByteArray cookie = HeaderPolicy::viewCookie(request.headers);
+    const ViewClaims *known = m_sessions.find(cookie, request.viewId, now);
 
     if (!path.value().token.isEmpty()) {
         if (request.websocket || (request.method != "GET" && request.method != "HEAD")) {
@@ -166,14 +167,14 @@ Admission Doorman::admit(const DoorRequest &request)
                 = refusal(403, QStringLiteral("forbidden"), QStringLiteral("the view token is for another view"));
             return out;
         }
-        const QByteArray cookie = m_sessions.open(verified.value(), now);
-        if (cookie.isEmpty()) {
+        const QByteArray opened = m_sessions.open(verified.value(), now);
+        if (opened.isEmpty()) {
             out.answer = refusal(401, QStringLiteral("unauthorized"),
                 QStringLiteral("this view link was used already; open the view again from the hub"));
             return out;
         }
         qCInfo(lcDoorman) << "view" << request.viewId << "opened (" << viewKindName(verified.value().kind) << ")";
-        return exchangePage(path.value(), cookie, verified.value(), secure);
+        return exchangePage(path.value(), opened, verified.value(), secure);
     }
 
     if (!known) {
@@ -195,7 +196,7 @@ Admission Doorman::admit(const DoorRequest &request)
             return out;
         }
     }
-    return plan(request, *known, path.value());
+    return plan(request, *known, path.value(), cookie);
 }
 
 Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims, bool secure)
@@ -227,7 +228,8 @@ Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, 
     return out;
 }
 
-Admission Doorman::plan(const DoorRequest &request, const ViewClaims &claims, const ViewPath &path)
+Admission Doorman::plan(
+    const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie)
 {
     Admission out;
     out.claims = claims;
@@ -235,7 +237,7 @@ Admission Doorman::plan(const DoorRequest &request, const ViewClaims &claims, co
     out.forwarding.clientAddress = request.clientAddress;
     out.forwarding.proto = request.proto;
     out.forwarding.host = request.host;
-    out.forwarding.viewCookie = HeaderPolicy::viewCookie(request.headers);
+    out.forwarding.viewCookie = viewCookie;
     out.headers = HeaderPolicy::towardsSandbox(request.headers, out.forwarding);
     if (request.websocket) {
         // The doorman writes the handshake towards the sandbox itself.

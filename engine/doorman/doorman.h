@@ -101,7 +101,8 @@ public:
     static HttpResponse refusal(int status, const QString &code, const QString &message, bool close = false);
 
 private:
-    Admission plan(const DoorRequest &request, const ViewClaims &claims, const ViewPath &path);
+    Admission plan(
+        const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie);
     Admission exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims, bool secure);
     void endTerminalSessions();
 

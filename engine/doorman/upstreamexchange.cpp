@@ -4,6 +4,8 @@
 
 #include <QLoggingCategory>
 
+#include <cstring>
+
 Q_LOGGING_CATEGORY(lcUpstream, "isolation.doorman.upstream")
 
 namespace isolation {
@@ -119,17 +121,24 @@ void UpstreamExchange::start(
     m_method = method;
     m_bodyKind = body;
     QByteArray head;
-    head.reserve(512);
-    head += method + ' ' + target + " HTTP/1.1\r\n";
-    for (const auto &h : headers)
-        head += h.first + ": " + h.second + "\r\n";
-    if (body == Body::Length)
-        head += "Content-Length: " + QByteArray::number(length) + "\r\n";
-    else if (body == Body::Chunked)
-        head += "Transfer-Encoding: chunked\r\n";
-    else if (method == "POST" || method == "PUT" || method == "PATCH")
-        head += "Content-Length: 0\r\n";
-    head += "\r\n";
+    {
+        qsizetype room = method.size() + target.size() + 96;
+        for (const auto &h : headers)
+            room += h.first.size() + h.second.size() + 4;
+        HeadWriter w(head, room);
+        w << method << ' ' << target << " HTTP/1.1\r\n";
+        for (const auto &h : headers)
+            w << h.first << ": " << h.second << "\r\n";
+        if (body == Body::Length) {
+            w << "Content-Length: ";
+            w.number(length) << "\r\n";
+        } else if (body == Body::Chunked) {
+            w << "Transfer-Encoding: chunked\r\n";
+        } else if (method == "POST" || method == "PUT" || method == "PATCH") {
+            w << "Content-Length: 0\r\n";
+        }
+        w << "\r\n";
+    }
     m_head = head;
     m_bodyDone = body == Body::None || (body == Body::Length && length == 0);
     bool reused = false;
@@ -280,7 +289,7 @@ void UpstreamExchange::parseAvailable()
                 m_parser.data = this;
                 m_anyResponse = false;
                 m_spans.clear();
-                m_headBytes.truncate(0);
+                m_headLength = 0;
                 m_socket->setListener(nullptr);
                 m_socket->abort();
                 onDisconnected();
@@ -385,22 +394,28 @@ void UpstreamExchange::complete()
     m_listener->upstreamFinished();
 }
 
+void UpstreamExchange::appendHeadBytes(const char *data, qsizetype size)
+{
+    if (m_headBytes.size() - m_headLength < size)
+        m_headBytes.resize(std::max<qsizetype>({1024, 2 * m_headBytes.size(), m_headLength + size}));
+    std::memcpy(m_headBytes.data() + m_headLength, data, size_t(size));
+    m_headLength += size;
+}
+
 int UpstreamExchange::onHeaderField(http_parser *p, const char *at, size_t len)
 {
     auto *s = self(p);
     if (s->m_inValue || s->m_spans.isEmpty()) {
         if (s->m_spans.size() >= 200)
             return -1;
-        if (s->m_headBytes.isNull())
-            s->m_headBytes.reserve(1024);
-        s->m_spans.append({s->m_headBytes.size(), 0, s->m_headBytes.size(), 0});
+        s->m_spans.append({s->m_headLength, 0, s->m_headLength, 0});
         s->m_inValue = false;
     }
     // A name split across reads continues where its first piece ended.
     Span &h = s->m_spans.last();
-    s->m_headBytes.append(at, qsizetype(len));
+    s->appendHeadBytes(at, qsizetype(len));
     h.nameLength += qsizetype(len);
-    h.valueAt = s->m_headBytes.size();
+    h.valueAt = s->m_headLength;
     return h.nameLength > 8192 ? -1 : 0;
 }
 
@@ -411,7 +426,7 @@ int UpstreamExchange::onHeaderValue(http_parser *p, const char *at, size_t len)
     if (s->m_spans.isEmpty())
         return -1;
     Span &h = s->m_spans.last();
-    s->m_headBytes.append(at, qsizetype(len));
+    s->appendHeadBytes(at, qsizetype(len));
     h.valueLength += qsizetype(len);
     return h.valueLength > 65536 ? -1 : 0;
 }
@@ -421,7 +436,7 @@ int UpstreamExchange::onHeadersComplete(http_parser *p)
     auto *s = self(p);
     if (p->status_code >= 100 && p->status_code < 200 && p->status_code != 101) {
         s->m_spans.clear(); // an interim answer: the real one follows
-        s->m_headBytes.truncate(0);
+        s->m_headLength = 0;
         s->m_inValue = false;
         return 0;
     }

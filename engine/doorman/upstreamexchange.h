@@ -118,6 +118,7 @@ private:
     void fail(const QString &why);
     void complete();
     void sendRaw(const QByteArray &bytes);
+    void appendHeadBytes(const char *data, qsizetype size);
 
     UpstreamPool *m_pool;
     UpstreamEndpoint m_endpoint;
@@ -143,6 +144,7 @@ private:
         qsizetype nameAt, nameLength, valueAt, valueLength;
     };
     QByteArray m_headBytes; // the answer head's names and values as they came, one after another
+    qsizetype m_headLength = 0; // of m_headBytes, which is sized ahead
     QVarLengthArray<Span, 32> m_spans;
     HeaderFields m_fields;
     qint64 m_contentLength = -1;

@@ -46,30 +46,26 @@ QByteArrayView valueOf(const HeaderField &h)
     return h.value;
 }
 
-// The status line and the headers the route gave, less those this connection writes itself.
+// Room for a head: the status line, the headers, and what the connection adds (framing).
 template<typename Headers>
-QByteArray headStart(int status, const Headers &headers)
+qsizetype headRoom(const Headers &headers)
 {
-    const QByteArray reason = reasonPhrase(status);
-    qsizetype size = 64 + reason.size(); // the status line, and room for what the caller adds
+    qsizetype size = 128;
     for (const auto &h : headers)
         size += nameOf(h).size() + valueOf(h).size() + 4;
-    QByteArray out;
-    out.reserve(size + 64);
-    out.append("HTTP/1.1 ", 9);
-    appendNumber(out, status);
-    out.append(' ');
-    out.append(reason.constData(), reason.size());
-    out.append("\r\n", 2);
+    return size;
+}
+
+// The status line and the headers the route gave, less those this connection writes itself.
+template<typename Headers>
+void writeHeadStart(HeadWriter &out, int status, const Headers &headers)
+{
+    out << "HTTP/1.1 ";
+    out.number(status) << ' ' << reasonPhrase(status) << "\r\n";
     for (const auto &h : headers) {
-        if (!managedHeader(nameOf(h))) {
-            out.append(nameOf(h));
-            out.append(": ", 2);
-            out.append(valueOf(h));
-            out.append("\r\n", 2);
-        }
+        if (!managedHeader(nameOf(h)))
+            out << nameOf(h) << ": " << valueOf(h) << "\r\n";
     }
-    return out;
 }
 
 constexpr qint64 kReadBufferBytes = 1024 * 1024;
@@ -275,17 +271,21 @@ void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
         return;
     if (response.header("connection").toLower() == "close") // the route wants the connection closed
         m_keepAlive = false;
-    QByteArray out = headStart(response.status, response.headers);
-    if (bodyAllowed(response.status)) {
-        out += "Content-Length: ";
-        appendNumber(out, response.body.size());
-        out += "\r\n";
+    const bool withBody = bodyAllowed(response.status) && !m_headRequest;
+    QByteArray out;
+    {
+        HeadWriter w(out, headRoom(response.headers) + (withBody ? response.body.size() : 0));
+        writeHeadStart(w, response.status, response.headers);
+        if (bodyAllowed(response.status)) {
+            w << "Content-Length: ";
+            w.number(response.body.size()) << "\r\n";
+        }
+        if (!m_keepAlive)
+            w << "Connection: close\r\n";
+        w << "\r\n";
+        if (withBody)
+            w << response.body;
     }
-    if (!m_keepAlive)
-        out += "Connection: close\r\n";
-    out += "\r\n";
-    if (bodyAllowed(response.status) && !m_headRequest)
-        out += response.body;
     m_device->write(out);
     completeExchange();
 }
@@ -293,34 +293,39 @@ void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
 void HttpConnection::sendHead(quint64 sequence, int status, HttpHeaders headers, std::optional<qint64> length)
 {
     if (isCurrent(sequence) && !m_streaming && !m_body && m_device)
-        startStreaming(status, headStart(status, headers), length);
+        startStreaming(status, headers, length);
 }
 
 void HttpConnection::sendHead(quint64 sequence, int status, const HeaderFields &headers, std::optional<qint64> length)
 {
     if (isCurrent(sequence) && !m_streaming && !m_body && m_device)
-        startStreaming(status, headStart(status, headers), length);
+        startStreaming(status, headers, length);
 }
 
-void HttpConnection::startStreaming(int status, QByteArray out, std::optional<qint64> length)
+template<typename Headers>
+void HttpConnection::startStreaming(int status, const Headers &headers, std::optional<qint64> length)
 {
-    m_sized = length.has_value();
-    if (m_sized) {
-        m_sizedBody = bodyAllowed(status) && !m_headRequest;
-        m_sizedLeft = m_sizedBody ? *length : 0;
-        if (bodyAllowed(status)) {
-            out += "Content-Length: ";
-            appendNumber(out, *length);
-            out += "\r\n";
+    QByteArray out;
+    {
+        HeadWriter w(out, headRoom(headers));
+        writeHeadStart(w, status, headers);
+        m_sized = length.has_value();
+        if (m_sized) {
+            m_sizedBody = bodyAllowed(status) && !m_headRequest;
+            m_sizedLeft = m_sizedBody ? *length : 0;
+            if (bodyAllowed(status)) {
+                w << "Content-Length: ";
+                w.number(*length) << "\r\n";
+            }
+        } else {
+            m_chunkBody = bodyAllowed(status) && !m_headRequest;
+            if (bodyAllowed(status))
+                w << "Transfer-Encoding: chunked\r\n";
         }
-    } else {
-        m_chunkBody = bodyAllowed(status) && !m_headRequest;
-        if (bodyAllowed(status))
-            out += "Transfer-Encoding: chunked\r\n";
+        if (!m_keepAlive)
+            w << "Connection: close\r\n";
+        w << "\r\n";
     }
-    if (!m_keepAlive)
-        out += "Connection: close\r\n";
-    out += "\r\n";
     m_device->write(out);
     m_streaming = true;
 }
@@ -373,13 +378,16 @@ void HttpConnection::sendDevice(
 {
     if (!isCurrent(sequence) || m_streaming || m_body || !m_device)
         return;
-    QByteArray out = headStart(status, headers);
-    out += "Content-Length: ";
-    appendNumber(out, size);
-    out += "\r\n";
-    if (!m_keepAlive)
-        out += "Connection: close\r\n";
-    out += "\r\n";
+    QByteArray out;
+    {
+        HeadWriter w(out, headRoom(headers));
+        writeHeadStart(w, status, headers);
+        w << "Content-Length: ";
+        w.number(size) << "\r\n";
+        if (!m_keepAlive)
+            w << "Connection: close\r\n";
+        w << "\r\n";
+    }
     m_device->write(out);
     if (m_headRequest || size <= 0 || !body) {
         completeExchange();

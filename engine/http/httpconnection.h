@@ -45,7 +45,8 @@ private:
     void process();
     void scheduleProcess();
     void answerError(int status, const QString &message);
-    void startStreaming(int status, QByteArray head, std::optional<qint64> length);
+    template<typename Headers>
+    void startStreaming(int status, const Headers &headers, std::optional<qint64> length);
     void completeExchange();
     void closeGracefully();
     void onHead(const HttpRequest &head);

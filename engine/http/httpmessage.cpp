@@ -241,4 +241,33 @@ void appendNumber(QByteArray &out, qint64 n, int base)
     out.append(digits, r.ptr - digits);
 }
 
+HeadWriter::HeadWriter(QByteArray &out, qsizetype expected)
+    : m_out(out)
+{
+    const qsizetype start = out.size();
+    out.resize(start + expected);
+    m_at = out.data() + start;
+    m_end = out.data() + out.size();
+}
+
+HeadWriter::~HeadWriter()
+{
+    m_out.resize(m_at - m_out.data());
+}
+
+HeadWriter &HeadWriter::number(qint64 n, int base)
+{
+    char digits[24];
+    const auto r = std::to_chars(digits, digits + sizeof digits, n, base);
+    return *this << QByteArrayView(digits, r.ptr - digits);
+}
+
+void HeadWriter::grow(qsizetype more)
+{
+    const qsizetype used = m_at - m_out.data();
+    m_out.resize(std::max(m_out.size() * 2, used + more + 256));
+    m_at = m_out.data() + used;
+    m_end = m_out.data() + m_out.size();
+}
+
 } // namespace isolation

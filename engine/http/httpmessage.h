@@ -11,6 +11,8 @@
 #include <QUrlQuery>
 #include <QVarLengthArray>
 
+#include <cstring>
+
 namespace isolation {
 
 using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
@@ -78,5 +80,42 @@ bool hasControlBytes(QByteArrayView value);
 
 // Appends `n` in decimal (base 16 when asked), without the temporary QByteArray::number() makes.
 void appendNumber(QByteArray &out, qint64 n, int base = 10);
+
+// Writes a message head (or any run of small pieces) onto the end of `out` with one allocation
+// at most: room for `expected` bytes is made up front (more if a piece does not fit) and pieces
+// are copied in without QByteArray::append()'s checks on each; `out` is cut to what was written
+// when the writer goes. Nothing else may touch `out` while the writer lives.
+class HeadWriter
+{
+public:
+    HeadWriter(QByteArray &out, qsizetype expected);
+    ~HeadWriter();
+    HeadWriter(const HeadWriter &) = delete;
+    HeadWriter &operator=(const HeadWriter &) = delete;
+
+    HeadWriter &operator<<(QByteArrayView piece)
+    {
+        if (m_end - m_at < piece.size())
+            grow(piece.size());
+        std::memcpy(m_at, piece.data(), size_t(piece.size()));
+        m_at += piece.size();
+        return *this;
+    }
+    HeadWriter &operator<<(char c)
+    {
+        if (m_at == m_end)
+            grow(1);
+        *m_at++ = c;
+        return *this;
+    }
+    HeadWriter &number(qint64 n, int base = 10);
+
+private:
+    void grow(qsizetype more);
+
+    QByteArray &m_out;
+    char *m_at;
+    char *m_end;
+};
 
 } // namespace isolation

@@ -13,6 +13,19 @@ HttpRequestParser *self(http_parser *p)
     return static_cast<HttpRequestParser *>(p->data);
 }
 
+// Field by field: a fresh HttpRequest would allocate (QHostAddress's default constructor does),
+// and the connection sets the peer itself.
+void clearRequest(HttpRequest &r)
+{
+    r.method.clear();
+    r.target.clear();
+    r.path.clear();
+    r.query.clear();
+    r.headers.clear();
+    r.body.clear();
+    r.params.clear();
+}
+
 } // namespace
 
 HttpRequestParser::HttpRequestParser(Limits limits)
@@ -68,7 +81,7 @@ void HttpRequestParser::finish()
 HttpRequest HttpRequestParser::takeRequest()
 {
     HttpRequest r = std::move(m_request);
-    m_request = {};
+    clearRequest(m_request);
     m_bodySink = nullptr;
     m_raw.truncate(0); // its memory serves the next request
     m_inValue = false;
@@ -103,7 +116,7 @@ bool HttpRequestParser::countHeaderBytes(size_t len)
 int HttpRequestParser::onMessageBegin(http_parser *p)
 {
     auto *s = self(p);
-    s->m_request = {};
+    clearRequest(s->m_request);
     s->m_bodySink = nullptr;
     s->m_inValue = false;
     s->m_headersDone = false;

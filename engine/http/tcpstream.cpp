@@ -304,7 +304,7 @@ qint64 TcpStream::writeData(const char *data, qint64 size)
     if (size <= 0)
         return 0;
     if (m_outPos > 0 && m_outPos == m_out.size()) {
-        m_out.clear();
+        m_out.truncate(0); // the memory serves this write
         m_outPos = 0;
     }
     TcpStreamPoller &poller = TcpStreamPoller::forThisThread();
