@@ -105,6 +105,17 @@ void Doorman::close()
 
 QString Doorman::viewIdFromHost(QByteArrayView host) const
 {
+    // A browser asks with the same host again and again.
+    if (!m_lastHost.isNull() && host == m_lastHost)
+        return m_lastViewId;
+    QString id = parseViewIdFromHost(host);
+    m_lastHost = host.toByteArray();
+    m_lastViewId = id;
+    return id;
+}
+
+QString Doorman::parseViewIdFromHost(QByteArrayView host) const
+{
     // "<viewId>.<suffix>" with an optional ":port"; the host compares without case. Every
     // request asks, so nothing is copied until the id is known.
     QByteArrayView h = host;
@@ -142,7 +153,9 @@ Admission Doorman::admit(const DoorRequest &request)
     }
     const qint64 now = m_clock.unixSeconds();
     const bool secure = request.proto == "https";
-    const QByteArray cookie = HeaderPolicy::viewCookie(request.headers);
+    // The cookie's bytes stay in the request's headers: looked up without a copy.
+    const QByteArrayView cookieBytes = HeaderPolicy::viewCookie(request.headers);
+    const QByteArray cookie = QByteArray::fromRawData(cookieBytes.data(), cookieBytes.size());
     const ViewClaims *known = m_sessions.find(cookie, request.viewId, now);
 
     if (!path.value().token.isEmpty()) {
@@ -234,11 +247,12 @@ Admission Doorman::plan(
     Admission out;
     out.claims = claims;
     out.method = request.method;
-    out.forwarding.clientAddress = request.clientAddress;
-    out.forwarding.proto = request.proto;
-    out.forwarding.host = request.host;
-    out.forwarding.viewCookie = viewCookie;
-    out.headers = HeaderPolicy::towardsSandbox(request.headers, out.forwarding);
+    HeaderPolicy::Forwarding forwarding;
+    forwarding.clientAddress = request.clientAddress;
+    forwarding.proto = request.proto;
+    forwarding.host = request.host;
+    forwarding.viewCookie = viewCookie;
+    out.headers = HeaderPolicy::towardsSandbox(request.headers, forwarding);
     if (request.websocket) {
         // The doorman writes the handshake towards the sandbox itself.
         HttpHeaders kept;

@@ -49,7 +49,6 @@ struct Admission
     QByteArray method;
     QByteArray upstreamTarget; // path and query on execd; "{session}" is the terminal's session id
     HttpHeaders headers; // towards execd, less Host and the access token (added per target)
-    HeaderPolicy::Forwarding forwarding;
     bool needsTerminalSession = false;
     QByteArray bodyPrefix; // the files view's upload: the multipart framing around the body
     QByteArray bodySuffix;
@@ -101,6 +100,7 @@ public:
     static HttpResponse refusal(int status, const QString &code, const QString &message, bool close = false);
 
 private:
+    QString parseViewIdFromHost(QByteArrayView host) const;
     Admission plan(
         const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie);
     Admission exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims, bool secure);
@@ -108,6 +108,8 @@ private:
 
     Options m_options;
     QByteArray m_hostSuffix; // "." + localSuffix, lower case
+    mutable QByteArray m_lastHost; // viewIdFromHost()'s last question and answer
+    mutable QString m_lastViewId;
     const Clock &m_clock;
     ViewTargetResolver *m_targets;
     UpstreamPool *m_pool;

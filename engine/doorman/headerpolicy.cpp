@@ -137,7 +137,7 @@ QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie, const QByte
     return kept;
 }
 
-QByteArray HeaderPolicy::viewCookie(const HttpHeaders &headers)
+QByteArrayView HeaderPolicy::viewCookie(const HttpHeaders &headers)
 {
     QByteArrayView found;
     int count = 0;
@@ -153,7 +153,7 @@ QByteArray HeaderPolicy::viewCookie(const HttpHeaders &headers)
             return false;
         });
     }
-    return count == 1 ? found.toByteArray() : QByteArray();
+    return count == 1 ? found : QByteArrayView();
 }
 
 HttpHeaders HeaderPolicy::towardsSandbox(const HttpHeaders &in, const Forwarding &f)

@@ -34,8 +34,9 @@ public:
     // The Cookie header without the view cookie (any pair named like it or carrying `viewCookie`,
     // this request's value); empty when nothing else is left.
     static QByteArray cookieWithoutView(const QByteArray &cookie, const QByteArray &viewCookie = {});
-    // The view cookie's value from a Cookie header, or empty (more than one: empty).
-    static QByteArray viewCookie(const HttpHeaders &headers);
+    // The view cookie's value from a Cookie header (a view of `headers`), or empty (more than
+    // one: empty).
+    static QByteArrayView viewCookie(const HttpHeaders &headers);
     // Whether a header value carries a view token: a URL with "view_token=" (a Referer, say) or
     // anything shaped like a token (base64url claims, ".", base64url signature) that decodes as one.
     static bool carriesToken(QByteArrayView value);

@@ -42,7 +42,9 @@ TcpStream *UpstreamPool::take(const UpstreamEndpoint &endpoint, bool *reused)
     }
     *reused = false;
     // The endpoint is an address (execd's, as the lifecycle API gives it), never a name to look up.
-    auto *s = TcpStream::connectTo(QHostAddress(endpoint.host), endpoint.port);
+    // The pool stays the parent while an exchange uses the connection: reparenting on every
+    // request (child events both ways) cost more than the exchange's own work.
+    auto *s = TcpStream::connectTo(QHostAddress(endpoint.host), endpoint.port, this);
     s->setReadBufferSize(UpstreamExchange::ReadAheadBytes);
     return s;
 }
@@ -54,7 +56,6 @@ void UpstreamPool::giveBack(const UpstreamEndpoint &endpoint, TcpStream *socket)
         socket->deleteLater();
         return;
     }
-    socket->setParent(this);
     // An idle connection that speaks or closes is of no more use.
     socket->setListener(this);
     idle.append(socket);
@@ -116,19 +117,19 @@ UpstreamExchange::~UpstreamExchange()
 }
 
 void UpstreamExchange::start(
-    const QByteArray &method, const QByteArray &target, const HttpHeaders &headers, Body body, qint64 length)
+    const QByteArray &method, const QByteArray &target, const HeaderFields &headers, Body body, qint64 length)
 {
     m_method = method;
     m_bodyKind = body;
     QByteArray head;
     {
         qsizetype room = method.size() + target.size() + 96;
-        for (const auto &h : headers)
-            room += h.first.size() + h.second.size() + 4;
+        for (const HeaderField &h : headers)
+            room += h.name.size() + h.value.size() + 4;
         HeadWriter w(head, room);
         w << method << ' ' << target << " HTTP/1.1\r\n";
-        for (const auto &h : headers)
-            w << h.first << ": " << h.second << "\r\n";
+        for (const HeaderField &h : headers)
+            w << h.name << ": " << h.value << "\r\n";
         if (body == Body::Length) {
             w << "Content-Length: ";
             w.number(length) << "\r\n";
@@ -143,7 +144,6 @@ void UpstreamExchange::start(
     m_bodyDone = body == Body::None || (body == Body::Length && length == 0);
     bool reused = false;
     m_socket = m_pool->take(m_endpoint, &reused);
-    m_socket->setParent(this);
     connectSocket(reused);
     m_socket->write(m_head);
 }
@@ -330,7 +330,6 @@ void UpstreamExchange::onDisconnected()
             }
         } while (reused);
         m_socket = fresh;
-        m_socket->setParent(this);
         connectSocket(false);
         m_socket->write(m_head);
         return;
@@ -488,7 +487,7 @@ void UpstreamCall::start(UpstreamPool *pool, const UpstreamEndpoint &endpoint, c
     const QByteArray &target, const HttpHeaders &headers, const QByteArray &body, Done done, QObject *parent)
 {
     auto *call = new UpstreamCall(pool, endpoint, std::move(done), parent);
-    call->m_up->start(method, target, headers, body.isEmpty() ? UpstreamExchange::Body::None : UpstreamExchange::Body::Length,
+    call->m_up->start(method, target, fieldsOf(headers), body.isEmpty() ? UpstreamExchange::Body::None : UpstreamExchange::Body::Length,
         body.size());
     if (!body.isEmpty()) {
         call->m_up->writeBody(body);

@@ -80,7 +80,7 @@ public:
     // Sends the head; then writeBody()/finishBody() unless `body` is None. `headers` must not hold
     // framing headers (the exchange writes Content-Length or Transfer-Encoding itself).
     void start(
-        const QByteArray &method, const QByteArray &target, const HttpHeaders &headers, Body body, qint64 length = 0);
+        const QByteArray &method, const QByteArray &target, const HeaderFields &headers, Body body, qint64 length = 0);
     void writeBody(QByteArrayView data);
     void finishBody();
     qint64 bytesToWrite() const;

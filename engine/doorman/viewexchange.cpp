@@ -93,11 +93,12 @@ void ViewExchange::send(const ViewTarget &target, const QByteArray &terminalSess
         return;
     }
     m_doorman->countForwarded();
-    HttpHeaders headers;
-    headers.reserve(m_admission.headers.size() + 2);
-    headers.append(qMakePair(QByteArrayLiteral("Host"), hostHeader(target)));
-    headers.append(m_admission.headers);
-    headers.append(qMakePair(QByteArrayLiteral("X-EXECD-ACCESS-TOKEN"), target.accessToken));
+    const QByteArray host = hostHeader(target);
+    HeaderFields headers;
+    headers.append({"Host", host});
+    for (const auto &h : std::as_const(m_admission.headers))
+        headers.append({h.first, h.second});
+    headers.append({"X-EXECD-ACCESS-TOKEN", target.accessToken});
     QByteArray path = m_admission.upstreamTarget;
     if (m_admission.needsTerminalSession)
         path.replace("{session}", terminalSession);

@@ -15,12 +15,12 @@ QByteArray ViewSessions::open(const ViewClaims &claims, qint64 nowUnix)
     return cookie;
 }
 
-const ViewClaims *ViewSessions::find(QByteArrayView cookie, const QString &viewId, qint64 nowUnix) const
+const ViewClaims *ViewSessions::find(const QByteArray &cookie, const QString &viewId, qint64 nowUnix) const
 {
     if (cookie.isEmpty())
         return nullptr;
     // A hash lookup on a 256-bit random value: its timing says nothing useful about other values.
-    auto it = m_cookies.constFind(cookie.toByteArray());
+    auto it = m_cookies.constFind(cookie);
     if (it == m_cookies.constEnd() || it->viewId != viewId || nowUnix >= it->expiresAt)
         return nullptr;
     return &*it;

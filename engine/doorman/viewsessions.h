@@ -16,7 +16,7 @@ public:
     // when the token's nonce was used before.
     QByteArray open(const ViewClaims &claims, qint64 nowUnix);
     // The claims a cookie stands for, when it is known and not expired; `viewId` must match.
-    const ViewClaims *find(QByteArrayView cookie, const QString &viewId, qint64 nowUnix) const;
+    const ViewClaims *find(const QByteArray &cookie, const QString &viewId, qint64 nowUnix) const;
     // Forgets everything that expired.
     void purge(qint64 nowUnix);
     // Forgets every cookie of a view (its session ended).

@@ -107,7 +107,7 @@ void WebSocketRelay::handshake()
         headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(t.accessToken)));
         self->m_doorman->countForwarded();
         self->m_up = new UpstreamExchange(self->m_doorman->pool(), {t.host, t.port}, self, self);
-        self->m_up->start("GET", self->m_admission.upstreamTarget, headers, UpstreamExchange::Body::None);
+        self->m_up->start("GET", self->m_admission.upstreamTarget, fieldsOf(headers), UpstreamExchange::Body::None);
     });
 }
 
