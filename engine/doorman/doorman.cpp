@@ -266,7 +266,12 @@ Admission Doorman::plan(
 
     switch (claims.kind) {
     case ViewKind::Preview:
-        out.upstreamTarget = "/proxy/" + QByteArray::number(claims.port) + path.target();
+        {
+            const QByteArray target = path.target();
+            HeadWriter w(out.upstreamTarget, 16 + target.size());
+            w << "/proxy/";
+            w.number(claims.port) << target;
+        }
         return out;
     case ViewKind::Terminal:
     case ViewKind::Files:

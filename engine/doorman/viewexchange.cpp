@@ -35,7 +35,10 @@ ViewExchange::ViewExchange(Doorman *doorman, Admission admission, std::unique_pt
     , m_bodyLength(m_admission.dropBody ? 0 : bodyLength)
 { }
 
-ViewExchange::~ViewExchange() = default;
+ViewExchange::~ViewExchange()
+{
+    m_down->setDrainHandler({});
+}
 
 void ViewExchange::start()
 {
@@ -174,11 +177,9 @@ void ViewExchange::upstreamHead()
     }
     m_down->sendHead(m_up->status(), HeaderPolicy::towardsBrowser(m_up->headers()), m_up->contentLength());
     m_headSent = true;
-    QPointer<ViewExchange> self(this);
-    m_down->setDrainHandler([self] {
-        if (self)
-            self->pump();
-    });
+    // A plain pointer (a std::function holds it without allocating): the handler is dropped in
+    // end() and in the destructor, before the exchange goes.
+    m_down->setDrainHandler([this] { pump(); });
     pump();
 }
 

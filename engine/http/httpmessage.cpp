@@ -24,6 +24,66 @@ bool hasHeader(const HttpHeaders &headers, QByteArrayView name)
     return false;
 }
 
+namespace {
+
+// Names by length, each in its usual spelling and in lower case.
+class NameTable
+{
+public:
+    explicit NameTable(std::initializer_list<const char *> names, bool lowerToo)
+    {
+        for (const char *n : names) {
+            add(QByteArray(n));
+            if (lowerToo)
+                add(QByteArray(n).toLower());
+        }
+    }
+    QByteArray find(QByteArrayView name) const
+    {
+        if (name.size() < kLongest) {
+            for (const QByteArray &c : m_byLength[name.size()]) {
+                if (std::memcmp(c.constData(), name.data(), size_t(name.size())) == 0)
+                    return c;
+            }
+        }
+        return name.toByteArray();
+    }
+
+private:
+    void add(const QByteArray &name)
+    {
+        auto &bucket = m_byLength[std::min<qsizetype>(name.size(), kLongest - 1)];
+        if (name.size() < kLongest && !bucket.contains(name))
+            bucket.append(name);
+    }
+    static constexpr qsizetype kLongest = 32;
+    QVarLengthArray<QByteArray, 4> m_byLength[kLongest];
+};
+
+} // namespace
+
+QByteArray sharedHeaderName(QByteArrayView name)
+{
+    static const NameTable names({"Accept", "Accept-Encoding", "Accept-Language", "Accept-Ranges", "Authorization",
+                                     "Cache-Control", "Connection", "Content-Encoding", "Content-Length",
+                                     "Content-Type", "Cookie", "Date", "DNT", "ETag", "Expect", "Host",
+                                     "If-Modified-Since", "If-None-Match", "Last-Modified", "Location", "Origin",
+                                     "Pragma", "Priority", "Range", "Referer", "Referrer-Policy", "Sec-Fetch-Dest",
+                                     "Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-User", "Sec-WebSocket-Extensions",
+                                     "Sec-WebSocket-Key", "Sec-WebSocket-Protocol", "Sec-WebSocket-Version",
+                                     "sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform", "Server", "Set-Cookie",
+                                     "Transfer-Encoding", "Upgrade", "Upgrade-Insecure-Requests", "User-Agent", "Vary",
+                                     "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Requested-With"},
+        true);
+    return names.find(name);
+}
+
+QByteArray sharedMethod(QByteArrayView method)
+{
+    static const NameTable methods({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT"}, false);
+    return methods.find(method);
+}
+
 QByteArrayView fieldValue(const HeaderFields &fields, QByteArrayView name)
 {
     for (const HeaderField &f : fields) {

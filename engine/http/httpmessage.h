@@ -30,6 +30,12 @@ struct HeaderField
 };
 using HeaderFields = QVarLengthArray<HeaderField, 32>;
 
+// A received header name as a QByteArray: the common ones (as HTTP/1.1 clients spell them, and
+// in lower case as HTTP/2 has them) are shared, not allocated for every header of every message.
+QByteArray sharedHeaderName(QByteArrayView name);
+// The same for a request method.
+QByteArray sharedMethod(QByteArrayView method);
+
 QByteArrayView fieldValue(const HeaderFields &fields, QByteArrayView name);
 // Views of `headers` (valid while it is) and an owned copy of `fields`.
 HeaderFields fieldsOf(const HttpHeaders &headers);

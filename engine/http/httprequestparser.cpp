@@ -140,10 +140,14 @@ int HttpRequestParser::onHeaderField(http_parser *p, const char *at, size_t len)
     if (s->m_inValue || s->m_request.headers.isEmpty()) {
         if (s->m_request.headers.size() >= s->m_limits.maxHeaderCount)
             return s->fail(431, QStringLiteral("too many header fields"));
-        s->m_request.headers.append(QPair<QByteArray, QByteArray>());
+        if (s->m_request.headers.isEmpty())
+            s->m_request.headers.reserve(16);
+        s->m_request.headers.append(
+            QPair<QByteArray, QByteArray>(sharedHeaderName(QByteArrayView(at, qsizetype(len))), QByteArray()));
         s->m_inValue = false;
+        return 0;
     }
-    s->m_request.headers.last().first.append(at, qsizetype(len));
+    s->m_request.headers.last().first.append(at, qsizetype(len)); // a name split across reads
     return 0;
 }
 
@@ -222,7 +226,7 @@ int HttpRequestParser::onHeadersComplete(http_parser *p)
         return -1;
 
     HttpRequest &r = s->m_request;
-    r.method = http_method_str(static_cast<http_method>(p->method));
+    r.method = sharedMethod(http_method_str(static_cast<http_method>(p->method)));
     if (r.target.isEmpty() || r.target.at(0) != '/') {
         // origin-form only; absolute-form and authority-form are for proxies, which we are not.
         if (!(r.method == "OPTIONS" && r.target == "*"))

@@ -5,6 +5,7 @@
 #include <QLocalSocket>
 #include <QPointer>
 #include <QSocketNotifier>
+#include <QVarLengthArray>
 
 #include <cerrno>
 #include <cstring>
@@ -77,7 +78,10 @@ public:
         // Sending may run handlers that write again (outside the batch now: sent at once) or
         // open another batch, which then sends its own.
         while (!m_held.isEmpty()) {
-            const QList<quint64> held = std::exchange(m_held, {});
+            // A copy on the stack (a handler may start and end a batch of its own meanwhile);
+            // m_held keeps its memory from batch to batch.
+            const QVarLengthArray<quint64, 64> held(m_held.cbegin(), m_held.cend());
+            m_held.clear();
             for (const quint64 id : held) {
                 if (TcpStream *s = m_streams.value(id)) {
                     s->m_held = false;

@@ -78,26 +78,6 @@ private:
     QVarLengthArray<QByteArray, 4> m_lowered; // moving one keeps its bytes where they are
 };
 
-// A received header name: the common ones are shared rather than allocated for each header.
-QByteArray headerName(const char *name, size_t length)
-{
-    static const QByteArray common[] = {QByteArrayLiteral("accept"), QByteArrayLiteral("accept-encoding"),
-        QByteArrayLiteral("accept-language"), QByteArrayLiteral("accept-ranges"), QByteArrayLiteral("cache-control"),
-        QByteArrayLiteral("content-encoding"), QByteArrayLiteral("content-length"), QByteArrayLiteral("content-type"),
-        QByteArrayLiteral("cookie"), QByteArrayLiteral("date"), QByteArrayLiteral("etag"),
-        QByteArrayLiteral("last-modified"), QByteArrayLiteral("location"), QByteArrayLiteral("origin"),
-        QByteArrayLiteral("referer"), QByteArrayLiteral("referrer-policy"), QByteArrayLiteral("sec-fetch-dest"),
-        QByteArrayLiteral("sec-fetch-mode"), QByteArrayLiteral("sec-fetch-site"), QByteArrayLiteral("server"),
-        QByteArrayLiteral("set-cookie"), QByteArrayLiteral("user-agent"), QByteArrayLiteral("vary"),
-        QByteArrayLiteral("x-forwarded-for"), QByteArrayLiteral("x-forwarded-host"),
-        QByteArrayLiteral("x-forwarded-proto")};
-    for (const QByteArray &c : common) {
-        if (size_t(c.size()) == length && std::memcmp(c.constData(), name, length) == 0)
-            return c;
-    }
-    return QByteArray(name, qsizetype(length));
-}
-
 template<size_t N>
 bool named(const uint8_t *name, size_t length, const char (&literal)[N])
 {
@@ -138,9 +118,9 @@ struct Http2Session::Callbacks
         const auto v = [&] { return QByteArray(reinterpret_cast<const char *>(value), qsizetype(valuelen)); };
         TunnelHead &head = stream->m_partial;
         if (namelen == 0 || name[0] != ':')
-            head.headers.append({headerName(reinterpret_cast<const char *>(name), namelen), v()});
+            head.headers.append({sharedHeaderName(QByteArrayView(name, qsizetype(namelen))), v()});
         else if (named(name, namelen, ":method"))
-            head.method = v();
+            head.method = sharedMethod(QByteArrayView(value, qsizetype(valuelen)));
         else if (named(name, namelen, ":scheme"))
             head.scheme = v();
         else if (named(name, namelen, ":authority"))
