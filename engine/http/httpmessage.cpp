@@ -48,6 +48,17 @@ public:
         }
         return name.toByteArray();
     }
+    // Among the lower-case entries, whatever the case of `name`.
+    QByteArray findLower(QByteArrayView name) const
+    {
+        if (name.size() < kLongest) {
+            for (const QByteArray &c : m_byLength[name.size()]) {
+                if (sameLower(c, name))
+                    return c;
+            }
+        }
+        return name.toByteArray().toLower();
+    }
 
 private:
     void add(const QByteArray &name)
@@ -56,13 +67,34 @@ private:
         if (name.size() < kLongest && !bucket.contains(name))
             bucket.append(name);
     }
+    static bool sameLower(QByteArrayView lower, QByteArrayView name)
+    {
+        for (qsizetype i = 0; i < name.size(); ++i) {
+            const char c = name[i];
+            if (lower[i] != ((c >= 'A' && c <= 'Z') ? char(c + 32) : c))
+                return false;
+        }
+        return true;
+    }
     static constexpr qsizetype kLongest = 32;
     QVarLengthArray<QByteArray, 4> m_byLength[kLongest];
 };
 
 } // namespace
 
+static const NameTable &headerNames();
+
 QByteArray sharedHeaderName(QByteArrayView name)
+{
+    return headerNames().find(name);
+}
+
+QByteArray sharedLowerHeaderName(QByteArrayView name)
+{
+    return headerNames().findLower(name);
+}
+
+static const NameTable &headerNames()
 {
     static const NameTable names({"Accept", "Accept-Encoding", "Accept-Language", "Accept-Ranges", "Authorization",
                                      "Cache-Control", "Connection", "Content-Encoding", "Content-Length",
@@ -75,7 +107,7 @@ QByteArray sharedHeaderName(QByteArrayView name)
                                      "Transfer-Encoding", "Upgrade", "Upgrade-Insecure-Requests", "User-Agent", "Vary",
                                      "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Requested-With"},
         true);
-    return names.find(name);
+    return names;
 }
 
 QByteArray sharedMethod(QByteArrayView method)

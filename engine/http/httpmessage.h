@@ -33,6 +33,8 @@ using HeaderFields = QVarLengthArray<HeaderField, 32>;
 // A received header name as a QByteArray: the common ones (as HTTP/1.1 clients spell them, and
 // in lower case as HTTP/2 has them) are shared, not allocated for every header of every message.
 QByteArray sharedHeaderName(QByteArrayView name);
+// The same in lower case (HTTP/2's spelling) for a name spelt in any case.
+QByteArray sharedLowerHeaderName(QByteArrayView name);
 // The same for a request method.
 QByteArray sharedMethod(QByteArrayView method);
 

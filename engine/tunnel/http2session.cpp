@@ -49,7 +49,7 @@ public:
     void add(QByteArrayView name, QByteArrayView value)
     {
         if (std::any_of(name.begin(), name.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
-            m_lowered.append(name.toByteArray().toLower());
+            m_lowered.append(sharedLowerHeaderName(name)); // the common names without a copy
             name = m_lowered.last();
         }
         m_nv.append({const_cast<uint8_t *>(reinterpret_cast<const uint8_t *>(name.data())),
@@ -101,8 +101,10 @@ struct Http2Session::Callbacks
             auto *stream = new TunnelStream(s, id, s);
             s->m_streams.insert(id, stream);
         }
-        if (TunnelStream *stream = s->stream(id))
+        if (TunnelStream *stream = s->stream(id)) {
             stream->m_partial = TunnelHead {};
+            stream->m_partial.headers.reserve(16);
+        }
         return 0;
     }
 

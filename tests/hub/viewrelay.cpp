@@ -24,30 +24,50 @@ bool is(QByteArrayView a, const char *b)
     return a.compare(b, Qt::CaseInsensitive) == 0;
 }
 
+// Whether `name` is one of the comma-separated tokens of a Connection header.
+bool listedIn(QByteArrayView connection, QByteArrayView name)
+{
+    for (qsizetype start = 0; start <= connection.size();) {
+        qsizetype end = connection.indexOf(',', start);
+        if (end < 0)
+            end = connection.size();
+        if (connection.sliced(start, end - start).trimmed().compare(name, Qt::CaseInsensitive) == 0)
+            return true;
+        start = end + 1;
+    }
+    return false;
+}
+
 // The browser's headers as the tunnel carries them: lower case, nothing hop-by-hop or named in
 // Connection, no forwarding header the browser made up; ours added.
 HttpHeaders forwarded(const HttpRequest &request, bool websocket)
 {
-    QList<QByteArray> named;
-    for (const QByteArray &t : request.header("connection").split(','))
-        named.append(t.trimmed().toLower());
+    const QByteArray connection = request.header("connection");
     HttpHeaders out;
+    out.reserve(request.headers.size() + 3);
     for (const auto &h : request.headers) {
-        const QByteArray n = h.first.toLower();
-        if (named.contains(n) || n == "connection" || n == "keep-alive" || n == "proxy-connection" || n == "te"
-            || n == "trailer" || n == "transfer-encoding" || n == "upgrade" || n == "host" || n == "expect"
-            || n == "proxy-authorization" || n == "forwarded" || n.startsWith("x-forwarded-")
-            || n.startsWith("x-isolation-") || n == "http2-settings")
+        const QByteArray n = sharedLowerHeaderName(h.first); // no copy for the common names
+        if ((!connection.isEmpty() && listedIn(connection, n)) || n == "connection" || n == "keep-alive"
+            || n == "proxy-connection" || n == "te" || n == "trailer" || n == "transfer-encoding" || n == "upgrade"
+            || n == "host" || n == "expect" || n == "proxy-authorization" || n == "forwarded"
+            || n.startsWith("x-forwarded-") || n.startsWith("x-isolation-") || n == "http2-settings")
             continue;
         if (websocket && (n == "sec-websocket-key" || n == "sec-websocket-version" || n == "content-length"))
             continue;
         out.append({n, h.second});
     }
-    bool v4 = false;
-    const quint32 ip4 = request.peer.toIPv4Address(&v4);
-    out.append({"x-forwarded-for", (v4 ? QHostAddress(ip4) : request.peer).toString().toLatin1()});
-    out.append(qMakePair(QByteArray("x-forwarded-proto"), QByteArray("http")));
-    out.append(qMakePair(QByteArray("x-forwarded-host"), QByteArray(request.header("host"))));
+    // The same few peers ask again and again: their text is kept.
+    thread_local QHostAddress lastPeer;
+    thread_local QByteArray lastText;
+    if (lastText.isEmpty() || request.peer != lastPeer) {
+        bool v4 = false;
+        const quint32 ip4 = request.peer.toIPv4Address(&v4);
+        lastText = (v4 ? QHostAddress(ip4) : request.peer).toString().toLatin1();
+        lastPeer = request.peer;
+    }
+    out.append(qMakePair(QByteArrayLiteral("x-forwarded-for"), lastText));
+    out.append(qMakePair(QByteArrayLiteral("x-forwarded-proto"), QByteArrayLiteral("http")));
+    out.append(qMakePair(QByteArrayLiteral("x-forwarded-host"), request.header("host")));
     return out;
 }
 
@@ -240,6 +260,16 @@ ViewRelay::ViewRelay(ViewService &views, TunnelRegistry &tunnels, QString suffix
 
 QString ViewRelay::viewIdFromHost(QByteArrayView host) const
 {
+    // A browser asks with the same host again and again.
+    if (!m_lastHost.isNull() && host == m_lastHost)
+        return m_lastViewId;
+    m_lastViewId = parseViewIdFromHost(host);
+    m_lastHost = host.toByteArray();
+    return m_lastViewId;
+}
+
+QString ViewRelay::parseViewIdFromHost(QByteArrayView host) const
+{
     QByteArray h = host.toByteArray().toLower();
     const qsizetype colon = h.lastIndexOf(':');
     if (colon >= 0)
@@ -254,6 +284,9 @@ QString ViewRelay::viewIdFromHost(QByteArrayView host) const
 void ViewRelay::registerRoutes(HttpServer &preview)
 {
     preview.setStreamSockets(true);
+    HttpLimits limits = preview.limits();
+    limits.decodeTarget = false; // the target goes on as it came; the doorman checks it
+    preview.setLimits(limits);
     preview.streamEverything([this](const HttpRequest &head) { return open(head); });
     preview.setUpgradeHandler([this](const HttpRequest &request, QIODevice *device, const QByteArray &,
                                   const QByteArray &rest) { return upgrade(request, device, rest); });

@@ -27,10 +27,13 @@ public:
 private:
     Result<std::unique_ptr<HttpBodySink>, HttpResponse> open(const HttpRequest &head);
     bool upgrade(const HttpRequest &request, QIODevice *device, const QByteArray &rest);
+    QString parseViewIdFromHost(QByteArrayView host) const;
 
     ViewService &m_views;
     TunnelRegistry &m_tunnels;
     QString m_suffix;
+    mutable QByteArray m_lastHost; // viewIdFromHost()'s last question and answer
+    mutable QString m_lastViewId;
 };
 
 } // namespace isolation::hub
