@@ -14,17 +14,33 @@ namespace isolation {
 
 namespace {
 
-class StreamDownstream final : public ViewDownstream
+// The answer goes into the stream; the stream's events (the request body as it comes, room for
+// more of the answer, the hub giving up) reach the exchange through this, called directly.
+class StreamDownstream final : public ViewDownstream, private TunnelStreamListener
 {
 public:
     explicit StreamDownstream(TunnelStream *stream)
         : m_stream(stream)
-    { }
+    {
+        stream->setListener(this);
+    }
     ~StreamDownstream() override
     {
         if (m_stream)
-            QObject::disconnect(m_drainConnection);
+            m_stream->setListener(nullptr);
     }
+    // The exchange this answers for (it owns this downstream), and whose request body it feeds.
+    void attach(ViewExchange *exchange) { m_exchange = exchange; }
+    void pull()
+    {
+        if (!m_stream || !m_exchange)
+            return;
+        while (m_stream->bytesAvailable() > 0 && m_exchange->pendingRequestBytes() < ViewExchange::HighWater)
+            m_exchange->requestBody(m_stream->read(64 * 1024));
+        if (m_stream->atEnd())
+            m_exchange->requestBodyEnd();
+    }
+
     bool alive() const override { return m_stream && !m_stream->isClosed(); }
     // The session writes the names in lower case and leaves out connection-specific ones.
     void respond(const HttpResponse &response) override
@@ -60,17 +76,25 @@ public:
             m_stream->reset(TunnelStream::InternalError);
     }
     qint64 bytesToWrite() const override { return m_stream ? m_stream->bytesToWrite() : 0; }
-    void setDrainHandler(std::function<void()> handler) override
-    {
-        QObject::disconnect(m_drainConnection);
-        if (m_stream && handler)
-            m_drainConnection = QObject::connect(
-                m_stream, &TunnelStream::bytesWritten, m_stream, [handler = std::move(handler)](qint64) { handler(); });
-    }
+    void setDrainHandler(std::function<void()> handler) override { m_drain = std::move(handler); }
 
 private:
+    void streamReadyRead(TunnelStream *) override { pull(); }
+    void streamRemoteFinished(TunnelStream *) override { pull(); }
+    void streamBytesWritten(TunnelStream *) override
+    {
+        if (m_drain)
+            m_drain();
+    }
+    void streamClosed(TunnelStream *, quint32 code) override
+    {
+        if (m_exchange && code != TunnelStream::NoError)
+            m_exchange->deleteLater(); // the hub gave up on it
+    }
+
     QPointer<TunnelStream> m_stream;
-    QMetaObject::Connection m_drainConnection;
+    ViewExchange *m_exchange = nullptr;
+    std::function<void()> m_drain;
 };
 
 } // namespace
@@ -126,28 +150,14 @@ void TunnelDoor::start(TunnelStream *stream)
     qint64 length = headerValue(head.headers, "content-length").toLongLong(&ok);
     if (!ok)
         length = (stream->remoteFinished() && stream->bytesAvailable() == 0) ? 0 : -1;
-    auto *exchange
-        = new ViewExchange(m_doorman, std::move(admission), std::make_unique<StreamDownstream>(stream), length, this);
+    auto down = std::make_unique<StreamDownstream>(stream);
+    StreamDownstream *raw = down.get();
+    auto *exchange = new ViewExchange(m_doorman, std::move(admission), std::move(down), length, this);
+    raw->attach(exchange);
     exchange->onDone = [exchange] { exchange->deleteLater(); };
-    QPointer<TunnelStream> s(stream);
-    QPointer<ViewExchange> ex(exchange);
-    auto pull = [s, ex] {
-        if (!s || !ex)
-            return;
-        while (s->bytesAvailable() > 0 && ex->pendingRequestBytes() < ViewExchange::HighWater)
-            ex->requestBody(s->read(64 * 1024));
-        if (s->atEnd())
-            ex->requestBodyEnd();
-    };
-    exchange->onRequestDrained = pull;
-    connect(stream, &TunnelStream::readyRead, exchange, pull);
-    connect(stream, &TunnelStream::remoteFinishedReceived, exchange, pull);
-    connect(stream, &TunnelStream::closed, exchange, [ex](quint32 code) {
-        if (ex && code != TunnelStream::NoError)
-            ex->deleteLater(); // the hub gave up on it
-    });
+    exchange->onRequestDrained = [raw] { raw->pull(); };
     exchange->start();
-    pull();
+    raw->pull();
 }
 
 } // namespace isolation

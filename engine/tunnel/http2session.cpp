@@ -154,14 +154,14 @@ struct Http2Session::Callbacks
                 Q_EMIT s->incomingStream(stream);
                 if (endStream) {
                     if (TunnelStream *still = s->stream(id))
-                        Q_EMIT still->remoteFinishedReceived();
+                        still->announceRemoteFinished();
                 }
                 return 0;
             }
             if (s->m_role == Role::Client && !stream->hasResponseHead() && head.status >= 200) {
                 // Informational (1xx) heads are skipped; trailers are not used by the tunnel.
                 stream->m_response = std::move(head);
-                Q_EMIT stream->headReceived();
+                stream->announceHead();
             }
             if (endStream && s->stream(id))
                 s->stream(id)->receiveEnd();

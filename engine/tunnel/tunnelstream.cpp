@@ -117,6 +117,8 @@ void TunnelStream::receiveData(const char *data, size_t size)
         return;
     m_in.emplace_back(data, qsizetype(size));
     m_inSize += qint64(size);
+    if (m_listener)
+        m_listener->streamReadyRead(this);
     Q_EMIT readyRead();
 }
 
@@ -125,7 +127,21 @@ void TunnelStream::receiveEnd()
     if (m_remoteFinished)
         return;
     m_remoteFinished = true;
+    announceRemoteFinished();
+}
+
+void TunnelStream::announceRemoteFinished()
+{
+    if (m_listener)
+        m_listener->streamRemoteFinished(this);
     Q_EMIT remoteFinishedReceived();
+}
+
+void TunnelStream::announceHead()
+{
+    if (m_listener)
+        m_listener->streamHeadReceived(this);
+    Q_EMIT headReceived();
 }
 
 qint64 TunnelStream::takeOutput(char *buffer, qint64 size, bool *eof)
@@ -161,8 +177,11 @@ void TunnelStream::notifyWritten()
         [this] {
             m_writtenPending = false;
             const qint64 n = std::exchange(m_written, 0);
-            if (n > 0 && !m_closed)
+            if (n > 0 && !m_closed) {
+                if (m_listener)
+                    m_listener->streamBytesWritten(this);
                 Q_EMIT bytesWritten(n);
+            }
         },
         Qt::QueuedConnection);
 }
@@ -182,6 +201,8 @@ void TunnelStream::close(quint32 errorCode)
         m_inSize = 0;
         m_inOffset = 0;
     }
+    if (m_listener)
+        m_listener->streamClosed(this, errorCode);
     Q_EMIT closed(errorCode);
     if (m_inSize == 0)
         deleteLater();

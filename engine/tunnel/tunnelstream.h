@@ -29,6 +29,24 @@ struct TunnelHead
     QByteArray header(QByteArrayView name) const { return headerValue(headers, name); }
 };
 
+class TunnelStream;
+
+// A receiver the stream calls directly, before each of its signals: for the view relays, which
+// serve one request per stream and would otherwise connect and disconnect several signals for
+// each. It must not delete the stream from these calls (deleteLater() is fine).
+class TunnelStreamListener
+{
+public:
+    virtual void streamHeadReceived(TunnelStream *) { }
+    virtual void streamReadyRead(TunnelStream *) { }
+    virtual void streamRemoteFinished(TunnelStream *) { }
+    virtual void streamBytesWritten(TunnelStream *) { }
+    virtual void streamClosed(TunnelStream *, quint32 /*errorCode*/) { }
+
+protected:
+    ~TunnelStreamListener() = default;
+};
+
 class TunnelStream final : public QObject
 {
     Q_OBJECT
@@ -80,6 +98,9 @@ public:
     bool isClosed() const { return m_closed; }
     quint32 closeErrorCode() const { return m_closeError; }
 
+    // One listener at a time (nullptr: none).
+    void setListener(TunnelStreamListener *listener) { m_listener = listener; }
+
 Q_SIGNALS:
     void headReceived(); // client side: the final response head arrived
     void readyRead(); // more of the peer's body is buffered
@@ -100,6 +121,8 @@ private:
     qint64 takeOutput(char *buffer, qint64 size, bool *eof);
     void close(quint32 errorCode);
     void notifyWritten();
+    void announceHead();
+    void announceRemoteFinished();
     bool deferred() const { return m_deferred; }
 
     // Pieces in arrival order. A std::deque allocates its map and a first block even empty, for
@@ -129,6 +152,7 @@ private:
     };
 
     QPointer<Http2Session> m_session;
+    TunnelStreamListener *m_listener = nullptr;
     qint32 m_id = 0;
     TunnelHead m_request;
     TunnelHead m_response;

@@ -90,6 +90,90 @@ QByteArray plainAnswer(int status, const QByteArray &code, const QByteArray &mes
         + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
 }
 
+// The answer to one relayed request: the stream's head and body passed to the browser's reply as
+// they come, with flow control. The stream calls it directly (no signal connections per
+// request); it goes when the answer is complete or the stream gave up.
+class RelayAnswer final : private TunnelStreamListener
+{
+public:
+    static void start(TunnelStream *stream, const HttpReply &reply, bool head)
+    {
+        auto *answer = new RelayAnswer(stream, reply, head);
+        stream->setListener(answer);
+        if (answer->onHead())
+            return;
+        if (stream->isClosed()) // it ended while the request's body was still coming
+            answer->streamClosed(stream, stream->closeErrorCode());
+    }
+
+private:
+    RelayAnswer(TunnelStream *stream, const HttpReply &reply, bool head)
+        : m_stream(stream)
+        , m_reply(reply)
+        , m_head(head)
+    { }
+    void streamHeadReceived(TunnelStream *) override { onHead(); }
+    void streamReadyRead(TunnelStream *) override { pump(); }
+    void streamRemoteFinished(TunnelStream *) override { pump(); }
+    void streamClosed(TunnelStream *, quint32 code) override
+    {
+        if (!m_started) {
+            m_reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"),
+                QStringLiteral("the server did not answer (HTTP/2 error %1)").arg(code)));
+            end();
+            return;
+        }
+        if (pump())
+            return;
+        if (code != TunnelStream::NoError) {
+            m_reply.finish(); // cut short: a sized answer closes the connection
+            end();
+        }
+    }
+
+    // True when the answer is complete (and this is gone).
+    bool onHead()
+    {
+        if (m_started || !m_stream || !m_stream->hasResponseHead())
+            return false;
+        m_started = true;
+        const TunnelHead &h = m_stream->responseHead();
+        bool ok = false;
+        const qint64 length = h.header("content-length").toLongLong(&ok);
+        const bool noBody = h.status == 204 || h.status == 304 || (h.status >= 100 && h.status < 200);
+        if (ok || noBody || m_head)
+            m_reply.sendHead(h.status, towardsBrowser(h), ok ? length : 0);
+        else
+            m_reply.sendHead(h.status, towardsBrowser(h));
+        m_reply.setDrainHandler([this] { pump(); }); // dropped with the answer's end, before this goes
+        return pump();
+    }
+    // True when the answer is complete (and this is gone).
+    bool pump()
+    {
+        if (!m_started || !m_stream)
+            return false;
+        while (m_stream->bytesAvailable() > 0 && m_reply.bytesToWrite() < kHighWater)
+            m_reply.write(m_stream->read(kHighWater));
+        if (!m_stream->atEnd())
+            return false;
+        m_reply.finish();
+        end();
+        return true;
+    }
+    void end()
+    {
+        if (m_stream)
+            m_stream->setListener(nullptr);
+        delete this;
+    }
+
+    QPointer<TunnelStream> m_stream;
+    HttpReply m_reply;
+    bool m_head;
+    bool m_started = false;
+};
+
 // One relayed request: the sink takes the browser's body into the stream; the answer goes back
 // once the server hands out the reply (after the whole body), streamed as the tunnel delivers it.
 class RelaySink final : public HttpBodySink
@@ -118,45 +202,7 @@ public:
             return;
         }
         stream->finish();
-        const bool head = request.method == "HEAD";
-        auto started = std::make_shared<bool>(false);
-        auto pump = [stream, reply, started] {
-            if (!*started)
-                return;
-            while (stream->bytesAvailable() > 0 && reply.bytesToWrite() < kHighWater)
-                reply.write(stream->read(kHighWater));
-            if (stream->atEnd())
-                reply.finish();
-        };
-        auto onHead = [stream, reply, started, head, pump] {
-            if (*started || !stream->hasResponseHead())
-                return;
-            *started = true;
-            const TunnelHead &h = stream->responseHead();
-            bool ok = false;
-            const qint64 length = h.header("content-length").toLongLong(&ok);
-            const bool noBody = h.status == 204 || h.status == 304 || (h.status >= 100 && h.status < 200);
-            if (ok || noBody || head)
-                reply.sendHead(h.status, towardsBrowser(h), ok ? length : 0);
-            else
-                reply.sendHead(h.status, towardsBrowser(h));
-            reply.setDrainHandler(pump);
-            pump();
-        };
-        QObject::connect(stream, &TunnelStream::headReceived, stream, onHead);
-        QObject::connect(stream, &TunnelStream::readyRead, stream, pump);
-        QObject::connect(stream, &TunnelStream::remoteFinishedReceived, stream, pump);
-        QObject::connect(stream, &TunnelStream::closed, stream, [stream, reply, started, pump](quint32 code) {
-            if (!*started) {
-                reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"),
-                    QStringLiteral("the server did not answer (HTTP/2 error %1)").arg(code)));
-                return;
-            }
-            pump();
-            if (code != TunnelStream::NoError)
-                reply.finish(); // cut short: a sized answer closes the connection
-        });
-        onHead();
+        RelayAnswer::start(stream, reply, request.method == "HEAD");
     }
 
 private:
