@@ -36,23 +36,6 @@ bool anyPiece(QByteArrayView list, char separator, F each)
     return false;
 }
 
-QByteArrayView nameOf(const QPair<QByteArray, QByteArray> &h)
-{
-    return h.first;
-}
-QByteArrayView valueOf(const QPair<QByteArray, QByteArray> &h)
-{
-    return h.second;
-}
-QByteArrayView nameOf(const HeaderField &h)
-{
-    return h.name;
-}
-QByteArrayView valueOf(const HeaderField &h)
-{
-    return h.value;
-}
-
 // The Connection headers of a message: the names they list (comma-separated) are hop-by-hop too.
 template<typename Headers>
 class ConnectionNames

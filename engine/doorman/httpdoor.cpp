@@ -161,16 +161,7 @@ DoorRequest HttpDoor::doorRequest(const Doorman &doorman, const HttpRequest &req
     r.host = request.header("host");
     r.viewId = doorman.viewIdFromHost(r.host);
     r.proto = QByteArrayLiteral("http");
-    // The same few peers ask again and again (the door listens on loopback): their text is kept.
-    thread_local QHostAddress lastPeer;
-    thread_local QByteArray lastText;
-    if (lastText.isEmpty() || request.peer != lastPeer) {
-        bool v4 = false;
-        const quint32 ip4 = request.peer.toIPv4Address(&v4);
-        lastText = (v4 ? QHostAddress(ip4) : request.peer).toString().toLatin1();
-        lastPeer = request.peer;
-    }
-    r.clientAddress = lastText;
+    r.clientAddress = forwardedFor(request.peer);
     return r;
 }
 

@@ -29,23 +29,6 @@ bool managedHeader(QByteArrayView name)
         || name.compare("connection", Qt::CaseInsensitive) == 0;
 }
 
-QByteArrayView nameOf(const QPair<QByteArray, QByteArray> &h)
-{
-    return h.first;
-}
-QByteArrayView valueOf(const QPair<QByteArray, QByteArray> &h)
-{
-    return h.second;
-}
-QByteArrayView nameOf(const HeaderField &h)
-{
-    return h.name;
-}
-QByteArrayView valueOf(const HeaderField &h)
-{
-    return h.value;
-}
-
 // Room for a head: the status line, the headers, and what the connection adds (framing).
 template<typename Headers>
 qsizetype headRoom(const Headers &headers)

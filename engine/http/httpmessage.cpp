@@ -125,6 +125,19 @@ QByteArrayView fieldValue(const HeaderFields &fields, QByteArrayView name)
     return {};
 }
 
+QByteArray forwardedFor(const QHostAddress &peer)
+{
+    thread_local QHostAddress lastPeer;
+    thread_local QByteArray lastText;
+    if (lastText.isEmpty() || peer != lastPeer) {
+        bool v4 = false;
+        const quint32 ip4 = peer.toIPv4Address(&v4);
+        lastText = (v4 ? QHostAddress(ip4) : peer).toString().toLatin1();
+        lastPeer = peer;
+    }
+    return lastText;
+}
+
 HeaderFields fieldsOf(const HttpHeaders &headers)
 {
     HeaderFields out;

@@ -39,6 +39,28 @@ QByteArray sharedLowerHeaderName(QByteArrayView name);
 QByteArray sharedMethod(QByteArrayView method);
 
 QByteArrayView fieldValue(const HeaderFields &fields, QByteArrayView name);
+
+// The name and value of either kind of header, for code written once for both.
+inline QByteArrayView nameOf(const QPair<QByteArray, QByteArray> &h)
+{
+    return h.first;
+}
+inline QByteArrayView valueOf(const QPair<QByteArray, QByteArray> &h)
+{
+    return h.second;
+}
+inline QByteArrayView nameOf(const HeaderField &h)
+{
+    return h.name;
+}
+inline QByteArrayView valueOf(const HeaderField &h)
+{
+    return h.value;
+}
+
+// A peer's address as X-Forwarded-For has it (an IPv4-mapped address as IPv4). The same few
+// peers ask again and again, so the last one's text is kept (one per thread).
+QByteArray forwardedFor(const QHostAddress &peer);
 // Views of `headers` (valid while it is) and an owned copy of `fields`.
 HeaderFields fieldsOf(const HttpHeaders &headers);
 HttpHeaders headersOf(const HeaderFields &fields);

@@ -56,16 +56,7 @@ HttpHeaders forwarded(const HttpRequest &request, bool websocket)
             continue;
         out.append({n, h.second});
     }
-    // The same few peers ask again and again: their text is kept.
-    thread_local QHostAddress lastPeer;
-    thread_local QByteArray lastText;
-    if (lastText.isEmpty() || request.peer != lastPeer) {
-        bool v4 = false;
-        const quint32 ip4 = request.peer.toIPv4Address(&v4);
-        lastText = (v4 ? QHostAddress(ip4) : request.peer).toString().toLatin1();
-        lastPeer = request.peer;
-    }
-    out.append(qMakePair(QByteArrayLiteral("x-forwarded-for"), lastText));
+    out.append(qMakePair(QByteArrayLiteral("x-forwarded-for"), forwardedFor(request.peer)));
     out.append(qMakePair(QByteArrayLiteral("x-forwarded-proto"), QByteArrayLiteral("http")));
     out.append(qMakePair(QByteArrayLiteral("x-forwarded-host"), request.header("host")));
     return out;
