@@ -28,7 +28,12 @@ QByteArray TunnelStream::read(qint64 maxSize)
     if (maxSize < 0 || maxSize > m_inSize)
         maxSize = m_inSize;
     QByteArray out;
-    out.reserve(maxSize);
+    if (maxSize > 0 && m_inOffset == 0 && m_in.front().size() == maxSize) {
+        out = m_in.front(); // exactly one piece (a DATA frame's): handed over, not copied
+        m_in.pop_front();
+    } else {
+        out.reserve(maxSize);
+    }
     while (out.size() < maxSize) {
         const QByteArray &front = m_in.front();
         const qint64 take = std::min<qint64>(maxSize - out.size(), front.size() - m_inOffset);
