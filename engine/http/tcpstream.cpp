@@ -23,9 +23,10 @@ namespace isolation {
 namespace {
 
 constexpr qsizetype kReadPiece = 64 * 1024;
-// Ready sockets handled per write batch (bench/views: 4 carried the hub path from 16k to 26k
-// requests/s against one batch per wake-up, 64 sockets; 2 and 8 were slower).
-constexpr int kEventsPerBatch = 4;
+// Ready sockets handled per write batch. bench/views, hub path: one batch per wake-up (up to 64
+// sockets) 20-21k requests/s, 16 sockets 27-28k, 8 and 4 28-30k (with the tunnel's early
+// output, Http2Session::Settings::eagerOutputBytes); the local door lost some 5 % at 4.
+constexpr int kEventsPerBatch = 8;
 
 // One epoll set per thread, itself watched by one QSocketNotifier: the event loop sees a single
 // descriptor however many streams there are, and one wake-up hands over all that is ready.

@@ -403,13 +403,21 @@ bool Http2Session::isAlive() const
         && (nghttp2_session_want_read(m_session.get()) || nghttp2_session_want_write(m_session.get()));
 }
 
-void Http2Session::resume(TunnelStream *stream)
+void Http2Session::resume(TunnelStream *stream, qint64 bytes)
 {
     if (!m_session)
         return;
     if (stream->m_deferred) {
         stream->m_deferred = false;
         nghttp2_session_resume_data(m_session.get(), stream->m_id);
+    }
+    m_heldBytes += bytes;
+    if (m_heldBytes >= m_settings.eagerOutputBytes && TcpStream::WriteBatch::active() && m_busy == 0) {
+        // Enough for a message of its own: the peer starts on it while the rest of the batch is
+        // taken in, instead of waiting for all of it (bench/views: the hub and the engine took
+        // whole waves of requests in turn and never ran at once).
+        flush();
+        return;
     }
     flushSoon();
 }
@@ -497,6 +505,7 @@ void Http2Session::flush()
     }
     QPointer<Http2Session> alive(this);
     m_flushing = true;
+    m_heldBytes = 0;
     do {
         m_flushAgain = false;
         QByteArray out;

@@ -27,6 +27,9 @@ public:
         qint32 streamWindow = 256 * 1024; // SETTINGS_INITIAL_WINDOW_SIZE we announce
         qint32 connectionWindow = 1024 * 1024; // our connection-level receive window
         qint64 maxOutputChunk = qint64(256) * 1024; // largest single output() emission (one WebSocket message)
+        // Body bytes written in a write batch beyond this go out at once rather than when the
+        // batch ends.
+        qint64 eagerOutputBytes = 16 * 1024;
     };
 
     Http2Session(Role role, Settings settings, QObject *parent = nullptr);
@@ -70,7 +73,7 @@ private:
     struct Callbacks;
 
     // Streams call these.
-    void resume(TunnelStream *stream);
+    void resume(TunnelStream *stream, qint64 bytes = 0);
     void submitResponse(TunnelStream *stream, const HeaderFields &headers, bool endStream);
     void consume(TunnelStream *stream, qint64 bytes);
     void consumeConnection(qint64 bytes);
@@ -90,6 +93,7 @@ private:
     bool m_flushing = false;
     bool m_flushAgain = false;
     bool m_flushQueued = false;
+    qint64 m_heldBytes = 0; // body bytes streams wrote since the last flush
     bool m_goAwayReceived = false;
     bool m_broken = false;
 };

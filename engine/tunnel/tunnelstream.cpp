@@ -82,7 +82,7 @@ bool TunnelStream::write(const QByteArray &data)
     m_out.push_back(data);
     m_outSize += data.size();
     if (m_hasProvider)
-        m_session->resume(this);
+        m_session->resume(this, data.size());
     return true;
 }
 
