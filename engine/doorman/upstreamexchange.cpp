@@ -395,6 +395,8 @@ void UpstreamExchange::complete()
 
 void UpstreamExchange::appendHeadBytes(const char *data, qsizetype size)
 {
+    if (size <= 0)
+        return;
     if (m_headBytes.size() - m_headLength < size)
         m_headBytes.resize(std::max<qsizetype>({1024, 2 * m_headBytes.size(), m_headLength + size}));
     std::memcpy(m_headBytes.data() + m_headLength, data, size_t(size));

@@ -125,6 +125,8 @@ public:
 
     HeadWriter &operator<<(QByteArrayView piece)
     {
+        if (piece.isEmpty())
+            return *this; // may have no data pointer at all, which memcpy must not see
         if (m_end - m_at < piece.size())
             grow(piece.size());
         std::memcpy(m_at, piece.data(), size_t(piece.size()));
