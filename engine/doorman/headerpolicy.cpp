@@ -64,6 +64,10 @@ private:
     bool m_any = false;
 };
 
+// The header every answer of the doorman carries (addStandard(), towardsBrowser()).
+constexpr char kReferrerPolicy[] = "Referrer-Policy";
+constexpr char kNoReferrer[] = "no-referrer";
+
 bool base64url(char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
@@ -188,7 +192,7 @@ HeaderFields HeaderPolicy::towardsBrowser(const HeaderFields &in)
         }
         out.append(h);
     }
-    out.append({"Referrer-Policy", "no-referrer"}); // as addStandard()
+    out.append({kReferrerPolicy, kNoReferrer});
     return out;
 }
 
@@ -199,7 +203,7 @@ HttpHeaders HeaderPolicy::towardsBrowser(const HttpHeaders &in)
 
 void HeaderPolicy::addStandard(HttpHeaders *headers)
 {
-    headers->append(qMakePair(QByteArrayLiteral("Referrer-Policy"), QByteArrayLiteral("no-referrer")));
+    headers->append(qMakePair(QByteArray(kReferrerPolicy), QByteArray(kNoReferrer)));
 }
 
 } // namespace isolation

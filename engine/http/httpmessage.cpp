@@ -63,9 +63,8 @@ public:
 private:
     void add(const QByteArray &name)
     {
-        auto &bucket = m_byLength[std::min<qsizetype>(name.size(), kLongest - 1)];
-        if (name.size() < kLongest && !bucket.contains(name))
-            bucket.append(name);
+        if (name.size() < kLongest && !m_byLength[name.size()].contains(name))
+            m_byLength[name.size()].append(name);
     }
     static bool sameLower(QByteArrayView lower, QByteArrayView name)
     {
@@ -82,18 +81,6 @@ private:
 
 } // namespace
 
-static const NameTable &headerNames();
-
-QByteArray sharedHeaderName(QByteArrayView name)
-{
-    return headerNames().find(name);
-}
-
-QByteArray sharedLowerHeaderName(QByteArrayView name)
-{
-    return headerNames().findLower(name);
-}
-
 static const NameTable &headerNames()
 {
     static const NameTable names({"Accept", "Accept-Encoding", "Accept-Language", "Accept-Ranges", "Authorization",
@@ -108,6 +95,16 @@ static const NameTable &headerNames()
                                      "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Requested-With"},
         true);
     return names;
+}
+
+QByteArray sharedHeaderName(QByteArrayView name)
+{
+    return headerNames().find(name);
+}
+
+QByteArray sharedLowerHeaderName(QByteArrayView name)
+{
+    return headerNames().findLower(name);
 }
 
 QByteArray sharedMethod(QByteArrayView method)
