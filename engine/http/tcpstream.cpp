@@ -224,6 +224,8 @@ TcpStream *TcpStream::connectTo(const QHostAddress &address, quint16 port, QObje
 
 TcpStream::~TcpStream()
 {
+    for (Guard *g = m_guards; g; g = g->next)
+        g->alive = false;
     if (m_fd >= 0) {
         TcpStreamPoller::forThisThread().remove(m_fd, m_id);
         ::close(m_fd);
@@ -363,13 +365,13 @@ void TcpStream::flushQueue()
     }
     updateInterest();
     if (written > 0) {
-        QPointer<TcpStream> self(this);
+        Guard guard(this);
         if (m_listener)
             m_listener->streamBytesWritten(this);
-        if (!self)
+        if (!guard.alive)
             return;
         Q_EMIT bytesWritten(written);
-        if (!self)
+        if (!guard.alive)
             return;
     }
     if (m_disconnectAfterFlush && bytesToWrite() == 0 && m_fd >= 0)
@@ -429,10 +431,10 @@ void TcpStream::onEvents(quint32 events)
             flushQueue();
         return;
     }
-    QPointer<TcpStream> self(this); // a signal's receiver may delete the stream
+    Guard guard(this); // a signal's receiver may delete the stream
     if (events & EPOLLOUT) {
         flushQueue();
-        if (!self || m_fd < 0)
+        if (!guard.alive || m_fd < 0)
             return;
     }
     if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))

@@ -111,6 +111,37 @@ private:
     void failLater(const QString &error);
     friend class TcpStreamPoller;
 
+    // On the stack of a member function that calls out (a listener, a signal's receiver) and
+    // must know afterwards whether the stream is still there: the destructor clears `alive` of
+    // each. A QPointer does the same with atomic reference counting on every call.
+    struct Guard
+    {
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer" // the destructor takes it out again
+#endif
+        explicit Guard(TcpStream *stream)
+            : stream(stream)
+            , next(stream->m_guards)
+        {
+            stream->m_guards = this;
+        }
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic pop
+#endif
+        ~Guard()
+        {
+            if (alive)
+                stream->m_guards = next;
+        }
+        Guard(const Guard &) = delete;
+        Guard &operator=(const Guard &) = delete;
+        TcpStream *stream;
+        Guard *next;
+        bool alive = true;
+    };
+
+    Guard *m_guards = nullptr;
     TcpStreamListener *m_listener = nullptr;
     int m_fd = -1;
     quint64 m_id = 0;
