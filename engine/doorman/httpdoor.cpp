@@ -5,7 +5,6 @@
 #include "websocketrelay.h"
 
 #include <QAbstractSocket>
-#include <QPointer>
 
 namespace isolation {
 
@@ -121,7 +120,7 @@ public:
     { }
     ~DoorSink() override
     {
-        if (!m_completed && m_exchange) {
+        if (!m_completed) {
             // The request never came whole: nothing may reach the sandbox as if it had.
             m_down->detach();
             m_exchange->deleteLater();
@@ -129,15 +128,12 @@ public:
     }
     bool write(QByteArrayView piece) override
     {
-        if (m_exchange)
-            m_exchange->requestBody(piece);
+        m_exchange->requestBody(piece);
         return true;
     }
     void complete(const HttpRequest &, HttpReply reply) override
     {
         m_completed = true;
-        if (!m_exchange)
-            return;
         m_exchange->requestBodyEnd();
         m_down->attach(reply);
         if (m_down->exchangeDone)
@@ -145,7 +141,10 @@ public:
     }
 
 private:
-    QPointer<ViewExchange> m_exchange;
+    // A plain pointer: the exchange goes only once this sink completed (its onDone below, after
+    // attach()) or by this sink's destructor, so it outlives every use here. (The door's server
+    // and with it this sink go before the door's children, the exchanges.)
+    ViewExchange *m_exchange;
     HttpDownstream *m_down; // owned by the exchange
     bool m_completed = false;
 };

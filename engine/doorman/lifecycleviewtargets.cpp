@@ -37,17 +37,23 @@ void LifecycleViewTargets::remove(const QString &sessionId)
         done(Error::notFound(QStringLiteral("the session ended")));
 }
 
+std::optional<Result<ViewTarget>> LifecycleViewTargets::resolveNow(const QString &sessionId)
+{
+    const auto it = m_sessions.constFind(sessionId);
+    if (it == m_sessions.cend())
+        return Result<ViewTarget>(Error::notFound(QStringLiteral("no such session")));
+    if (it->port != 0)
+        return Result<ViewTarget>(ViewTarget {it->host, it->port, it->accessToken});
+    return std::nullopt;
+}
+
 void LifecycleViewTargets::resolve(const QString &sessionId, Callback done)
 {
+    if (auto now = resolveNow(sessionId)) {
+        done(std::move(*now));
+        return;
+    }
     auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end()) {
-        done(Error::notFound(QStringLiteral("no such session")));
-        return;
-    }
-    if (it->port != 0) {
-        done(ViewTarget {it->host, it->port, it->accessToken});
-        return;
-    }
     it->waiting.append(std::move(done));
     if (it->waiting.size() > 1)
         return;

@@ -24,6 +24,7 @@ public:
     void add(const QString &sessionId, const QString &sandboxId, const QByteArray &accessToken);
     void remove(const QString &sessionId);
     void resolve(const QString &sessionId, Callback done) override;
+    std::optional<Result<ViewTarget>> resolveNow(const QString &sessionId) override;
 
 private:
     struct Entry

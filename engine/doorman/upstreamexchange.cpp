@@ -90,10 +90,8 @@ int UpstreamPool::idleCount() const
     return n;
 }
 
-UpstreamExchange::UpstreamExchange(
-    UpstreamPool *pool, UpstreamEndpoint endpoint, UpstreamListener *listener, QObject *parent)
-    : QObject(parent)
-    , m_pool(pool)
+UpstreamExchange::UpstreamExchange(UpstreamPool *pool, UpstreamEndpoint endpoint, UpstreamListener *listener)
+    : m_pool(pool)
     , m_endpoint(std::move(endpoint))
     , m_listener(listener)
 {
@@ -499,7 +497,7 @@ void UpstreamCall::start(UpstreamPool *pool, const UpstreamEndpoint &endpoint, c
 
 UpstreamCall::UpstreamCall(UpstreamPool *pool, const UpstreamEndpoint &endpoint, Done done, QObject *parent)
     : QObject(parent)
-    , m_up(new UpstreamExchange(pool, endpoint, this, this))
+    , m_up(new UpstreamExchange(pool, endpoint, this))
     , m_done(std::move(done))
 { }
 

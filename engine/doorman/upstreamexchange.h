@@ -66,16 +66,18 @@ protected:
     ~UpstreamListener() = default;
 };
 
-class UpstreamExchange final : public QObject, private TcpStreamListener
+// Not a QObject: one is made for every proxied request, and its owner (which it calls back
+// through UpstreamListener) holds it by value or unique_ptr.
+class UpstreamExchange final : private TcpStreamListener
 {
-    Q_OBJECT
 public:
     enum class Body { None, Length, Chunked };
 
-    UpstreamExchange(
-        UpstreamPool *pool, UpstreamEndpoint endpoint, UpstreamListener *listener, QObject *parent = nullptr);
+    UpstreamExchange(UpstreamPool *pool, UpstreamEndpoint endpoint, UpstreamListener *listener);
     // Abandons an exchange still running: its connection is closed, never pooled.
-    ~UpstreamExchange() override;
+    ~UpstreamExchange();
+    UpstreamExchange(const UpstreamExchange &) = delete;
+    UpstreamExchange &operator=(const UpstreamExchange &) = delete;
 
     // Sends the head; then writeBody()/finishBody() unless `body` is None. `headers` must not hold
     // framing headers (the exchange writes Content-Length or Transfer-Encoding itself).
@@ -185,7 +187,7 @@ private:
     void upstreamFailed(const QString &why) override;
     void end(Result<UpstreamAnswer> result);
 
-    UpstreamExchange *m_up;
+    std::unique_ptr<UpstreamExchange> m_up;
     Done m_done;
     QByteArray m_body;
     bool m_ended = false;

@@ -42,19 +42,28 @@ ViewExchange::~ViewExchange()
 
 void ViewExchange::start()
 {
+    // Known at once for a running sandbox: no callback (and no QPointer) to allocate.
+    if (auto now = m_doorman->targets()->resolveNow(m_admission.claims.sessionId)) {
+        onTarget(*now);
+        return;
+    }
     QPointer<ViewExchange> self(this);
     m_doorman->targets()->resolve(m_admission.claims.sessionId, [self](Result<ViewTarget> target) {
-        if (!self || self->m_ended)
-            return;
-        if (!target) {
-            const bool gone = target.error().code == Error::Code::NotFound;
-            self->m_down->respond(Doorman::refusal(gone ? 404 : 503,
-                gone ? QStringLiteral("not_found") : QStringLiteral("unavailable"), target.error().message));
-            self->end();
-            return;
-        }
-        self->resolved(target.value());
+        if (self && !self->m_ended)
+            self->onTarget(target);
     });
+}
+
+void ViewExchange::onTarget(const Result<ViewTarget> &target)
+{
+    if (!target) {
+        const bool gone = target.error().code == Error::Code::NotFound;
+        m_down->respond(Doorman::refusal(gone ? 404 : 503,
+            gone ? QStringLiteral("not_found") : QStringLiteral("unavailable"), target.error().message));
+        end();
+        return;
+    }
+    resolved(target.value());
 }
 
 void ViewExchange::resolved(const ViewTarget &target)
@@ -106,7 +115,7 @@ void ViewExchange::send(const ViewTarget &target, const QByteArray &terminalSess
     if (m_admission.needsTerminalSession)
         path.replace("{session}", terminalSession);
 
-    m_up = new UpstreamExchange(m_doorman->pool(), {target.host, target.port}, this, this);
+    m_up.reset(new UpstreamExchange(m_doorman->pool(), {target.host, target.port}, this)); // `this` as its listener: a private base
     const qint64 extra = m_admission.bodyPrefix.size() + m_admission.bodySuffix.size();
     UpstreamExchange::Body kind = UpstreamExchange::Body::None;
     qint64 length = 0;

@@ -55,6 +55,7 @@ public:
     std::function<void()> onDone;
 
 private:
+    void onTarget(const Result<ViewTarget> &target);
     void resolved(const ViewTarget &target);
     void maybeSend();
     void send(const ViewTarget &target, const QByteArray &terminalSession);
@@ -74,7 +75,7 @@ private:
     std::optional<ViewTarget> m_target; // resolved, waiting for the body to be held back
     QByteArray m_terminalSession;
     bool m_bodyEnded = false;
-    UpstreamExchange *m_up = nullptr;
+    std::unique_ptr<UpstreamExchange> m_up;
     bool m_headSent = false;
     bool m_ended = false;
     bool m_upstreamFinished = false;

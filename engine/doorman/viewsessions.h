@@ -24,7 +24,13 @@ public:
     int size() const { return int(m_cookies.size()); }
 
 private:
+    void forgetLast() { m_last = nullptr; }
+
     QHash<QByteArray, ViewClaims> m_cookies; // cookie value -> claims
+    // The last cookie found and its entry: a browser's requests come with one cookie again and
+    // again. Cleared by every change to m_cookies (which may move the entries).
+    mutable QByteArray m_lastCookie;
+    mutable const ViewClaims *m_last = nullptr;
     QHash<QByteArray, qint64> m_nonces; // nonce -> expiry
 };
 

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <functional>
+#include <optional>
 
 namespace isolation {
 
@@ -26,6 +27,13 @@ public:
     virtual ~ViewTargetResolver() = default;
     // Resolves a session id; `done` runs exactly once, now or later. NotFound: no such session.
     virtual void resolve(const QString &sessionId, Callback done) = 0;
+    // The answer when it is known without waiting (the usual case: a running sandbox whose
+    // endpoint was looked up before), with no callback to hold; nullopt: ask resolve().
+    virtual std::optional<Result<ViewTarget>> resolveNow(const QString &sessionId)
+    {
+        Q_UNUSED(sessionId);
+        return std::nullopt;
+    }
 };
 
 } // namespace isolation

@@ -106,7 +106,7 @@ void WebSocketRelay::handshake()
         headers.append(qMakePair(QByteArray("Sec-WebSocket-Key"), QByteArray(self->m_upstreamKey)));
         headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(t.accessToken)));
         self->m_doorman->countForwarded();
-        self->m_up = new UpstreamExchange(self->m_doorman->pool(), {t.host, t.port}, self, self);
+        self->m_up.reset(new UpstreamExchange(self->m_doorman->pool(), {t.host, t.port}, self));
         self->m_up->start("GET", self->m_admission.upstreamTarget, fieldsOf(headers), UpstreamExchange::Body::None);
     });
 }
@@ -142,8 +142,7 @@ void WebSocketRelay::onUpstreamHead()
     }
     HeaderPolicy::addStandard(&answer);
     m_sandbox = m_up->takeSocket(&m_sandboxRest);
-    m_up->deleteLater();
-    m_up = nullptr;
+    dropUpstream();
     if (!m_sandbox) {
         close("the sandbox's connection went away");
         return;
@@ -177,9 +176,7 @@ void WebSocketRelay::refuse(const HttpResponse &response)
     }
     m_closed = true;
     m_expiry.stop();
-    if (m_up)
-        m_up->deleteLater();
-    m_up = nullptr;
+    dropUpstream();
     // The browser's socket (a child) goes with the relay, once it has flushed the answer.
     QTimer::singleShot(1000, this, &QObject::deleteLater);
 }
@@ -256,10 +253,7 @@ void WebSocketRelay::close(const char *why)
     m_closed = true;
     qCInfo(lcDoorman) << "WebSocket of view" << m_admission.claims.viewId << "closed:" << why;
     m_expiry.stop();
-    if (m_up) {
-        m_up->deleteLater();
-        m_up = nullptr;
-    }
+    dropUpstream();
     if (m_sandbox)
         m_sandbox->disconnectFromHost();
     if (m_browser)
@@ -272,6 +266,15 @@ void WebSocketRelay::close(const char *why)
     }
     // Let the sockets flush what they hold before they go with the relay.
     QTimer::singleShot(1000, this, &QObject::deleteLater);
+}
+
+void WebSocketRelay::dropUpstream()
+{
+    if (!m_up)
+        return;
+    // It may be calling us right now: it goes on the next turn of the loop.
+    std::shared_ptr<UpstreamExchange> gone(std::move(m_up));
+    QTimer::singleShot(0, this, [gone] { });
 }
 
 } // namespace isolation

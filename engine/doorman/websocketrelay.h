@@ -11,6 +11,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <memory>
+
 class QIODevice;
 
 namespace isolation {
@@ -36,6 +38,7 @@ public:
     static QByteArray acceptFor(const QByteArray &key);
 
 private:
+    void dropUpstream();
     void handshake();
     void onUpstreamHead();
     void upstreamFinished() override { onUpstreamHead(); }
@@ -54,7 +57,7 @@ private:
     QByteArray m_browserKey;
     QByteArray m_browserRest;
     QByteArray m_upstreamKey;
-    UpstreamExchange *m_up = nullptr;
+    std::unique_ptr<UpstreamExchange> m_up;
     QPointer<TcpStream> m_sandbox;
     QByteArray m_sandboxRest;
     QTimer m_expiry;

@@ -379,18 +379,20 @@ Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
 
 void SessionSandboxes::resolve(const QString &sessionId, Callback done)
 {
+    done(*resolveNow(sessionId));
+}
+
+std::optional<Result<ViewTarget>> SessionSandboxes::resolveNow(const QString &sessionId)
+{
     const auto it = m_entries.find(sessionId);
-    if (it == m_entries.end() || !it->second.launcher->execd()) {
-        done(Error::notFound(tr("No sandbox of session %1 runs here").arg(sessionId)));
-        return;
-    }
+    if (it == m_entries.end() || !it->second.launcher->execd())
+        return Result<ViewTarget>(Error::notFound(tr("No sandbox of session %1 runs here").arg(sessionId)));
     if (it->second.launcher->state() != SandboxState::Running) {
-        done(Error::unavailable(tr("The sandbox of session %1 is %2")
+        return Result<ViewTarget>(Error::unavailable(tr("The sandbox of session %1 is %2")
                 .arg(sessionId, sandboxStateName(it->second.launcher->state()))));
-        return;
     }
     const ExecdClient *execd = it->second.launcher->execd();
-    done(ViewTarget {execd->base().host(), quint16(execd->base().port()), execd->accessToken()});
+    return Result<ViewTarget>(ViewTarget {execd->base().host(), quint16(execd->base().port()), execd->accessToken()});
 }
 
 Result<std::pair<Session *, SessionSandboxes::Entry *>> SessionSandboxes::driven(const QString &sessionId)

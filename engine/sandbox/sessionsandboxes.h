@@ -85,6 +85,7 @@ public:
     // Where a session's views go: its running sandbox's execd (ViewTargetResolver, for the doorman).
     // NotFound: no such session or no sandbox driven by this engine; Unavailable: not running.
     void resolve(const QString &sessionId, Callback done) override;
+    std::optional<Result<ViewTarget>> resolveNow(const QString &sessionId) override;
     // The engine's runtime appeared or changed state: once healthy, the lifecycle clients follow it
     // (a restarted lifecycle server may listen elsewhere) and sandboxes launched by an earlier run
     // of the engine are adopted (running or paused, as the runtime has them).

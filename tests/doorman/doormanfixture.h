@@ -36,12 +36,12 @@ RawAnswer exchange(quint16 port, const QByteArray &request, int timeoutMs = 1000
 class StaticTargets final : public ViewTargetResolver
 {
 public:
-    void resolve(const QString &sessionId, Callback done) override
+    void resolve(const QString &sessionId, Callback done) override { done(*resolveNow(sessionId)); }
+    std::optional<Result<ViewTarget>> resolveNow(const QString &sessionId) override
     {
         if (sessionId == session)
-            done(target);
-        else
-            done(Error::notFound(QStringLiteral("no such session")));
+            return Result<ViewTarget>(target);
+        return Result<ViewTarget>(Error::notFound(QStringLiteral("no such session")));
     }
     QString session = QStringLiteral("s1");
     ViewTarget target;
