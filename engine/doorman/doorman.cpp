@@ -24,7 +24,7 @@ namespace {
 template<qsizetype N>
 bool is(QByteArrayView a, const char (&b)[N])
 {
-    return a.size() == N - 1 && a.compare(QByteArrayView(b, N - 1), Qt::CaseInsensitive) == 0;
+    return equalsNoCase(a, QByteArrayView(b, N - 1));
 }
 
 QByteArray queryValue(const QByteArray &query, const QString &name)
@@ -123,7 +123,7 @@ QString Doorman::parseViewIdFromHost(QByteArrayView host) const
     if (colon >= 0 && !h.contains(']'))
         h.truncate(colon);
     const QByteArrayView suffix(m_hostSuffix);
-    if (h.size() <= suffix.size() || h.last(suffix.size()).compare(suffix, Qt::CaseInsensitive) != 0)
+    if (h.size() <= suffix.size() || !equalsNoCase(h.last(suffix.size()), suffix))
         return {};
     const QString id = QString::fromLatin1(h.first(h.size() - suffix.size())).toLower();
     return ViewToken::isViewId(id) ? id : QString();

@@ -21,8 +21,7 @@ QByteArray responseBytes(const HttpResponse &r)
 {
     QByteArray out = "HTTP/1.1 " + QByteArray::number(r.status) + ' ' + reasonPhrase(r.status) + "\r\n";
     for (const auto &h : r.headers) {
-        if (h.first.compare("connection", Qt::CaseInsensitive) != 0
-            && h.first.compare("content-length", Qt::CaseInsensitive) != 0)
+        if (!equalsNoCase(h.first, "connection") && !equalsNoCase(h.first, "content-length"))
             out += h.first + ": " + h.second + "\r\n";
     }
     out += "Content-Length: " + QByteArray::number(r.body.size()) + "\r\nConnection: close\r\n\r\n" + r.body;

@@ -24,9 +24,8 @@ bool bodyAllowed(int status)
 
 bool managedHeader(QByteArrayView name)
 {
-    return name.compare("content-length", Qt::CaseInsensitive) == 0
-        || name.compare("transfer-encoding", Qt::CaseInsensitive) == 0
-        || name.compare("connection", Qt::CaseInsensitive) == 0;
+    return equalsNoCase(name, "content-length") || equalsNoCase(name, "transfer-encoding")
+        || equalsNoCase(name, "connection");
 }
 
 // Room for a head: the status line, the headers, and what the connection adds (framing).

@@ -9,7 +9,7 @@ namespace isolation {
 QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name)
 {
     for (const auto &h : headers) {
-        if (name.size() == h.first.size() && name.compare(h.first, Qt::CaseInsensitive) == 0)
+        if (equalsNoCase(name, h.first))
             return h.second;
     }
     return {};
@@ -18,7 +18,7 @@ QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name)
 bool hasHeader(const HttpHeaders &headers, QByteArrayView name)
 {
     for (const auto &h : headers) {
-        if (name.size() == h.first.size() && name.compare(h.first, Qt::CaseInsensitive) == 0)
+        if (equalsNoCase(name, h.first))
             return true;
     }
     return false;
@@ -116,7 +116,7 @@ QByteArray sharedMethod(QByteArrayView method)
 QByteArrayView fieldValue(const HeaderFields &fields, QByteArrayView name)
 {
     for (const HeaderField &f : fields) {
-        if (name.size() == f.name.size() && name.compare(f.name, Qt::CaseInsensitive) == 0)
+        if (equalsNoCase(name, f.name))
             return f.value;
     }
     return {};
@@ -181,7 +181,7 @@ QByteArray HttpRequest::bearerToken() const
 HttpResponse &HttpResponse::setHeader(const QByteArray &name, const QByteArray &value)
 {
     for (auto &h : headers) {
-        if (QByteArrayView(name).compare(h.first, Qt::CaseInsensitive) == 0) {
+        if (equalsNoCase(name, h.first)) {
             h.second = value;
             return *this;
         }
@@ -329,8 +329,26 @@ bool isHttpToken(QByteArrayView name)
 
 bool hasControlBytes(QByteArrayView value)
 {
-    for (char c : value) {
-        if (kBytes.control[static_cast<unsigned char>(c)])
+    // Eight bytes at a time: a word with any byte below 0x20 or equal to 0x7F (the classic "has a
+    // byte less than n" test; exact, no borrow without such a byte) is looked at byte by byte,
+    // since HTAB is allowed.
+    constexpr quint64 ones = 0x0101010101010101ULL;
+    constexpr quint64 highs = 0x8080808080808080ULL;
+    const char *p = value.data();
+    qsizetype left = value.size();
+    for (; left >= 8; p += 8, left -= 8) {
+        quint64 x;
+        std::memcpy(&x, p, 8);
+        const quint64 del = x ^ (ones * 0x7f);
+        if ((((x - ones * 0x20) & ~x) | ((del - ones) & ~del)) & highs) {
+            for (int i = 0; i < 8; ++i) {
+                if (kBytes.control[static_cast<unsigned char>(p[i])])
+                    return true;
+            }
+        }
+    }
+    for (; left > 0; ++p, --left) {
+        if (kBytes.control[static_cast<unsigned char>(*p)])
             return true;
     }
     return false;

@@ -17,6 +17,29 @@ namespace isolation {
 
 using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
 
+// ASCII case-insensitive equality, as header names and tokens compare (no locale): the lengths
+// first, then the bytes inline. QByteArrayView::compare(Qt::CaseInsensitive) costs a call into
+// Qt that reads both whole, and the doorman asks this a few dozen times for every request.
+inline bool equalsNoCase(QByteArrayView a, QByteArrayView b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const unsigned char x = static_cast<unsigned char>(a[i]);
+        const unsigned char y = static_cast<unsigned char>(b[i]);
+        if (x != y) {
+            const unsigned char lower = x | 0x20;
+            if (lower != (y | 0x20) || lower < 'a' || lower > 'z')
+                return false;
+        }
+    }
+    return true;
+}
+inline bool startsWithNoCase(QByteArrayView a, QByteArrayView prefix)
+{
+    return a.size() >= prefix.size() && equalsNoCase(a.first(prefix.size()), prefix);
+}
+
 // Header lookup is case-insensitive; the first match wins.
 QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name);
 bool hasHeader(const HttpHeaders &headers, QByteArrayView name);

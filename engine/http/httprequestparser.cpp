@@ -168,13 +168,11 @@ int HttpRequestParser::validateHeaders()
     qsizetype start = 0;
     while (start + 2 <= m_raw.size() && m_raw[start] == '\r' && m_raw[start + 1] == '\n') // empty lines before the request line are allowed
         start += 2;
-    const qsizetype headEnd = m_raw.indexOf("\r\n\r\n", start);
-    const QByteArrayView head
-        = headEnd >= 0 ? QByteArrayView(m_raw).sliced(start, headEnd + 2 - start) : QByteArrayView(m_raw).sliced(start);
-    // One pass over the line ends. A bare LF or CR as a line end (http-parser tolerates them)
-    // makes framing ambiguous for other hops; a line that starts with a space or tab is obs-fold.
-    const char *const begin = head.data();
-    const char *const end = begin + head.size();
+    // One pass over the line ends up to the end of the head (the first line end followed by an
+    // empty line). A bare LF or CR as a line end (http-parser tolerates them) makes framing
+    // ambiguous for other hops; a line that starts with a space or tab is obs-fold.
+    const char *const begin = m_raw.constData() + start;
+    const char *end = m_raw.constData() + m_raw.size();
     for (const char *p = begin; p < end; ++p) {
         p = static_cast<const char *>(std::memchr(p, '\n', size_t(end - p)));
         if (!p)
@@ -183,10 +181,19 @@ int HttpRequestParser::validateHeaders()
             return fail(400, QStringLiteral("bare LF in the request head"));
         if (p + 1 < end && (p[1] == ' ' || p[1] == '\t'))
             return fail(400, QStringLiteral("obsolete line folding is not accepted"));
+        if (end - p >= 3 && p[1] == '\r' && p[2] == '\n') {
+            end = p + 1; // the head's last line ends here
+            break;
+        }
     }
-    // Every CR must be followed by LF (each LF above had a CR before it, so the counts tell).
-    if (head.count('\r') != head.count('\n'))
-        return fail(400, QStringLiteral("bare CR in the request head"));
+    // Every CR must be followed by LF.
+    for (const char *p = begin; p < end; p += 2) {
+        p = static_cast<const char *>(std::memchr(p, '\r', size_t(end - p)));
+        if (!p)
+            break;
+        if (p + 1 == end || p[1] != '\n')
+            return fail(400, QStringLiteral("bare CR in the request head"));
+    }
 
     int contentLengths = 0;
     int transferEncodings = 0;
@@ -195,13 +202,13 @@ int HttpRequestParser::validateHeaders()
         h.second = h.second.trimmed();
         if (!isHttpToken(h.first))
             return fail(400, QStringLiteral("invalid header name"));
-        if (hasControlBytes(h.first) || hasControlBytes(h.second))
+        if (hasControlBytes(h.second)) // a token (the name) has none
             return fail(400, QStringLiteral("control character in header %1").arg(QString::fromLatin1(h.first)));
-        if (QByteArrayView(h.first).compare("content-length", Qt::CaseInsensitive) == 0)
+        if (equalsNoCase(h.first, "content-length"))
             ++contentLengths;
-        if (QByteArrayView(h.first).compare("host", Qt::CaseInsensitive) == 0)
+        if (equalsNoCase(h.first, "host"))
             ++hosts;
-        if (QByteArrayView(h.first).compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
+        if (equalsNoCase(h.first, "transfer-encoding")) {
             ++transferEncodings;
             if (h.second.toLower() != "chunked")
                 return fail(400, QStringLiteral("only the chunked transfer coding is accepted"));

@@ -2,6 +2,8 @@
 
 #include <QTest>
 
+#include <cctype>
+
 using namespace isolation;
 
 class tst_HttpRequestParser final : public QObject
@@ -16,6 +18,8 @@ private Q_SLOTS:
     void rejected();
     void headerLimits();
     void upgrade();
+    void caseInsensitiveNames();
+    void controlBytesAnywhere();
 };
 
 namespace {
@@ -146,6 +150,40 @@ void tst_HttpRequestParser::upgrade()
     QCOMPARE(feedAll(p, raw, &used), HttpRequestParser::State::Upgrade);
     QCOMPARE(raw.mid(used), QByteArray("\x81\x05hello"));
     QCOMPARE(p.takeRequest().header("upgrade"), QByteArray("websocket"));
+}
+
+void tst_HttpRequestParser::caseInsensitiveNames()
+{
+    // Every pair of bytes against the definition: equal, or both letters and equal in lower case.
+    for (int a = 0; a < 256; ++a) {
+        for (int b = 0; b < 256; ++b) {
+            const char x = char(a), y = char(b);
+            const bool letters = std::isalpha(a) && std::isalpha(b) && a < 128 && b < 128;
+            const bool expected = a == b || (letters && std::tolower(a) == std::tolower(b));
+            QCOMPARE(equalsNoCase(QByteArrayView(&x, 1), QByteArrayView(&y, 1)), expected);
+        }
+    }
+    QVERIFY(equalsNoCase("Content-Length", "content-length"));
+    QVERIFY(!equalsNoCase("content-length", "content-lengt"));
+    QVERIFY(!equalsNoCase("Host", "Hos\x7f"));
+    QVERIFY(startsWithNoCase("X-Isolation-Foo", "x-isolation-"));
+    QVERIFY(!startsWithNoCase("X-Isol", "x-isolation-"));
+}
+
+void tst_HttpRequestParser::controlBytesAnywhere()
+{
+    // Each byte at each place of values long enough for the eight-bytes-at-a-time path and its tail.
+    for (int length : {1, 7, 8, 9, 16, 23}) {
+        for (int at = 0; at < length; ++at) {
+            for (int c = 0; c < 256; ++c) {
+                QByteArray value(length, 'a');
+                value[at] = char(c);
+                const bool control = (c < 0x20 && c != '\t') || c == 0x7f;
+                QVERIFY2(hasControlBytes(value) == control, qPrintable(QStringLiteral("%1 at %2 of %3").arg(c).arg(at).arg(length)));
+            }
+        }
+    }
+    QVERIFY(!hasControlBytes("\t\t\t\t\t\t\t\t\x80\xff obs-text and tabs"));
 }
 
 QTEST_GUILESS_MAIN(tst_HttpRequestParser)
