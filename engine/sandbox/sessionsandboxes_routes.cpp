@@ -126,7 +126,7 @@ void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxe
         if (SessionSandboxes *s = target(request, reply, &o))
             answer(reply, s->agent(request.params.value(QStringLiteral("id"))), 200);
     });
-    for (const QString verb : {QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("finish")}) {
+    for (const QString &verb : {QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("finish")}) {
         http.route("POST", QStringLiteral("/v1/sessions/{id}/") + verb,
             [answer, target, verb](const HttpRequest &request, HttpReply reply) {
                 QJsonObject o;

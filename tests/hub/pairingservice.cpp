@@ -45,8 +45,8 @@ PairingService::PairingService(HubState &state, ActionLog &log, MemberPages &pag
     : QObject(parent)
     , m_state(state)
     , m_log(log)
-    , m_pages(pages)
     , m_options(options)
+    , m_pages(pages)
 { }
 
 QString PairingService::canonicalCode(const QString &typed)
