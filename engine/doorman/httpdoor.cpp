@@ -123,7 +123,7 @@ public:
         if (!m_completed) {
             // The request never came whole: nothing may reach the sandbox as if it had.
             m_down->detach();
-            m_exchange->deleteLater();
+            m_exchange->retire();
         }
     }
     bool write(QByteArrayView piece) override
@@ -137,7 +137,7 @@ public:
         m_exchange->requestBodyEnd();
         m_down->attach(reply);
         if (m_down->exchangeDone)
-            m_exchange->deleteLater();
+            m_exchange->retire();
     }
 
 private:
@@ -167,6 +167,7 @@ DoorRequest HttpDoor::doorRequest(const Doorman &doorman, const HttpRequest &req
 HttpDoor::HttpDoor(Doorman *doorman, QObject *parent)
     : QObject(parent)
     , m_doorman(doorman)
+    , m_exchanges(this)
     , m_server(this)
 {
     m_server.setLimits(limits());
@@ -214,10 +215,11 @@ Result<std::unique_ptr<HttpBodySink>, HttpResponse> HttpDoor::open(const HttpReq
         length = head.header("transfer-encoding").isEmpty() ? 0 : -1;
     auto down = std::make_unique<HttpDownstream>(head.method == "HEAD");
     HttpDownstream *raw = down.get();
-    auto *exchange = new ViewExchange(m_doorman, std::move(admission), std::move(down), length, this);
+    ViewExchange *exchange
+        = m_exchanges.add(std::make_unique<ViewExchange>(m_doorman, std::move(admission), std::move(down), length));
     exchange->onDone = [exchange, raw] {
         if (raw->attached())
-            exchange->deleteLater();
+            exchange->retire();
         else
             raw->exchangeDone = true; // its answer waits in `raw` for the reply
     };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "http/httpserver.h"
+#include "viewexchange.h"
 
 #include <QObject>
 
@@ -31,6 +32,7 @@ private:
     bool upgrade(const HttpRequest &request, QIODevice *device, const QByteArray &rest);
 
     Doorman *m_doorman;
+    ViewExchanges m_exchanges; // before m_server: its body sinks retire exchanges as they go
     HttpServer m_server;
 };
 

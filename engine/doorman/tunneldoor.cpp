@@ -89,7 +89,7 @@ private:
     void streamClosed(TunnelStream *, quint32 code) override
     {
         if (m_exchange && code != TunnelStream::NoError)
-            m_exchange->deleteLater(); // the hub gave up on it
+            m_exchange->retire(); // the hub gave up on it
     }
 
     QPointer<TunnelStream> m_stream;
@@ -102,6 +102,7 @@ private:
 TunnelDoor::TunnelDoor(Doorman *doorman, QObject *parent)
     : QObject(parent)
     , m_doorman(doorman)
+    , m_exchanges(this)
 { }
 
 void TunnelDoor::serve(TunnelStream *stream)
@@ -152,9 +153,10 @@ void TunnelDoor::start(TunnelStream *stream)
         length = (stream->remoteFinished() && stream->bytesAvailable() == 0) ? 0 : -1;
     auto down = std::make_unique<StreamDownstream>(stream);
     StreamDownstream *raw = down.get();
-    auto *exchange = new ViewExchange(m_doorman, std::move(admission), std::move(down), length, this);
+    ViewExchange *exchange
+        = m_exchanges.add(std::make_unique<ViewExchange>(m_doorman, std::move(admission), std::move(down), length));
     raw->attach(exchange);
-    exchange->onDone = [exchange] { exchange->deleteLater(); };
+    exchange->onDone = [exchange] { exchange->retire(); };
     exchange->onRequestDrained = [raw] { raw->pull(); };
     exchange->start();
     raw->pull();

@@ -3,6 +3,8 @@
 // hop: the X-Forwarded-* headers it sets say how the browser reached the view.
 #pragma once
 
+#include "viewexchange.h"
+
 #include <QObject>
 
 namespace isolation {
@@ -21,6 +23,7 @@ private:
     void start(TunnelStream *stream);
 
     Doorman *m_doorman;
+    ViewExchanges m_exchanges;
 };
 
 } // namespace isolation

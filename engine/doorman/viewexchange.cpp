@@ -26,10 +26,9 @@ QByteArray hostHeader(const ViewTarget &target)
 
 } // namespace
 
-ViewExchange::ViewExchange(Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream,
-    qint64 bodyLength, QObject *parent)
-    : QObject(parent)
-    , m_doorman(doorman)
+ViewExchange::ViewExchange(
+    Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream, qint64 bodyLength)
+    : m_doorman(doorman)
     , m_admission(std::move(admission))
     , m_down(std::move(downstream))
     , m_bodyLength(m_admission.dropBody ? 0 : bodyLength)
@@ -37,20 +36,35 @@ ViewExchange::ViewExchange(Doorman *doorman, Admission admission, std::unique_pt
 
 ViewExchange::~ViewExchange()
 {
+    if (m_owner && !m_retired)
+        m_owner->unlink(this);
     m_down->setDrainHandler({});
+}
+
+void ViewExchange::retire()
+{
+    Q_ASSERT(m_owner); // made by a door, through ViewExchanges::add()
+    if (m_owner)
+        m_owner->retire(this);
+}
+
+std::weak_ptr<char> ViewExchange::life()
+{
+    if (!m_life)
+        m_life = std::make_shared<char>();
+    return m_life;
 }
 
 void ViewExchange::start()
 {
-    // Known at once for a running sandbox: no callback (and no QPointer) to allocate.
+    // Known at once for a running sandbox: no callback to allocate.
     if (auto now = m_doorman->targets()->resolveNow(m_admission.claims.sessionId)) {
         onTarget(*now);
         return;
     }
-    QPointer<ViewExchange> self(this);
-    m_doorman->targets()->resolve(m_admission.claims.sessionId, [self](Result<ViewTarget> target) {
-        if (self && !self->m_ended)
-            self->onTarget(target);
+    m_doorman->targets()->resolve(m_admission.claims.sessionId, [this, life = life()](Result<ViewTarget> target) {
+        if (!life.expired() && !m_ended)
+            onTarget(target);
     });
 }
 
@@ -73,20 +87,18 @@ void ViewExchange::resolved(const ViewTarget &target)
         maybeSend();
         return;
     }
-    QPointer<ViewExchange> self(this);
-    m_doorman->terminalSession(m_admission.claims, target, [self, target](Result<QByteArray> session) {
-        if (!self || self->m_ended)
+    m_doorman->terminalSession(m_admission.claims, target, [this, life = life(), target](Result<QByteArray> session) {
+        if (life.expired() || m_ended)
             return;
         if (!session) {
-            qCInfo(lcDoorman) << "view" << self->m_admission.claims.viewId
-                              << "has no shell:" << session.error().message;
-            self->m_down->respond(Doorman::refusal(502, QStringLiteral("bad_gateway"), session.error().message));
-            self->end();
+            qCInfo(lcDoorman) << "view" << m_admission.claims.viewId << "has no shell:" << session.error().message;
+            m_down->respond(Doorman::refusal(502, QStringLiteral("bad_gateway"), session.error().message));
+            end();
             return;
         }
-        self->m_target = target;
-        self->m_terminalSession = session.value();
-        self->maybeSend();
+        m_target = target;
+        m_terminalSession = session.value();
+        maybeSend();
     });
 }
 
@@ -239,6 +251,59 @@ void ViewExchange::end()
     m_down->setDrainHandler({});
     if (onDone)
         onDone();
+}
+
+ViewExchanges::~ViewExchanges()
+{
+    reap();
+    while (m_first)
+        delete m_first; // unlinks itself
+}
+
+ViewExchange *ViewExchanges::add(std::unique_ptr<ViewExchange> exchange)
+{
+    ViewExchange *e = exchange.release();
+    e->m_owner = this;
+    e->m_next = m_first;
+    if (m_first)
+        m_first->m_prev = e;
+    m_first = e;
+    ++m_running;
+    return e;
+}
+
+void ViewExchanges::unlink(ViewExchange *e)
+{
+    if (e->m_prev)
+        e->m_prev->m_next = e->m_next;
+    else
+        m_first = e->m_next;
+    if (e->m_next)
+        e->m_next->m_prev = e->m_prev;
+    e->m_prev = e->m_next = nullptr;
+    --m_running;
+}
+
+void ViewExchanges::retire(ViewExchange *e)
+{
+    if (e->m_retired)
+        return;
+    unlink(e);
+    e->m_retired = true;
+    m_retired.push_back(e);
+    if (!m_reapQueued) {
+        m_reapQueued = true;
+        QMetaObject::invokeMethod(m_context, [this] { reap(); }, Qt::QueuedConnection);
+    }
+}
+
+void ViewExchanges::reap()
+{
+    m_reapQueued = false;
+    m_reaping.swap(m_retired); // what the deletions below retire waits for the next call
+    for (ViewExchange *e : m_reaping)
+        delete e;
+    m_reaping.clear();
 }
 
 } // namespace isolation

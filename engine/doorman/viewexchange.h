@@ -7,10 +7,10 @@
 #include "upstreamexchange.h"
 
 #include <QObject>
-#include <QPointer>
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace isolation {
 
@@ -30,9 +30,12 @@ public:
     virtual void setDrainHandler(std::function<void()> handler) = 0;
 };
 
-class ViewExchange final : public QObject, private UpstreamListener
+class ViewExchanges;
+
+// Not a QObject: one is made for every proxied request. Its front door keeps it in a
+// ViewExchanges, which deletes it once retired.
+class ViewExchange final : private UpstreamListener
 {
-    Q_OBJECT
 public:
     static constexpr qint64 HighWater = 512 * 1024;
     // A request body is held back until it is complete or this large, so that a request whose
@@ -40,9 +43,10 @@ public:
     static constexpr qint64 HoldBack = 64 * 1024;
 
     // `bodyLength`: the request body's length when known, -1 when it comes chunked, 0 for none.
-    ViewExchange(Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream, qint64 bodyLength,
-        QObject *parent = nullptr);
-    ~ViewExchange() override;
+    ViewExchange(Doorman *doorman, Admission admission, std::unique_ptr<ViewDownstream> downstream, qint64 bodyLength);
+    ~ViewExchange();
+    ViewExchange(const ViewExchange &) = delete;
+    ViewExchange &operator=(const ViewExchange &) = delete;
 
     void start();
     // The request body, as it arrives; requestBodyEnd() once it is all there.
@@ -51,8 +55,11 @@ public:
     // Request bytes buffered towards the sandbox (the door reads more only below HighWater).
     qint64 pendingRequestBytes() const;
     std::function<void()> onRequestDrained; // the sandbox took request bytes: read more
-    // The exchange is over (answered, failed or the browser gone); the owner deletes it later.
+    // The exchange is over (answered, failed or the browser gone); the owner retires it.
     std::function<void()> onDone;
+    // Deleted on the next turn of the event loop (whoever calls this may be inside one of its
+    // callbacks); once retired, again is nothing.
+    void retire();
 
 private:
     void onTarget(const Result<ViewTarget> &target);
@@ -66,6 +73,15 @@ private:
     void upstreamBodyWritten() override;
     void pump();
     void end();
+    // For a callback that may come after the exchange went: expired then.
+    std::weak_ptr<char> life();
+
+    friend class ViewExchanges;
+    ViewExchanges *m_owner = nullptr;
+    ViewExchange *m_prev = nullptr; // among the owner's live exchanges
+    ViewExchange *m_next = nullptr;
+    bool m_retired = false;
+    std::shared_ptr<char> m_life; // made only for a callback that waits (see life())
 
     Doorman *m_doorman;
     Admission m_admission;
@@ -79,6 +95,37 @@ private:
     bool m_headSent = false;
     bool m_ended = false;
     bool m_upstreamFinished = false;
+};
+
+// The exchanges of one front door. A retired one goes on the next turn of the loop (one queued
+// call for all that a turn retired, where deleteLater() posted an event for each); those still
+// running go with the door. Declared before the door's server, so that it outlives the server's
+// connections and body sinks, which retire exchanges as they go.
+class ViewExchanges
+{
+public:
+    explicit ViewExchanges(QObject *context)
+        : m_context(context)
+    { }
+    ~ViewExchanges();
+    ViewExchanges(const ViewExchanges &) = delete;
+    ViewExchanges &operator=(const ViewExchanges &) = delete;
+
+    ViewExchange *add(std::unique_ptr<ViewExchange> exchange);
+    int running() const { return m_running; }
+
+private:
+    friend class ViewExchange;
+    void retire(ViewExchange *exchange);
+    void unlink(ViewExchange *exchange);
+    void reap();
+
+    QObject *m_context; // where the reaping call is queued
+    ViewExchange *m_first = nullptr;
+    int m_running = 0;
+    std::vector<ViewExchange *> m_retired;
+    std::vector<ViewExchange *> m_reaping;
+    bool m_reapQueued = false;
 };
 
 } // namespace isolation
