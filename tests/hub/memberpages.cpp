@@ -13,7 +13,7 @@ const QByteArray kCookie = QByteArrayLiteral("isolation_member");
 QByteArray cookieValue(const HttpRequest &request, const QByteArray &name)
 {
     for (const auto &h : request.headers) {
-        if (QByteArrayView(h.first).compare("cookie", Qt::CaseInsensitive) != 0)
+        if (!equalsNoCase(h.first, "cookie"))
             continue;
         for (QByteArray part : h.second.split(';')) {
             part = part.trimmed();

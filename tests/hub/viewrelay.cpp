@@ -19,9 +19,10 @@ namespace {
 
 constexpr qint64 kHighWater = 512 * 1024;
 
-bool is(QByteArrayView a, const char *b)
+template<qsizetype N>
+bool is(QByteArrayView a, const char (&b)[N])
 {
-    return a.compare(b, Qt::CaseInsensitive) == 0;
+    return equalsNoCase(a, QByteArrayView(b, N - 1));
 }
 
 // Whether `name` is one of the comma-separated tokens of a Connection header.
@@ -31,7 +32,7 @@ bool listedIn(QByteArrayView connection, QByteArrayView name)
         qsizetype end = connection.indexOf(',', start);
         if (end < 0)
             end = connection.size();
-        if (connection.sliced(start, end - start).trimmed().compare(name, Qt::CaseInsensitive) == 0)
+        if (equalsNoCase(connection.sliced(start, end - start).trimmed(), name))
             return true;
         start = end + 1;
     }
@@ -62,13 +63,14 @@ HttpHeaders forwarded(const HttpRequest &request, bool websocket)
     return out;
 }
 
-HttpHeaders towardsBrowser(const TunnelHead &head)
+// Views of `head`'s headers (valid while it is), less those the reply writes itself.
+HeaderFields towardsBrowser(const TunnelHead &head)
 {
-    HttpHeaders out;
+    HeaderFields out;
     for (const auto &h : head.headers) {
         if (is(h.first, "content-length") || is(h.first, "connection") || is(h.first, "transfer-encoding"))
             continue;
-        out.append(h);
+        out.append({h.first, h.second});
     }
     return out;
 }
@@ -135,7 +137,7 @@ private:
         if (ok || noBody || m_head)
             m_reply.sendHead(h.status, towardsBrowser(h), ok ? length : 0);
         else
-            m_reply.sendHead(h.status, towardsBrowser(h));
+            m_reply.sendHead(h.status, headersOf(towardsBrowser(h)));
         m_reply.setDrainHandler([this] { pump(); }); // dropped with the answer's end, before this goes
         return pump();
     }
