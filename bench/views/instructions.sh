@@ -21,54 +21,22 @@ PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  [ -n "${KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
+  rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-wait_port() {
-  for _ in $(seq 1 600); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "instructions.sh: nothing listens on $1" >&2
-  return 1
-}
-
-nginx_conf() { # name, server block -> the config's path (one process: no master, no daemon)
-  local dir=$WORK/$1
-  mkdir -p "$dir/logs"
-  cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-master_process off;
-daemon off;
-error_log $dir/logs/error.log warn;
-pid $dir/nginx.pid;
-$( [ "$(id -u)" -eq 0 ] && echo "user root;" )
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
-  $2
-}
-CONF
-  echo "$dir"
-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
+source "$HERE/common.sh"
 
 BACKEND=$(free_port)
-mkdir -p "$WORK/www"
-head -c 5120 /dev/zero | tr '\0' 'b' >"$WORK/www/bytes"
-dir=$(nginx_conf backend "server { listen 127.0.0.1:$BACKEND; root $WORK/www;
-  location / { default_type application/octet-stream; try_files /bytes =404; } }")
+dir=$(views_nginx_conf backend "$(views_backend_block "$BACKEND")")
 nginx -p "$dir" -c "$dir/nginx.conf" &
 PIDS+=($!)
 wait_port "$BACKEND"
 
-# count NAME URL PID OUT [host cookie]: instructions per request of PID (running under callgrind)
+# count NAME URL PID OUT [host cookie]: instructions per request of PID (running under callgrind,
+# started by this shell) -> COUNT="NAME INSTRUCTIONS REQUESTS"
 count() {
   local name=$1 url=$2 pid=$3 out=$4 args=()
   [ $# -ge 6 ] && args=(-H "Host: $5" -H "Cookie: $6")
@@ -77,24 +45,23 @@ count() {
   local n
   n=$(wrk -t1 -c8 -d"${SECONDS_EACH}s" "${args[@]}" "$url/bytes" | awk '/requests in/ {print $1}')
   callgrind_control -i off "$pid" >/dev/null
-  kill "$pid" # callgrind writes its counts as the process ends, the totals last
-  for _ in $(seq 1 300); do grep -q '^totals:' "$out" 2>/dev/null && break; sleep 0.1; done
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true # callgrind writes its counts as the process ends
   local ir
   ir=$(awk '/^totals:/ {print $2; exit}' "$out" 2>/dev/null)
   [ -n "$ir" ] && [ "${n:-0}" -gt 0 ] || { echo "instructions.sh: no count for $name (requests: ${n:-none}, instructions: ${ir:-none})" >&2; return 1; }
-  echo "$name $((ir / n)) $n"
+  COUNT="$name $((ir / n)) $n"
 }
 
 PROXY=$(free_port)
-dir=$(nginx_conf proxy "upstream backend { server 127.0.0.1:$BACKEND; keepalive 64; }
-  server { listen 127.0.0.1:$PROXY; location / { proxy_pass http://backend; proxy_http_version 1.1;
-    proxy_set_header Connection \"\"; } }")
+dir=$(views_nginx_conf proxy "$(views_proxy_block "$BACKEND" "$PROXY")" "master_process off;") # one process
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/nginx.out" \
   nginx -p "$dir" -c "$dir/nginx.conf" 2>"$WORK/nginx-valgrind.log" &
 NGINX_PID=$!
 PIDS+=($NGINX_PID)
 wait_port "$PROXY"
-R_NGINX=$(count nginx "http://127.0.0.1:$PROXY" "$NGINX_PID" "$WORK/nginx.out")
+count nginx "http://127.0.0.1:$PROXY" "$NGINX_PID" "$WORK/nginx.out"
+R_NGINX=$COUNT
 
 export QT_LOGGING_RULES="*=false" ISOLATION_RUNTIME=off QT_QPA_PLATFORM=offscreen
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/doorman.out" \
@@ -104,7 +71,8 @@ PIDS+=($RIG_PID)
 for _ in $(seq 1 600); do [ -s "$WORK/rig.json" ] && break; sleep 0.1; done
 [ -s "$WORK/rig.json" ] || { echo "instructions.sh: the rig did not start:" >&2; cat "$WORK/rig.log" >&2; exit 1; }
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$WORK/rig.json" "$1"; }
-R_DOOR=$(count doorman "$(field url)" "$RIG_PID" "$WORK/doorman.out" "$(field host)" "$(field cookie)")
+count doorman "$(field url)" "$RIG_PID" "$WORK/doorman.out" "$(field host)" "$(field cookie)"
+R_DOOR=$COUNT
 
 echo "# instructions per proxied request (callgrind, user space), 8 keep-alive connections, 5 KiB answers"
 printf '%-8s %14s %10s\n' what 'instructions' requests

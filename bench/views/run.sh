@@ -32,51 +32,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-wait_port() {
-  for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "run.sh: nothing listens on $1" >&2
-  return 1
-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
+source "$HERE/common.sh"
 
 start_nginx() { # name, server block
-  local dir=$WORK/$1
-  mkdir -p "$dir/logs"
-  cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-error_log $dir/logs/error.log warn;
-pid $dir/nginx.pid;
-$( [ "$(id -u)" -eq 0 ] && echo "user root;" )
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
-  $2
-}
-CONF
+  local dir
+  dir=$(views_nginx_conf "$1" "$2")
   nginx -p "$dir" -c "$dir/nginx.conf" &
   PIDS+=($!)
 }
 
 BACKEND=$(free_port)
-mkdir -p "$WORK/www"
-head -c 5120 /dev/zero | tr '\0' 'b' >"$WORK/www/bytes"
-start_nginx backend "server { listen 127.0.0.1:$BACKEND; root $WORK/www;
-  location / { default_type application/octet-stream; try_files /bytes =404; } }"
+start_nginx backend "$(views_backend_block "$BACKEND")"
 wait_port "$BACKEND"
 
 NGINX=$(free_port)
-start_nginx proxy "upstream backend { server 127.0.0.1:$BACKEND; keepalive 64; }
-  server { listen 127.0.0.1:$NGINX; location / { proxy_pass http://backend; proxy_http_version 1.1;
-    proxy_set_header Connection \"\"; } }"
+start_nginx proxy "$(views_proxy_block "$BACKEND" "$NGINX")"
 wait_port "$NGINX"
 
 export QT_LOGGING_RULES="*=false" ISOLATION_RUNTIME=off QT_QPA_PLATFORM=offscreen
