@@ -268,7 +268,6 @@ ViewExchange *ViewExchanges::add(std::unique_ptr<ViewExchange> exchange)
     if (m_first)
         m_first->m_prev = e;
     m_first = e;
-    ++m_running;
     return e;
 }
 
@@ -281,7 +280,6 @@ void ViewExchanges::unlink(ViewExchange *e)
     if (e->m_next)
         e->m_next->m_prev = e->m_prev;
     e->m_prev = e->m_next = nullptr;
-    --m_running;
 }
 
 void ViewExchanges::retire(ViewExchange *e)

@@ -112,7 +112,6 @@ public:
     ViewExchanges &operator=(const ViewExchanges &) = delete;
 
     ViewExchange *add(std::unique_ptr<ViewExchange> exchange);
-    int running() const { return m_running; }
 
 private:
     friend class ViewExchange;
@@ -122,7 +121,6 @@ private:
 
     QObject *m_context; // where the reaping call is queued
     ViewExchange *m_first = nullptr;
-    int m_running = 0;
     std::vector<ViewExchange *> m_retired;
     std::vector<ViewExchange *> m_reaping;
     bool m_reapQueued = false;
