@@ -4,13 +4,10 @@
 #include "core/version.h"
 #include "http/tcpstream.h"
 #include "tunnelauth.h"
+#include "websocketlink.h"
 
 #include <QHostAddress>
 #include <QLoggingCategory>
-#include <QNetworkProxy>
-#include <QNetworkRequest>
-#include <QRegularExpression>
-#include <QWebSocket>
 
 Q_LOGGING_CATEGORY(lcTunnel, "isolation.tunnel")
 
@@ -58,14 +55,6 @@ bool loopbackHost(const QString &host)
     return !address.isNull() && address.isLoopback();
 }
 
-// Qt reports a refused handshake only as text ("... Unhandled http status code: 401 (...)").
-int handshakeStatus(const QString &errorString)
-{
-    static const QRegularExpression re(QStringLiteral("status code: (\\d{3})"));
-    const auto m = re.match(errorString);
-    return m.hasMatch() ? m.captured(1).toInt() : 0;
-}
-
 } // namespace
 
 TunnelClient::TunnelClient(Options options, const Clock &clock, std::unique_ptr<Timer> reconnectTimer, QObject *parent)
@@ -83,7 +72,12 @@ TunnelClient::TunnelClient(Options options, const Clock &clock, std::unique_ptr<
         onSocketGone(TunnelError::unavailable(tr("the hub did not complete the tunnel handshake in time")));
     });
     m_drainTimer.setSingleShot(true);
-    connect(&m_drainTimer, &QTimer::timeout, this, &TunnelClient::finishDrain);
+    connect(&m_drainTimer, &QTimer::timeout, this, [this] {
+        if (m_drainClosing) // the hub never answered the close: cut it
+            onSocketGone(TunnelError::unavailable(tr("tunnel drained")));
+        else
+            finishDrain(); // the bound for open streams is up
+    });
     setStreamHandler(RpcDispatcher::PathPrefix, [this](TunnelStream *stream) { m_rpc.serve(stream); });
 }
 
@@ -151,7 +145,7 @@ void TunnelClient::stop()
     if (m_session)
         m_session->terminate(TunnelStream::NoError);
     if (m_socket)
-        m_socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("stopping"));
+        m_socket->close(websocket::CloseGoingAway, QStringLiteral("stopping"));
     teardown();
     setState(TunnelState::Disconnected, tr("Tunnel stopped"));
 }
@@ -196,64 +190,61 @@ void TunnelClient::connectNow()
     teardown();
     setState(TunnelState::Connecting, tr("Connecting to %1").arg(m_url.host()));
 
-    m_socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this);
-    if (loopbackHost(m_url.host()))
-        m_socket->setProxy(QNetworkProxy::NoProxy);
-    m_socket->setMaxAllowedIncomingMessageSize(MaxMessageSize);
-    m_socket->setMaxAllowedIncomingFrameSize(MaxMessageSize);
-    QWebSocket *socket = m_socket;
-    connect(socket, &QWebSocket::connected, this, &TunnelClient::onConnected);
-    connect(socket, &QWebSocket::binaryMessageReceived, this, &TunnelClient::onMessage);
-    connect(socket, &QWebSocket::textMessageReceived, this,
-        [this] { onSocketGone(TunnelError::protocol(tr("the hub sent a text message on the tunnel"))); });
-    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-        [this, socket](QAbstractSocket::SocketError) {
-            if (socket != m_socket)
-                return;
-            const QString text = socket->errorString();
-            const int status = handshakeStatus(text);
-            if (status == 401 || status == 403)
-                onSocketGone(
-                    TunnelError::unauthorized(tr("the hub refused this server's credential (HTTP %1)").arg(status)));
-            else if (status != 0)
-                onSocketGone(TunnelError::protocol(tr("the hub refused the tunnel (HTTP %1)").arg(status)));
-            else
-                onSocketGone(TunnelError::unavailable(tr("cannot reach the hub: %1").arg(text)));
-        });
-    connect(socket, &QWebSocket::disconnected, this, [this, socket] {
-        if (socket != m_socket)
+    m_connector = new WebSocketConnector(this);
+    WebSocketConnector *connector = m_connector;
+    connect(connector, &WebSocketConnector::opened, this, [this, connector](WebSocketLink *link) {
+        if (connector != m_connector)
             return;
-        const QString why = socket->closeReason().isEmpty()
-            ? tr("the hub closed the tunnel")
-            : tr("the hub closed the tunnel: %1").arg(socket->closeReason());
-        onSocketGone(TunnelError::unavailable(why));
+        onConnected(link);
+    });
+    connect(connector, &WebSocketConnector::failed, this, [this, connector](int status, const QString &text) {
+        if (connector != m_connector)
+            return;
+        if (status == 401 || status == 403)
+            onSocketGone(
+                TunnelError::unauthorized(tr("the hub refused this server's credential (HTTP %1)").arg(status)));
+        else if (status != 0)
+            onSocketGone(TunnelError::protocol(tr("the hub refused the tunnel (HTTP %1)").arg(status)));
+        else
+            onSocketGone(TunnelError::unavailable(tr("cannot reach the hub: %1").arg(text)));
     });
 
-    QNetworkRequest request(m_url);
     const qint64 timestamp = m_clock.unixSeconds();
     const QByteArray nonce = TunnelAuth::newNonce();
     const QByteArray signature = m_options.sign(TunnelAuth::signedMessage(m_options.serverId, timestamp, nonce));
-    for (const auto &h : TunnelAuth::headers(m_options.serverId, m_options.credential, timestamp, nonce, signature))
-        request.setRawHeader(h.first, h.second);
-    request.setRawHeader("User-Agent",
-        m_options.userAgent.isEmpty() ? QByteArray("isolation-engine/" ISOLATION_VERSION) : m_options.userAgent);
+    HttpHeaders headers = TunnelAuth::headers(m_options.serverId, m_options.credential, timestamp, nonce, signature);
+    headers.append({"User-Agent",
+        m_options.userAgent.isEmpty() ? QByteArray("isolation-engine/" ISOLATION_VERSION) : m_options.userAgent});
     qCDebug(lcTunnel) << "connecting to" << m_url.toString() << "as" << m_options.serverId;
     m_handshakeTimer.start(m_options.handshakeTimeout);
-    socket->open(request);
+    connector->open(m_url, headers, MaxMessageSize);
 }
 
-void TunnelClient::onConnected()
+void TunnelClient::onConnected(WebSocketLink *link)
 {
     m_handshakeTimer.stop();
+    m_connector->deleteLater();
+    m_connector = nullptr;
+    link->setParent(this);
+    m_socket = link;
+    link->setMessageHandler([this](QByteArrayView bytes) { onMessage(bytes); });
+    connect(link, &WebSocketLink::disconnected, this, [this, link](const QString &why) {
+        if (link != m_socket)
+            return;
+        if (m_drainClosing)
+            onSocketGone(TunnelError::unavailable(tr("tunnel drained")));
+        else if (link->peerBrokeProtocol())
+            onSocketGone(TunnelError::protocol(tr("the hub broke the WebSocket protocol: %1").arg(why)));
+        else
+            onSocketGone(TunnelError::unavailable(
+                why.isEmpty() ? tr("the hub closed the tunnel") : tr("the hub closed the tunnel: %1").arg(why)));
+    });
+
     m_session = new Http2Session(Http2Session::Role::Server, m_options.http2, this);
-    QPointer<QWebSocket> socket = m_socket;
+    QPointer<WebSocketLink> socket = m_socket;
     connect(m_session, &Http2Session::output, this, [socket](const QByteArray &bytes) {
-        if (socket) {
-            socket->sendBinaryMessage(bytes);
-            // Out now, not on the next turn of the event loop: the peer starts on it
-            // while the rest of this turn is read (QWebSocket queues until then).
-            socket->flush();
-        }
+        if (socket)
+            socket->sendBinary(bytes); // out now: the peer starts on it while the rest of this turn runs
     });
     connect(m_session, &Http2Session::incomingStream, this, &TunnelClient::onStream);
     // Queued: a stream closes while nghttp2 is still producing its last frames, which must
@@ -279,9 +270,12 @@ void TunnelClient::onConnected()
     qCInfo(lcTunnel) << "tunnel up to" << m_url.host() << "(connection" << m_connections << ")";
     setState(TunnelState::Connected, tr("Connected to %1").arg(m_url.host()));
     Q_EMIT connected();
+    // What the hub sent right after its answer (its HTTP/2 preface), then the rest as it comes.
+    if (m_socket == link)
+        link->start();
 }
 
-void TunnelClient::onMessage(const QByteArray &bytes)
+void TunnelClient::onMessage(QByteArrayView bytes)
 {
     m_lastHeard = m_clock.monotonicMs();
     if (!m_session)
@@ -289,8 +283,7 @@ void TunnelClient::onMessage(const QByteArray &bytes)
     Status received;
     {
         // What the streams of this message write (the doorman's requests to the sandboxes, the
-        // HTTP/2 frames back) leaves once per socket when the message is taken in, before
-        // isAlive() below looks at what nghttp2 still has to send.
+        // HTTP/2 frames back) leaves once per socket when the message is taken in.
         const TcpStream::WriteBatch batch;
         received = m_session->receive(bytes);
     }
@@ -300,7 +293,22 @@ void TunnelClient::onMessage(const QByteArray &bytes)
         onSocketGone(TunnelError::protocol(received.error().message));
         return;
     }
-    if (m_session->isAlive())
+    // nghttp2 sends what it queued (a last GOAWAY) when the write batch ends; in one still (the
+    // socket's own events run in one), whether it is done can only be seen after that.
+    if (!TcpStream::WriteBatch::active()) {
+        checkSessionEnded();
+    } else if (!m_endCheckQueued) {
+        m_endCheckQueued = true;
+        TcpStream::WriteBatch::atEnd(this, [this] {
+            m_endCheckQueued = false;
+            checkSessionEnded();
+        });
+    }
+}
+
+void TunnelClient::checkSessionEnded()
+{
+    if (!m_session || m_session->isAlive())
         return;
     // nghttp2 is done with the connection: both sides said GOAWAY and no stream is left, or it
     // found the hub breaking HTTP/2 and queued a GOAWAY of its own.
@@ -314,7 +322,7 @@ void TunnelClient::onMessage(const QByteArray &bytes)
 
 void TunnelClient::onSocketGone(const TunnelError &why)
 {
-    if (!m_socket)
+    if (!m_socket && !m_connector)
         return;
     const bool wasUp = m_state == TunnelState::Connected || m_state == TunnelState::Draining;
     const bool draining = m_state == TunnelState::Draining;
@@ -383,11 +391,14 @@ void TunnelClient::finishDrain()
 {
     if (m_state != TunnelState::Draining || !m_socket)
         return;
-    if (m_socket->state() == QAbstractSocket::ConnectedState && !m_drainClosing) {
-        // Close politely, and give the hub a moment to answer the close before cutting it.
+    if (m_drainClosing)
+        return; // the close is under way; the link reports its end (or the timer cuts it)
+    if (m_socket->isOpen()) {
+        // Close politely; the link waits a moment for the hub's answer to the close, then cuts
+        // it (disconnected() either way). The timer is for a hub that never lets go.
         m_drainClosing = true;
-        m_socket->close(QWebSocketProtocol::CloseCodeNormal, QStringLiteral("draining"));
-        m_drainTimer.start(2000);
+        m_socket->close(websocket::CloseNormal, QStringLiteral("draining"));
+        m_drainTimer.start(WebSocketLink::CloseTimeoutMs + 500);
         return;
     }
     onSocketGone(TunnelError::unavailable(tr("tunnel drained")));
@@ -405,10 +416,15 @@ void TunnelClient::teardown()
         m_session->deleteLater();
         m_session = nullptr;
     }
+    if (m_connector) {
+        disconnect(m_connector, nullptr, this, nullptr);
+        m_connector->abort();
+        m_connector->deleteLater();
+        m_connector = nullptr;
+    }
     if (m_socket) {
         disconnect(m_socket, nullptr, this, nullptr);
-        m_socket->flush(); // a last GOAWAY, if any, before the cut
-        m_socket->abort();
+        m_socket->abort(); // a last GOAWAY, if any, was written already
         m_socket->deleteLater();
         m_socket = nullptr;
     }

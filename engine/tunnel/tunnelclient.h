@@ -22,9 +22,10 @@
 #include <memory>
 #include <optional>
 
-class QWebSocket;
-
 namespace isolation {
+
+class WebSocketConnector;
+class WebSocketLink;
 
 class TunnelClient final : public QObject
 {
@@ -100,8 +101,9 @@ Q_SIGNALS:
 
 private:
     void connectNow();
-    void onConnected();
-    void onMessage(const QByteArray &bytes);
+    void onConnected(WebSocketLink *link);
+    void onMessage(QByteArrayView bytes);
+    void checkSessionEnded();
     void onSocketGone(const TunnelError &why);
     void onStream(TunnelStream *stream);
     void keepaliveTick();
@@ -117,7 +119,8 @@ private:
     RpcDispatcher m_rpc;
     QList<QPair<QByteArray, StreamHandler>> m_handlers;
 
-    QWebSocket *m_socket = nullptr;
+    WebSocketConnector *m_connector = nullptr; // while a handshake is under way
+    WebSocketLink *m_socket = nullptr; // once it is done
     Http2Session *m_session = nullptr;
     QTimer m_keepalive;
     QTimer m_handshakeTimer;
@@ -126,6 +129,7 @@ private:
     qint64 m_lastPing = 0; // monotonic ms of the last PING sent
     bool m_running = false; // reconnects until stop()/drain()
     bool m_drainClosing = false; // drain sent the WebSocket close and waits for the hub's
+    bool m_endCheckQueued = false;
     int m_connections = 0;
 
     TunnelState m_state = TunnelState::Disconnected;

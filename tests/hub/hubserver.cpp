@@ -72,6 +72,9 @@ Status HubServer::start()
     if (auto s = m_views->load(); !s)
         return s;
 
+    // The app origin carries the tunnels (WebSocketLink reads any stream device): TcpStreams, the
+    // data plane's sockets, rather than QTcpSockets.
+    m_app.setStreamSockets(true);
     auto app = m_app.listenTcp(m_options.listenAddress, m_options.listenPort);
     if (!app)
         return app.error();
@@ -194,8 +197,10 @@ void HubServer::registerModules()
             return viewId + QStringLiteral(".preview.localhost:%1").arg(m_previewPort);
         });
     m_views->registerRoutes(m_app, admin);
-    m_launches = std::make_unique<LaunchService>(*m_state, m_tunnels, *m_workspaces, *m_views, m_pages,
-        [this]() -> QByteArray { return QByteArray("http://*.preview.localhost:") + QByteArray::number(m_previewPort); });
+    m_launches = std::make_unique<LaunchService>(
+        *m_state, m_tunnels, *m_workspaces, *m_views, m_pages, [this]() -> QByteArray {
+            return QByteArray("http://*.preview.localhost:") + QByteArray::number(m_previewPort);
+        });
     m_launches->registerRoutes(m_app, admin);
     m_viewRelay = new ViewRelay(*m_views, m_tunnels, QStringLiteral("preview.localhost"), this);
     m_viewRelay->registerRoutes(m_preview);
@@ -262,9 +267,9 @@ void HubServer::registerTunnelRoutes()
             const qint64 timeoutMs
                 = std::clamp<qint64>(body.value(QStringLiteral("timeoutMs")).toInteger(30000), 1, 300000);
             m_tunnels.call(request.params.value(QStringLiteral("id")), method, params.toObject(),
-                std::chrono::milliseconds(timeoutMs), [reply](CallResult result) { TunnelRegistry::answer(reply, result); });
+                std::chrono::milliseconds(timeoutMs),
+                [reply](CallResult result) { TunnelRegistry::answer(reply, result); });
         });
 }
-
 
 } // namespace isolation::hub

@@ -2,35 +2,29 @@
 
 #include "http/tcpstream.h"
 #include "tunnel/tunnelclient.h"
+#include "tunnel/websocketlink.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QTimer>
 #include <QUrl>
-#include <QWebSocket>
 
 Q_LOGGING_CATEGORY(lcHubTunnel, "isolation.hub.tunnel")
 
 namespace isolation::hub {
 
-HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Settings settings, QObject *parent)
+HubTunnel::HubTunnel(QString serverId, WebSocketLink *socket, Http2Session::Settings settings, QObject *parent)
     : QObject(parent)
     , m_serverId(std::move(serverId))
     , m_socket(socket)
 {
     socket->setParent(this);
-    socket->setMaxAllowedIncomingMessageSize(TunnelClient::MaxMessageSize);
-    socket->setMaxAllowedIncomingFrameSize(TunnelClient::MaxMessageSize);
     m_session = new Http2Session(Http2Session::Role::Client, settings, this);
     connect(m_session, &Http2Session::output, this, [this](const QByteArray &bytes) {
-        if (m_socket) {
-            m_socket->sendBinaryMessage(bytes);
-            // Out now, not on the next turn of the event loop: the peer starts on it
-            // while the rest of this turn is read (QWebSocket queues until then).
-            m_socket->flush();
-        }
+        if (m_socket)
+            m_socket->sendBinary(bytes); // out now: the peer starts on it while the rest of this turn runs
     });
-    connect(socket, &QWebSocket::binaryMessageReceived, this, [this](const QByteArray &bytes) {
+    socket->setMessageHandler([this](QByteArrayView bytes) {
         if (!m_session)
             return;
         Status received;
@@ -44,15 +38,40 @@ HubTunnel::HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Setting
             return; // the socket failed while the requests were flushed to it: closed already
         if (const Status &s = received; !s)
             close(QStringLiteral("HTTP/2 error from the server: %1").arg(s.error().message));
-        else if (!m_session->isAlive()) // GOAWAY both ways and nothing open, or a protocol error
-            close(m_session->goAwayReceived() ? QStringLiteral("the server closed the tunnel (GOAWAY)")
-                                              : QStringLiteral("the server broke the HTTP/2 protocol"));
+        else if (!TcpStream::WriteBatch::active())
+            checkEnded();
+        else if (!m_endCheckQueued) {
+            // nghttp2 sends what it queued (a last GOAWAY) when the write batch ends: whether it
+            // is done can only be seen after that.
+            m_endCheckQueued = true;
+            TcpStream::WriteBatch::atEnd(this, [this] {
+                m_endCheckQueued = false;
+                checkEnded();
+            });
+        }
     });
-    connect(socket, &QWebSocket::textMessageReceived, this,
-        [this] { close(QStringLiteral("the server sent a text message on the tunnel")); });
-    connect(socket, &QWebSocket::disconnected, this, [this] { close(QStringLiteral("the server closed the tunnel")); });
-    if (auto s = m_session->start(); !s)
+    connect(socket, &WebSocketLink::disconnected, this, [this, socket](const QString &why) {
+        close(socket->peerBrokeProtocol() ? QStringLiteral("the server broke the WebSocket protocol: %1").arg(why)
+                                          : QStringLiteral("the server closed the tunnel"));
+    });
+}
+
+void HubTunnel::checkEnded()
+{
+    if (m_session && !m_session->isAlive()) // GOAWAY both ways and nothing open, or a protocol error
+        close(m_session->goAwayReceived() ? QStringLiteral("the server closed the tunnel (GOAWAY)")
+                                          : QStringLiteral("the server broke the HTTP/2 protocol"));
+}
+
+void HubTunnel::start()
+{
+    if (!m_session || !m_socket)
+        return;
+    if (auto s = m_session->start(); !s) {
         close(s.error().message);
+        return;
+    }
+    m_socket->start();
 }
 
 HubTunnel::~HubTunnel()
@@ -187,14 +206,14 @@ void HubTunnel::close(const QString &reason)
     qCInfo(lcHubTunnel) << "tunnel from" << m_serverId << "closed:" << reason;
     Http2Session *session = std::exchange(m_session, nullptr);
     // GOAWAY first, so the engine knows this was on purpose; then nothing more goes out.
-    if (m_socket && m_socket->state() == QAbstractSocket::ConnectedState)
+    if (m_socket && m_socket->isOpen())
         session->shutdown();
     disconnect(session, nullptr, this, nullptr);
     failAll(reason);
     session->deleteLater();
     if (m_socket) {
         disconnect(m_socket, nullptr, this, nullptr);
-        m_socket->close(QWebSocketProtocol::CloseCodeGoingAway, reason.left(100));
+        m_socket->close(websocket::CloseGoingAway, reason);
     }
     Q_EMIT closed(reason);
 }

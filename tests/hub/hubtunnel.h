@@ -14,7 +14,10 @@
 #include <functional>
 
 class QTimer;
-class QWebSocket;
+
+namespace isolation {
+class WebSocketLink;
+}
 
 namespace isolation::hub {
 
@@ -53,8 +56,10 @@ class HubTunnel final : public QObject
 public:
     static constexpr qint64 MaxResponseBody = qint64(16) * 1024 * 1024;
 
-    // Takes ownership of `socket` (already upgraded) and starts HTTP/2 as the client.
-    HubTunnel(QString serverId, QWebSocket *socket, Http2Session::Settings settings, QObject *parent = nullptr);
+    // Takes ownership of `socket` (upgraded, not started).
+    HubTunnel(QString serverId, WebSocketLink *socket, Http2Session::Settings settings, QObject *parent = nullptr);
+    // Starts HTTP/2 as the client and reads from the socket (closed() may follow at once).
+    void start();
     // Fails every pending call with Lost.
     ~HubTunnel() override;
 
@@ -84,12 +89,14 @@ private:
     void resolve(quint64 id, CallResult result);
     void onStreamClosed(quint64 id, quint32 errorCode);
     void failAll(const QString &reason);
+    void checkEnded();
 
     QString m_serverId;
-    QPointer<QWebSocket> m_socket;
+    QPointer<WebSocketLink> m_socket;
     Http2Session *m_session = nullptr;
     QHash<quint64, PendingCall> m_calls;
     quint64 m_nextCall = 1;
+    bool m_endCheckQueued = false;
 };
 
 } // namespace isolation::hub

@@ -1,30 +1,20 @@
 #include "tunnelregistry.h"
 
+#include "http/tcpstream.h"
+#include "tunnel/tunnelclient.h"
+#include "tunnel/websockethandshake.h"
+#include "tunnel/websocketlink.h"
+
 #include <QJsonDocument>
 #include <QLoggingCategory>
-#include <QTcpSocket>
-#include <QWebSocket>
-#include <QWebSocketServer>
 
 Q_DECLARE_LOGGING_CATEGORY(lcHubTunnel)
 
 namespace isolation::hub {
 
-namespace {
-
-QString peerKey(const QHostAddress &address, quint16 port)
-{
-    return address.toString() + QLatin1Char('|') + QString::number(port);
-}
-
-} // namespace
-
 TunnelRegistry::TunnelRegistry(QObject *parent)
     : QObject(parent)
-    , m_server(new QWebSocketServer(QStringLiteral("isolation-hub"), QWebSocketServer::NonSecureMode, this))
-{
-    connect(m_server, &QWebSocketServer::newConnection, this, &TunnelRegistry::onNewConnection);
-}
+{ }
 
 TunnelRegistry::~TunnelRegistry()
 {
@@ -38,75 +28,64 @@ TunnelRegistry::~TunnelRegistry()
 bool TunnelRegistry::handleUpgrade(
     const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest)
 {
-    auto *socket = qobject_cast<QTcpSocket *>(device);
-    if (!socket || request.path != QLatin1String("/v1/tunnel") || request.method != "GET"
-        || request.header("upgrade").toLower() != "websocket")
+    Q_UNUSED(head);
+    if (request.path != QLatin1String("/v1/tunnel") || request.method != "GET"
+        || !websocket::hasToken(request.header("upgrade"), "websocket"))
         return false;
-    // The socket belongs to us now, whatever happens next.
-    socket->setParent(this);
+    // The connection belongs to us now, whatever happens next.
+    device->setParent(this);
     if (!m_verifier) {
-        refuse(socket, QStringLiteral("this hub has no registered servers"));
+        refuse(device, 401, "unauthorized", QStringLiteral("this hub has no registered servers"));
         return true;
     }
     auto verdict = m_verifier(request);
     if (!verdict) {
         qCInfo(lcHubTunnel) << "tunnel refused from" << request.peer.toString() << ":" << verdict.error().message;
-        refuse(socket, QStringLiteral("invalid server credential or signature"));
+        refuse(device, 401, "unauthorized", QStringLiteral("invalid server credential or signature"));
         return true;
     }
-    const QString key = peerKey(socket->peerAddress(), socket->peerPort());
-    m_pending.insert(key, verdict.value());
-    connect(socket, &QTcpSocket::disconnected, this, [this, key, socket] {
-        // Still pending: the WebSocket handshake never completed, so nobody else owns it.
-        if (m_pending.remove(key) > 0)
-            socket->deleteLater();
-    });
-    // QWebSocketServer reads the handshake from the socket itself: give back what HttpServer
-    // already consumed, last byte first.
-    const QByteArray consumed = head + rest;
-    for (qsizetype i = consumed.size() - 1; i >= 0; --i)
-        socket->ungetChar(consumed.at(i));
-    m_server->handleConnection(socket);
+    const auto answer = websocket::serverAnswer(request);
+    if (!answer) {
+        refuse(device, 400, "bad_request", answer.error().message);
+        return true;
+    }
+    device->write(answer.value());
+    accept(verdict.value(), device, rest);
     return true;
 }
 
-void TunnelRegistry::refuse(QTcpSocket *socket, const QString &message)
+void TunnelRegistry::refuse(QIODevice *device, int status, const QByteArray &code, const QString &message)
 {
-    const QByteArray body = QJsonDocument(QJsonObject {{QStringLiteral("error"),
-                                              QJsonObject {{QStringLiteral("code"), QStringLiteral("unauthorized")},
-                                                  {QStringLiteral("message"), message}}}})
+    const QByteArray body = QJsonDocument(
+        QJsonObject {{QStringLiteral("error"),
+            QJsonObject {{QStringLiteral("code"), QString::fromLatin1(code)}, {QStringLiteral("message"), message}}}})
                                 .toJson(QJsonDocument::Compact);
-    socket->write("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: "
+    const QByteArray statusLine = status == 401 ? "401 Unauthorized" : "400 Bad Request";
+    device->write("HTTP/1.1 " + statusLine + "\r\nContent-Type: application/json\r\nContent-Length: "
         + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
-    connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-    socket->disconnectFromHost();
+    onDeviceDisconnected(device, device, [device] { device->deleteLater(); });
+    disconnectDevice(device);
 }
 
-void TunnelRegistry::onNewConnection()
+void TunnelRegistry::accept(const QString &serverId, QIODevice *device, const QByteArray &rest)
 {
-    while (QWebSocket *ws = m_server->nextPendingConnection()) {
-        const QString serverId = m_pending.take(peerKey(ws->peerAddress(), ws->peerPort()));
-        if (serverId.isEmpty()) {
-            ws->abort();
-            ws->deleteLater();
-            continue;
-        }
-        if (HubTunnel *old = m_tunnels.take(serverId)) {
-            old->close(QStringLiteral("replaced by a new tunnel from %1").arg(serverId));
-            old->deleteLater();
-        }
-        auto *tunnel = new HubTunnel(serverId, ws, m_settings, this);
-        m_tunnels.insert(serverId, tunnel);
-        connect(tunnel, &HubTunnel::closed, this, [this, serverId, tunnel] {
-            if (m_tunnels.value(serverId) == tunnel) {
-                m_tunnels.remove(serverId);
-                tunnel->deleteLater();
-                Q_EMIT tunnelDown(serverId);
-            }
-        });
-        qCInfo(lcHubTunnel) << "tunnel up from" << serverId;
-        Q_EMIT tunnelUp(serverId);
+    if (HubTunnel *old = m_tunnels.take(serverId)) {
+        old->close(QStringLiteral("replaced by a new tunnel from %1").arg(serverId));
+        old->deleteLater();
     }
+    auto *link = new WebSocketLink(WebSocketLink::Role::Server, device, rest, TunnelClient::MaxMessageSize);
+    auto *tunnel = new HubTunnel(serverId, link, m_settings, this);
+    m_tunnels.insert(serverId, tunnel);
+    connect(tunnel, &HubTunnel::closed, this, [this, serverId, tunnel] {
+        if (m_tunnels.value(serverId) == tunnel) {
+            m_tunnels.remove(serverId);
+            tunnel->deleteLater();
+            Q_EMIT tunnelDown(serverId);
+        }
+    });
+    qCInfo(lcHubTunnel) << "tunnel up from" << serverId;
+    Q_EMIT tunnelUp(serverId);
+    tunnel->start();
 }
 
 void TunnelRegistry::call(const QString &serverId, const QString &method, const QJsonObject &params,

@@ -14,8 +14,6 @@
 #include <functional>
 
 class QIODevice;
-class QTcpSocket;
-class QWebSocketServer;
 
 namespace isolation::hub {
 
@@ -54,13 +52,11 @@ Q_SIGNALS:
     void tunnelDown(const QString &serverId);
 
 private:
-    void refuse(QTcpSocket *socket, const QString &message);
-    void onNewConnection();
+    void refuse(QIODevice *device, int status, const QByteArray &code, const QString &message);
+    void accept(const QString &serverId, QIODevice *device, const QByteArray &rest);
 
     Verifier m_verifier;
     Http2Session::Settings m_settings;
-    QWebSocketServer *m_server;
-    QHash<QString, QString> m_pending; // "address|port" of an accepted upgrade -> server id
     QHash<QString, HubTunnel *> m_tunnels;
 };
 

@@ -1,0 +1,183 @@
+#include "websockethandshake.h"
+
+#include "crypto/random.h"
+
+#include <QCryptographicHash>
+
+namespace isolation::websocket {
+
+namespace {
+
+constexpr char Guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"; // RFC 6455 §1.3
+
+HandshakeReader *self(http_parser *p)
+{
+    return static_cast<HandshakeReader *>(p->data);
+}
+
+QByteArrayView trimmed(QByteArrayView v)
+{
+    while (!v.isEmpty() && (v.front() == ' ' || v.front() == '\t'))
+        v = v.sliced(1);
+    while (!v.isEmpty() && (v.back() == ' ' || v.back() == '\t'))
+        v.chop(1);
+    return v;
+}
+
+bool validKey(QByteArrayView key)
+{
+    if (key.size() != 24)
+        return false;
+    const auto decoded = QByteArray::fromBase64Encoding(key.toByteArray(), QByteArray::AbortOnBase64DecodingErrors);
+    return decoded && decoded.decoded.size() == 16;
+}
+
+} // namespace
+
+QByteArray acceptFor(QByteArrayView key)
+{
+    QCryptographicHash sha1(QCryptographicHash::Sha1);
+    sha1.addData(key);
+    sha1.addData(QByteArrayView(Guid));
+    return sha1.result().toBase64();
+}
+
+QByteArray newKey()
+{
+    return randomBytes(16).toBase64();
+}
+
+bool hasToken(QByteArrayView list, QByteArrayView token)
+{
+    while (!list.isEmpty()) {
+        const qsizetype comma = list.indexOf(',');
+        const QByteArrayView element = trimmed(comma < 0 ? list : list.first(comma));
+        if (equalsNoCase(element, token))
+            return true;
+        if (comma < 0)
+            break;
+        list = list.sliced(comma + 1);
+    }
+    return false;
+}
+
+QByteArray clientRequest(const QUrl &url, const QByteArray &key, const HttpHeaders &extra)
+{
+    QByteArray target = url.path(QUrl::FullyEncoded).toUtf8();
+    if (target.isEmpty())
+        target = "/";
+    if (url.hasQuery())
+        target += '?' + url.query(QUrl::FullyEncoded).toUtf8();
+    QByteArray host = url.host(QUrl::FullyEncoded).toUtf8();
+    if (host.contains(':'))
+        host = '[' + host + ']';
+    const int defaultPort = url.scheme() == QLatin1String("wss") ? 443 : 80;
+    if (url.port() != -1 && url.port() != defaultPort)
+        host += ':' + QByteArray::number(url.port());
+
+    QByteArray request = "GET " + target + " HTTP/1.1\r\nHost: " + host
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
+        + "\r\nSec-WebSocket-Version: 13\r\n";
+    for (const auto &h : extra)
+        request += h.first + ": " + h.second + "\r\n";
+    request += "\r\n";
+    return request;
+}
+
+Result<QByteArray> serverAnswer(const HttpRequest &request)
+{
+    if (request.method != "GET")
+        return Error::invalidInput(QStringLiteral("a WebSocket handshake must be a GET"));
+    if (!hasToken(request.header("upgrade"), "websocket") || !hasToken(request.header("connection"), "upgrade"))
+        return Error::invalidInput(QStringLiteral("not a WebSocket upgrade (Upgrade: websocket, Connection: Upgrade)"));
+    if (trimmed(request.header("sec-websocket-version")) != "13")
+        return Error::invalidInput(QStringLiteral("only WebSocket version 13 is spoken here"));
+    const QByteArray key = trimmed(request.header("sec-websocket-key")).toByteArray();
+    if (!validKey(key))
+        return Error::invalidInput(QStringLiteral("the Sec-WebSocket-Key is not 16 bytes in base64"));
+    return QByteArray("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      "Sec-WebSocket-Accept: ")
+        + acceptFor(key) + "\r\n\r\n";
+}
+
+HandshakeReader::HandshakeReader(QByteArray key)
+    : m_key(std::move(key))
+{
+    http_parser_init(&m_parser, HTTP_RESPONSE);
+    m_parser.data = this;
+    http_parser_settings_init(&m_settings);
+    m_settings.on_header_field = &HandshakeReader::onHeaderField;
+    m_settings.on_header_value = &HandshakeReader::onHeaderValue;
+    m_settings.on_headers_complete = &HandshakeReader::onHeadersComplete;
+}
+
+HandshakeReader::~HandshakeReader() = default;
+
+int HandshakeReader::onHeaderField(http_parser *p, const char *at, size_t length)
+{
+    HandshakeReader *r = self(p);
+    if (r->m_inValue || r->m_headers.isEmpty()) {
+        r->m_headers.append({QByteArray(), QByteArray()});
+        r->m_inValue = false;
+    }
+    r->m_headers.last().first.append(at, qsizetype(length));
+    return 0;
+}
+
+int HandshakeReader::onHeaderValue(http_parser *p, const char *at, size_t length)
+{
+    HandshakeReader *r = self(p);
+    r->m_inValue = true;
+    if (!r->m_headers.isEmpty())
+        r->m_headers.last().second.append(at, qsizetype(length));
+    return 0;
+}
+
+int HandshakeReader::onHeadersComplete(http_parser *p)
+{
+    HandshakeReader *r = self(p);
+    r->m_headDone = true;
+    r->m_status = int(p->status_code);
+    // 2: what follows a 101 is the new protocol's; 1: no body is read for any other answer.
+    return r->m_status == 101 ? 2 : 1;
+}
+
+HandshakeReader::Status HandshakeReader::feed(QByteArrayView bytes)
+{
+    if (!m_error.isEmpty())
+        return Status::Error;
+    if (m_headDone)
+        return m_status == 101 ? Status::Accepted : Status::Refused;
+    const size_t n = http_parser_execute(&m_parser, &m_settings, bytes.data(), size_t(bytes.size()));
+    if (m_headDone) {
+        if (m_status != 101)
+            return Status::Refused;
+        m_rest = bytes.sliced(qsizetype(n)).toByteArray();
+        return check();
+    }
+    if (const auto err = HTTP_PARSER_ERRNO(&m_parser); err != HPE_OK) {
+        m_error = QStringLiteral("the hub's answer to the WebSocket handshake is not HTTP: %1")
+                      .arg(QString::fromLatin1(http_errno_description(err)));
+        return Status::Error;
+    }
+    m_read += bytes.size();
+    if (m_read > MaxHeadBytes) {
+        m_error = QStringLiteral("the answer to the WebSocket handshake has a head over %1 bytes").arg(MaxHeadBytes);
+        return Status::Error;
+    }
+    return Status::NeedMore;
+}
+
+HandshakeReader::Status HandshakeReader::check()
+{
+    if (!hasToken(headerValue(m_headers, "upgrade"), "websocket")
+        || !hasToken(headerValue(m_headers, "connection"), "upgrade"))
+        m_error = QStringLiteral("the 101 answer is not a WebSocket upgrade");
+    else if (trimmed(headerValue(m_headers, "sec-websocket-accept")) != acceptFor(m_key))
+        m_error = QStringLiteral("the 101 answer's Sec-WebSocket-Accept does not match the key");
+    else if (hasHeader(m_headers, "sec-websocket-extensions") || hasHeader(m_headers, "sec-websocket-protocol"))
+        m_error = QStringLiteral("the 101 answer names an extension or subprotocol that was not asked for");
+    return m_error.isEmpty() ? Status::Accepted : Status::Error;
+}
+
+} // namespace isolation::websocket

@@ -1,0 +1,72 @@
+// The WebSocket opening handshake (RFC 6455 §4) for the tunnel, both sides: the client's request
+// and the check of the server's answer (read with http-parser), the server's check of a request
+// (parsed by HttpServer) and its 101 answer. Version 13, no extensions, no subprotocol.
+#pragma once
+
+#include "core/result.h"
+#include "http/httpmessage.h"
+
+#include <QByteArray>
+#include <QUrl>
+
+#include <http_parser.h>
+
+#include <memory>
+
+namespace isolation::websocket {
+
+// Sec-WebSocket-Accept for a Sec-WebSocket-Key: base64(SHA-1(key + the RFC's GUID)).
+QByteArray acceptFor(QByteArrayView key);
+// A new Sec-WebSocket-Key: 16 random bytes in base64.
+QByteArray newKey();
+// Whether a comma-separated header value has `token` among its elements (case-insensitive).
+bool hasToken(QByteArrayView list, QByteArrayView token);
+
+// The client's opening request for a ws:// or wss:// URL, with `extra` headers after the
+// WebSocket ones (names and values as given; the caller checked them).
+QByteArray clientRequest(const QUrl &url, const QByteArray &key, const HttpHeaders &extra);
+
+// Server side: whether `request` is a WebSocket opening handshake this code takes, and the 101
+// answer to write, or why not (for a 400).
+Result<QByteArray> serverAnswer(const HttpRequest &request);
+
+// Client side: the server's answer to clientRequest(), read as it comes.
+class HandshakeReader
+{
+public:
+    enum class Status { NeedMore, Accepted, Refused, Error };
+    static constexpr qsizetype MaxHeadBytes = 16 * 1024;
+
+    explicit HandshakeReader(QByteArray key);
+    ~HandshakeReader();
+    HandshakeReader(const HandshakeReader &) = delete;
+    HandshakeReader &operator=(const HandshakeReader &) = delete;
+
+    // Accepted: a 101 that completes the handshake; rest() holds what came after it (frames).
+    // Refused: a complete answer head with another status (status()). Error: not an answer to
+    // this handshake, or a broken one (errorText()).
+    Status feed(QByteArrayView bytes);
+
+    int status() const { return m_status; }
+    QByteArray rest() const { return m_rest; }
+    QString errorText() const { return m_error; }
+
+private:
+    static int onHeaderField(http_parser *p, const char *at, size_t length);
+    static int onHeaderValue(http_parser *p, const char *at, size_t length);
+    static int onHeadersComplete(http_parser *p);
+    Status check();
+
+    QByteArray m_key;
+    http_parser m_parser {};
+    http_parser_settings m_settings {};
+    HttpHeaders m_headers;
+    bool m_inValue = false;
+    bool m_headDone = false;
+    qsizetype m_read = 0;
+    int m_status = 0;
+    QByteArray m_rest;
+    QString m_error;
+};
+
+} // namespace isolation::websocket
