@@ -76,29 +76,50 @@ void WebSocketLink::onReadyRead()
 {
     if (!m_device || m_state == State::Closed)
         return;
-    m_reader.append(readAllFrom(m_device));
+    if (m_reading) {
+        // Called again from inside a handler: the message it holds is a view of the reader's
+        // buffer, which must not move under it. The loop below reads again when it returns.
+        m_readAgain = true;
+        return;
+    }
+    const QPointer<WebSocketLink> alive(this); // a handler may close and drop the link
+    m_reading = true;
+    do {
+        m_readAgain = false;
+        m_reader.append(readAllFrom(m_device));
+        const bool more = drain();
+        if (!alive)
+            return;
+        if (!more)
+            break;
+    } while (m_readAgain && m_device && m_state != State::Closed);
+    m_reading = false;
+}
+
+bool WebSocketLink::drain()
+{
+    const QPointer<WebSocketLink> alive(this);
     websocket::FrameReader::Message message;
     while (m_state != State::Closed) {
         const auto status = m_reader.next(&message);
         if (status == websocket::FrameReader::Status::NeedMore)
-            return;
+            return true;
         if (status == websocket::FrameReader::Status::Error) {
             failProtocol(m_reader.errorCode(), m_reader.errorText());
-            return;
+            return false;
         }
         switch (message.opcode) {
         case Opcode::Binary:
             if (m_state == State::Open && m_handler) {
-                const QPointer<WebSocketLink> alive(this); // the handler may close and drop the link
                 m_handler(message.payload);
                 if (!alive)
-                    return;
+                    return false;
             }
             break;
         case Opcode::Text:
             failProtocol(
                 websocket::CloseUnsupportedData, tr("the peer sent a text message (only binary ones are taken)"));
-            return;
+            return false;
         case Opcode::Ping:
             if (m_state == State::Open)
                 send(Opcode::Pong, message.payload);
@@ -106,19 +127,20 @@ void WebSocketLink::onReadyRead()
         case Opcode::Close:
             if (m_state == State::Closing) {
                 finish(m_closeWhy);
-                return;
+                return false;
             }
             // Answer with the peer's code (an empty close frame when it gave none), then end.
             send(Opcode::Close,
                 message.closeCode == websocket::CloseNoStatus ? QByteArray()
                                                               : websocket::closePayload(message.closeCode, {}));
             finish(message.closeReason);
-            return;
+            return false;
         case Opcode::Pong:
         case Opcode::Continuation:
             break;
         }
     }
+    return true;
 }
 
 void WebSocketLink::onDeviceGone()

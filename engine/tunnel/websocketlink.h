@@ -74,6 +74,7 @@ Q_SIGNALS:
 
 private:
     void onReadyRead();
+    bool drain(); // false: the link ended (or was deleted) on the way
     void onDeviceGone();
     void send(websocket::Opcode opcode, QByteArrayView payload);
     void failProtocol(quint16 code, const QString &text);
@@ -89,6 +90,8 @@ private:
     bool m_started = false;
     bool m_reported = false;
     bool m_protocolError = false;
+    bool m_reading = false;
+    bool m_readAgain = false;
     QTimer m_closeTimer;
     QString m_closeWhy;
     std::vector<websocket::MaskKey> m_keys; // masking keys drawn from the DRBG a batch at a time
