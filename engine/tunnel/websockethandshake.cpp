@@ -147,9 +147,15 @@ HandshakeReader::Status HandshakeReader::feed(QByteArrayView bytes)
     if (!m_error.isEmpty())
         return Status::Error;
     if (m_headDone)
-        return m_status == 101 ? Status::Accepted : Status::Refused;
+        return m_status == 101 ? Status::Accepted : m_error.isEmpty() ? Status::Refused : Status::Error;
     const size_t n = http_parser_execute(&m_parser, &m_settings, bytes.data(), size_t(bytes.size()));
     if (m_headDone) {
+        if (m_status != 101 && (m_status < 200 || m_status > 599)) {
+            // http-parser takes any three digits; 1xx other than 101 (a 100 Continue) or a status
+            // under 100 is no answer to this request.
+            m_error = QStringLiteral("the answer to the WebSocket handshake has the status %1").arg(m_status);
+            return Status::Error;
+        }
         if (m_status != 101)
             return Status::Refused;
         m_rest = bytes.sliced(qsizetype(n)).toByteArray();
