@@ -1507,10 +1507,6 @@ Die ungesicherte Arbeit verwerfen und beenden?</translation>
         <translation>Verbindung zu %1 wird aufgebaut</translation>
     </message>
     <message>
-        <source>the hub sent a text message on the tunnel</source>
-        <translation>der Hub hat eine Textnachricht über den Tunnel gesendet</translation>
-    </message>
-    <message>
         <source>the hub refused this server&apos;s credential (HTTP %1)</source>
         <translation>der Hub hat die Zugangsdaten dieses Servers abgelehnt (HTTP %1)</translation>
     </message>
@@ -1557,6 +1553,40 @@ Die ungesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>tunnel drained</source>
         <translation>Tunnel geleert</translation>
+    </message>
+    <message>
+        <source>the hub broke the WebSocket protocol: %1</source>
+        <translation>der Hub hat das WebSocket-Protokoll verletzt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::WebSocketConnector</name>
+    <message>
+        <source>a WebSocket URL must be wss://, or ws:// to a loopback address: %1</source>
+        <translation>eine WebSocket-URL muss wss:// sein, oder ws:// zu einer Loopback-Adresse: %1</translation>
+    </message>
+    <message>
+        <source>the connection closed during the WebSocket handshake</source>
+        <translation>die Verbindung wurde während des WebSocket-Handshakes geschlossen</translation>
+    </message>
+    <message>
+        <source>the answer to the WebSocket handshake was HTTP %1</source>
+        <translation>die Antwort auf den WebSocket-Handshake war HTTP %1</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::WebSocketLink</name>
+    <message>
+        <source>the peer sent a text message (only binary ones are taken)</source>
+        <translation>die Gegenseite hat eine Textnachricht gesendet (nur binäre werden angenommen)</translation>
+    </message>
+    <message>
+        <source>the connection was lost</source>
+        <translation>die Verbindung ist abgebrochen</translation>
+    </message>
+    <message>
+        <source>WebSocket protocol error: %1</source>
+        <translation>WebSocket-Protokollfehler: %1</translation>
     </message>
 </context>
 <context>

@@ -1500,10 +1500,6 @@ Discard the unsaved work and finish?</source>
         <translation>正在连接到 %1</translation>
     </message>
     <message>
-        <source>the hub sent a text message on the tunnel</source>
-        <translation>中心在隧道上发送了文本消息</translation>
-    </message>
-    <message>
         <source>the hub refused this server&apos;s credential (HTTP %1)</source>
         <translation>中心拒绝了此服务器的凭据（HTTP %1）</translation>
     </message>
@@ -1550,6 +1546,40 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>tunnel drained</source>
         <translation>隧道已清空</translation>
+    </message>
+    <message>
+        <source>the hub broke the WebSocket protocol: %1</source>
+        <translation>中心违反了 WebSocket 协议：%1</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::WebSocketConnector</name>
+    <message>
+        <source>a WebSocket URL must be wss://, or ws:// to a loopback address: %1</source>
+        <translation>WebSocket URL 必须是 wss://，或指向回环地址的 ws://：%1</translation>
+    </message>
+    <message>
+        <source>the connection closed during the WebSocket handshake</source>
+        <translation>连接在 WebSocket 握手期间关闭</translation>
+    </message>
+    <message>
+        <source>the answer to the WebSocket handshake was HTTP %1</source>
+        <translation>WebSocket 握手的应答是 HTTP %1</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::WebSocketLink</name>
+    <message>
+        <source>the peer sent a text message (only binary ones are taken)</source>
+        <translation>对端发送了文本消息（只接受二进制消息）</translation>
+    </message>
+    <message>
+        <source>the connection was lost</source>
+        <translation>连接已断开</translation>
+    </message>
+    <message>
+        <source>WebSocket protocol error: %1</source>
+        <translation>WebSocket 协议错误：%1</translation>
     </message>
 </context>
 <context>
