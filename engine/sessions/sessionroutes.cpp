@@ -181,8 +181,9 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
             reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("workspaces"), list}}));
         });
     });
-    for (const auto &[verb, kind] : {std::pair {QStringLiteral("bundle"), WorkspaceExport::Kind::Bundle},
+    for (const auto &[verb, exportKind] : {std::pair {QStringLiteral("bundle"), WorkspaceExport::Kind::Bundle},
              std::pair {QStringLiteral("export"), WorkspaceExport::Kind::Tree}}) {
+        const WorkspaceExport::Kind kind = exportKind; // clang before 16 cannot capture a structured binding
         http.route("POST", QStringLiteral("/v1/workspaces/{w}/") + verb,
             [sessions, kind](const HttpRequest &request, HttpReply reply) {
                 QJsonObject o;
