@@ -337,6 +337,21 @@ qint64 TcpStream::writeData(const char *data, qint64 size)
     return size;
 }
 
+qint64 TcpStream::writeOwned(QByteArray bytes)
+{
+    if (m_state == State::Connected && !bytes.isEmpty() && (m_outPos == m_out.size())) {
+        TcpStreamPoller &poller = TcpStreamPoller::forThisThread();
+        if (poller.batching()) {
+            if (!m_held)
+                poller.hold(this);
+            m_out = std::move(bytes); // sent when the batch ends, as writeData() would have
+            m_outPos = 0;
+            return m_out.size();
+        }
+    }
+    return write(bytes);
+}
+
 void TcpStream::flushQueue()
 {
     if (m_fd < 0 || m_state == State::Connecting)

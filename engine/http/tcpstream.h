@@ -56,6 +56,10 @@ public:
     // Stops reading from the kernel while this much is buffered unread (0: no limit).
     void setReadBufferSize(qint64 bytes);
 
+    // write(), taking `bytes` without a copy when they would wait in a write batch with nothing
+    // before them (a WebSocket frame built for this one write).
+    qint64 writeOwned(QByteArray bytes);
+
     // Closes once everything queued went out (disconnected() then); abort() closes at once.
     void disconnectFromHost();
     // Ends our direction once everything queued went out (the peer reads the end of the

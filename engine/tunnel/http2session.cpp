@@ -508,7 +508,10 @@ void Http2Session::flush()
     m_heldBytes = 0;
     do {
         m_flushAgain = false;
-        QByteArray out;
+        // One buffer for the life of the session (it keeps its capacity): gathering a batch's
+        // frames in a new one grew it, copying, a few times for every message.
+        QByteArray &out = m_output;
+        out.resize(0);
         for (;;) {
             const uint8_t *data = nullptr;
             ++m_busy;
@@ -526,7 +529,7 @@ void Http2Session::flush()
                 Q_EMIT output(out);
                 if (!alive)
                     return;
-                out.clear();
+                out.resize(0);
             }
         }
         if (!out.isEmpty()) {

@@ -89,6 +89,7 @@ private:
     std::unique_ptr<nghttp2_session, void (*)(nghttp2_session *)> m_session;
     QHash<qint32, TunnelStream *> m_streams;
     QList<qint32> m_wrote; // streams nghttp2 took body bytes from during this flush
+    QByteArray m_output; // what one flush gathers for output()
     int m_busy = 0; // inside nghttp2 (receive or send): flushing waits
     bool m_flushing = false;
     bool m_flushAgain = false;

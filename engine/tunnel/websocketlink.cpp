@@ -161,7 +161,10 @@ void WebSocketLink::send(Opcode opcode, QByteArrayView payload)
     } else {
         frame = websocket::encodeFrame(opcode, payload, nullptr);
     }
-    m_device->write(frame);
+    if (auto *stream = qobject_cast<TcpStream *>(m_device.data()))
+        stream->writeOwned(std::move(frame));
+    else
+        m_device->write(frame);
     flushNow(m_device);
 }
 
