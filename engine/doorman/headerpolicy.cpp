@@ -16,22 +16,6 @@ bool is(QByteArrayView a, const char (&b)[N])
     return equalsNoCase(a, QByteArrayView(b, N - 1));
 }
 
-// Calls `each` with every piece of `list` between `separator`s, trimmed; stops when it returns true.
-template<typename F>
-bool anyPiece(QByteArrayView list, char separator, F each)
-{
-    qsizetype start = 0;
-    while (start <= list.size()) {
-        qsizetype end = list.indexOf(separator, start);
-        if (end < 0)
-            end = list.size();
-        if (each(list.sliced(start, end - start).trimmed()))
-            return true;
-        start = end + 1;
-    }
-    return false;
-}
-
 // The Connection headers of a message: the names they list (comma-separated) are hop-by-hop too.
 template<typename Headers>
 class ConnectionNames
@@ -48,8 +32,7 @@ public:
         if (!m_any)
             return false;
         for (const auto &h : m_headers) {
-            if (is(nameOf(h), "connection")
-                && anyPiece(valueOf(h), ',', [&](QByteArrayView t) { return equalsNoCase(t, name); }))
+            if (is(nameOf(h), "connection") && hasToken(valueOf(h), name))
                 return true;
         }
         return false;
@@ -78,8 +61,7 @@ bool mentionsViewToken(QByteArrayView value)
         p = static_cast<const char *>(std::memchr(p, '_', size_t(end - p)));
         if (!p)
             return false;
-        if (end - p >= name.size() - underscore
-            && equalsNoCase(QByteArrayView(p - underscore, name.size()), name))
+        if (end - p >= name.size() - underscore && equalsNoCase(QByteArrayView(p - underscore, name.size()), name))
             return true;
     }
     return false;
@@ -119,8 +101,8 @@ bool HeaderPolicy::carriesToken(QByteArrayView value)
 bool HeaderPolicy::isHopByHop(QByteArrayView name)
 {
     return is(name, "connection") || is(name, "keep-alive") || is(name, "proxy-connection") || is(name, "te")
-        || is(name, "trailer") || is(name, "transfer-encoding") || is(name, "upgrade")
-        || is(name, "proxy-authenticate") || is(name, "proxy-authorization") || is(name, "http2-settings");
+        || is(name, "trailer") || is(name, "transfer-encoding") || is(name, "upgrade") || is(name, "proxy-authenticate")
+        || is(name, "proxy-authorization") || is(name, "http2-settings");
 }
 
 QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie, const QByteArray &viewCookie)

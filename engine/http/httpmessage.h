@@ -40,6 +40,28 @@ inline bool startsWithNoCase(QByteArrayView a, QByteArrayView prefix)
     return a.size() >= prefix.size() && equalsNoCase(a.first(prefix.size()), prefix);
 }
 
+// Calls `each` with every piece of `list` between `separator`s, trimmed; stops when it returns true.
+template<typename F>
+bool anyPiece(QByteArrayView list, char separator, F each)
+{
+    qsizetype start = 0;
+    while (start <= list.size()) {
+        qsizetype end = list.indexOf(separator, start);
+        if (end < 0)
+            end = list.size();
+        if (each(list.sliced(start, end - start).trimmed()))
+            return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+// Whether a comma-separated header value (Connection, Upgrade) lists `token`, in any case.
+inline bool hasToken(QByteArrayView list, QByteArrayView token)
+{
+    return anyPiece(list, ',', [&](QByteArrayView t) { return equalsNoCase(t, token); });
+}
+
 // Header lookup is case-insensitive; the first match wins.
 QByteArray headerValue(const HttpHeaders &headers, QByteArrayView name);
 bool hasHeader(const HttpHeaders &headers, QByteArrayView name);

@@ -15,15 +15,6 @@ HandshakeReader *self(http_parser *p)
     return static_cast<HandshakeReader *>(p->data);
 }
 
-QByteArrayView trimmed(QByteArrayView v)
-{
-    while (!v.isEmpty() && (v.front() == ' ' || v.front() == '\t'))
-        v = v.sliced(1);
-    while (!v.isEmpty() && (v.back() == ' ' || v.back() == '\t'))
-        v.chop(1);
-    return v;
-}
-
 bool validKey(QByteArrayView key)
 {
     if (key.size() != 24)
@@ -45,20 +36,6 @@ QByteArray acceptFor(QByteArrayView key)
 QByteArray newKey()
 {
     return randomBytes(16).toBase64();
-}
-
-bool hasToken(QByteArrayView list, QByteArrayView token)
-{
-    while (!list.isEmpty()) {
-        const qsizetype comma = list.indexOf(',');
-        const QByteArrayView element = trimmed(comma < 0 ? list : list.first(comma));
-        if (equalsNoCase(element, token))
-            return true;
-        if (comma < 0)
-            break;
-        list = list.sliced(comma + 1);
-    }
-    return false;
 }
 
 QByteArray clientRequest(const QUrl &url, const QByteArray &key, const HttpHeaders &extra)
@@ -90,9 +67,9 @@ Result<QByteArray> serverAnswer(const HttpRequest &request)
         return Error::invalidInput(QStringLiteral("a WebSocket handshake must be a GET"));
     if (!hasToken(request.header("upgrade"), "websocket") || !hasToken(request.header("connection"), "upgrade"))
         return Error::invalidInput(QStringLiteral("not a WebSocket upgrade (Upgrade: websocket, Connection: Upgrade)"));
-    if (trimmed(request.header("sec-websocket-version")) != "13")
+    if (request.header("sec-websocket-version").trimmed() != "13")
         return Error::invalidInput(QStringLiteral("only WebSocket version 13 is spoken here"));
-    const QByteArray key = trimmed(request.header("sec-websocket-key")).toByteArray();
+    const QByteArray key = request.header("sec-websocket-key").trimmed();
     if (!validKey(key))
         return Error::invalidInput(QStringLiteral("the Sec-WebSocket-Key is not 16 bytes in base64"));
     return QByteArray("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -179,7 +156,7 @@ HandshakeReader::Status HandshakeReader::check()
     if (!hasToken(headerValue(m_headers, "upgrade"), "websocket")
         || !hasToken(headerValue(m_headers, "connection"), "upgrade"))
         m_error = QStringLiteral("the 101 answer is not a WebSocket upgrade");
-    else if (trimmed(headerValue(m_headers, "sec-websocket-accept")) != acceptFor(m_key))
+    else if (headerValue(m_headers, "sec-websocket-accept").trimmed() != acceptFor(m_key))
         m_error = QStringLiteral("the 101 answer's Sec-WebSocket-Accept does not match the key");
     else if (hasHeader(m_headers, "sec-websocket-extensions") || hasHeader(m_headers, "sec-websocket-protocol"))
         m_error = QStringLiteral("the 101 answer names an extension or subprotocol that was not asked for");

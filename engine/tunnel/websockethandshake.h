@@ -19,8 +19,6 @@ namespace isolation::websocket {
 QByteArray acceptFor(QByteArrayView key);
 // A new Sec-WebSocket-Key: 16 random bytes in base64.
 QByteArray newKey();
-// Whether a comma-separated header value has `token` among its elements (case-insensitive).
-bool hasToken(QByteArrayView list, QByteArrayView token);
 
 // The client's opening request for a ws:// or wss:// URL, with `extra` headers after the
 // WebSocket ones (names and values as given; the caller checked them).

@@ -30,7 +30,7 @@ bool TunnelRegistry::handleUpgrade(
 {
     Q_UNUSED(head);
     if (request.path != QLatin1String("/v1/tunnel") || request.method != "GET"
-        || !websocket::hasToken(request.header("upgrade"), "websocket"))
+        || !hasToken(request.header("upgrade"), "websocket"))
         return false;
     // The connection belongs to us now, whatever happens next.
     device->setParent(this);

@@ -588,7 +588,7 @@ void tst_WebSocket::hasToken()
     QFETCH(QByteArray, list);
     QFETCH(QByteArray, token);
     QFETCH(bool, has);
-    QCOMPARE(websocket::hasToken(list, token), has);
+    QCOMPARE(isolation::hasToken(list, token), has);
 }
 
 void tst_WebSocket::serverAnswer_data()
