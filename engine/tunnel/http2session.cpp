@@ -477,6 +477,21 @@ void Http2Session::forget(TunnelStream *stream)
         m_streams.remove(stream->m_id);
 }
 
+void Http2Session::whenOutputSent(std::function<void()> f)
+{
+    if (!TcpStream::WriteBatch::active()) {
+        f();
+        return;
+    }
+    if (std::exchange(m_whenSentQueued, true))
+        return;
+    // After the flush flushSoon() queued (the batch runs its calls in order).
+    TcpStream::WriteBatch::atEnd(this, [this, f = std::move(f)] {
+        m_whenSentQueued = false;
+        f();
+    });
+}
+
 void Http2Session::flushSoon()
 {
     // In a write batch (the turn of the event loop that reads sockets, or a tunnel message

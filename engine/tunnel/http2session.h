@@ -9,6 +9,7 @@
 #include <QHash>
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 struct nghttp2_session;
@@ -58,6 +59,11 @@ public:
     bool goAwayReceived() const { return m_goAwayReceived; }
     // nghttp2 still wants to read or write; false after both sides sent GOAWAY and streams ended.
     bool isAlive() const;
+    // Runs `f` once what the session queued so far has been handed to output(): at once outside a
+    // write batch, when the batch ends inside one (the socket's own events run in one, and a last
+    // GOAWAY leaves only then, so isAlive() can change only then). One call per batch; later ones
+    // before it ends are dropped.
+    void whenOutputSent(std::function<void()> f);
 
 Q_SIGNALS:
     void output(const QByteArray &bytes);
@@ -94,6 +100,7 @@ private:
     bool m_flushing = false;
     bool m_flushAgain = false;
     bool m_flushQueued = false;
+    bool m_whenSentQueued = false;
     qint64 m_heldBytes = 0; // body bytes streams wrote since the last flush
     bool m_goAwayReceived = false;
     bool m_broken = false;

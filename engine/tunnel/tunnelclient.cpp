@@ -293,17 +293,7 @@ void TunnelClient::onMessage(QByteArrayView bytes)
         onSocketGone(TunnelError::protocol(received.error().message));
         return;
     }
-    // nghttp2 sends what it queued (a last GOAWAY) when the write batch ends; in one still (the
-    // socket's own events run in one), whether it is done can only be seen after that.
-    if (!TcpStream::WriteBatch::active()) {
-        checkSessionEnded();
-    } else if (!m_endCheckQueued) {
-        m_endCheckQueued = true;
-        TcpStream::WriteBatch::atEnd(this, [this] {
-            m_endCheckQueued = false;
-            checkSessionEnded();
-        });
-    }
+    m_session->whenOutputSent([this] { checkSessionEnded(); });
 }
 
 void TunnelClient::checkSessionEnded()

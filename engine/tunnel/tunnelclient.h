@@ -129,7 +129,6 @@ private:
     qint64 m_lastPing = 0; // monotonic ms of the last PING sent
     bool m_running = false; // reconnects until stop()/drain()
     bool m_drainClosing = false; // drain sent the WebSocket close and waits for the hub's
-    bool m_endCheckQueued = false;
     int m_connections = 0;
 
     TunnelState m_state = TunnelState::Disconnected;

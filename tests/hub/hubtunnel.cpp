@@ -38,17 +38,8 @@ HubTunnel::HubTunnel(QString serverId, WebSocketLink *socket, Http2Session::Sett
             return; // the socket failed while the requests were flushed to it: closed already
         if (const Status &s = received; !s)
             close(QStringLiteral("HTTP/2 error from the server: %1").arg(s.error().message));
-        else if (!TcpStream::WriteBatch::active())
-            checkEnded();
-        else if (!m_endCheckQueued) {
-            // nghttp2 sends what it queued (a last GOAWAY) when the write batch ends: whether it
-            // is done can only be seen after that.
-            m_endCheckQueued = true;
-            TcpStream::WriteBatch::atEnd(this, [this] {
-                m_endCheckQueued = false;
-                checkEnded();
-            });
-        }
+        else
+            m_session->whenOutputSent([this] { checkEnded(); });
     });
     connect(socket, &WebSocketLink::disconnected, this, [this, socket](const QString &why) {
         close(socket->peerBrokeProtocol() ? QStringLiteral("the server broke the WebSocket protocol: %1").arg(why)

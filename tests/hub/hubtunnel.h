@@ -96,7 +96,6 @@ private:
     Http2Session *m_session = nullptr;
     QHash<quint64, PendingCall> m_calls;
     quint64 m_nextCall = 1;
-    bool m_endCheckQueued = false;
 };
 
 } // namespace isolation::hub
