@@ -27,6 +27,11 @@ isolation-tray --version
 { isolation-tray 2>&1 || true; } | grep -q 'needs a desktop session' # no display here: a clear message, not a crash
 test -x /usr/bin/isolation-tray
 test -x /usr/libexec/isolation/isolation-keychain # the engine runs it for the desktop keychain
+# The headless programs allocate with tcmalloc (docs/architecture.md, "The data plane"); its
+# library came with the package's dependencies.
+for prog in isolation-server isolation-hub; do
+  ldd "/usr/bin/$prog" | grep -q 'libtcmalloc_minimal\.so\.4 => /' || { echo "$prog: not linked with tcmalloc"; exit 1; }
+done
 
 echo "-- files are where the desktop expects them"
 for f in \
