@@ -7,14 +7,18 @@
 # The backend is an nginx answering 5 KiB to any path (it stands in for a sandbox's execd, so
 # both sides measure the proxy, not the application). Each nginx has one worker, as the doorman
 # and the hub each run one event loop.
-# usage: bench/views/run.sh BUILD_DIR [SECONDS]   (BUILD_DIR: a Release build with the tests,
+# Requests/s on two shared cores moves by 10-30 % between runs of the same thing, so the pairs are
+# measured in ROUNDS rounds, each measuring all five in turn, and a pair's ratio is the median of
+# its rounds' ratios (each round's ratio compares two measurements taken within seconds).
+# usage: bench/views/run.sh BUILD_DIR [SECONDS] [ROUNDS]   (BUILD_DIR: a Release build with the tests,
 #        e.g. cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release &&
 #        ninja -C build/release isolation-viewbench-rig isolation-hub)
 # Needs nginx, wrk, openssh-server (Debian). Prints a table and the ratios.
 set -euo pipefail
 
-BUILD=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS]}" && pwd)
+BUILD=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS] [ROUNDS]}" && pwd)
 SECONDS_EACH=${2:-10}
+ROUNDS=${3:-5}
 RIG=$BUILD/tests/isolation-viewbench-rig
 CONNECTIONS=32
 THREADS=2
@@ -110,21 +114,36 @@ measure() { # name url [host cookie] -> "name rps p99ms"
   echo "$name $rps $p99"
 }
 
-echo "# views benchmark: $CONNECTIONS connections, keep-alive, 5 KiB answers, ${SECONDS_EACH}s each ($(nproc) cores)"
-R_DOOR=$(measure doorman "$(field "$LOCAL" url)" "$(field "$LOCAL" host)" "$(field "$LOCAL" cookie)")
-R_NGINX=$(measure nginx "http://127.0.0.1:$NGINX")
-R_HUB=$(measure hub-path "$(field "$HUB" url)" "$(field "$HUB" host)" "$(field "$HUB" cookie)")
-R_SSH=$(measure ssh-L "http://127.0.0.1:$FORWARD")
-R_BACKEND=$(measure backend "http://127.0.0.1:$BACKEND")
-
-printf '%-10s %12s %10s\n' what 'requests/s' 'p99 ms'
-for r in "$R_BACKEND" "$R_DOOR" "$R_NGINX" "$R_HUB" "$R_SSH"; do
-  # shellcheck disable=SC2086
-  printf '%-10s %12s %10s\n' $r
+echo "# views benchmark: $CONNECTIONS connections, keep-alive, 5 KiB answers, ${SECONDS_EACH}s each, $ROUNDS rounds ($(nproc) cores)"
+printf '%-6s %-10s %12s %10s\n' round what 'requests/s' 'p99 ms'
+RESULTS=()
+for round in $(seq 1 "$ROUNDS"); do
+  for r in \
+    "$(measure backend "http://127.0.0.1:$BACKEND")" \
+    "$(measure doorman "$(field "$LOCAL" url)" "$(field "$LOCAL" host)" "$(field "$LOCAL" cookie)")" \
+    "$(measure nginx "http://127.0.0.1:$NGINX")" \
+    "$(measure hub-path "$(field "$HUB" url)" "$(field "$HUB" host)" "$(field "$HUB" cookie)")" \
+    "$(measure ssh-L "http://127.0.0.1:$FORWARD")"; do
+    # shellcheck disable=SC2086
+    printf '%-6s %-10s %12s %10s\n' "$round" $r
+    RESULTS+=("$round $r")
+  done
 done
-python3 - "$R_DOOR" "$R_NGINX" "$R_HUB" "$R_SSH" <<'PY'
-import sys
-d, n, h, s = (l.split() for l in sys.argv[1:])
-print(f"doorman / nginx:  {float(d[1]) / float(n[1]):.2f}x requests/s (target >= 1.0), p99 {d[2]} ms vs {n[2]} ms")
-print(f"hub path / ssh -L: {float(h[1]) / float(s[1]):.2f}x requests/s (target >= 1.0), p99 {h[2]} ms vs {s[2]} ms")
+python3 - "${RESULTS[@]}" <<'PY'
+import statistics, sys
+runs = {}
+for line in sys.argv[1:]:
+    rnd, name, rps, p99 = line.split()
+    runs.setdefault(int(rnd), {})[name] = (float(rps), float(p99))
+def pair(a, b, what, p99_too):
+    rps = [r[a][0] / r[b][0] for r in runs.values()]
+    line = f"{what}: {statistics.median(rps):.2f}x requests/s, median of {len(rps)} rounds ({', '.join(f'{x:.2f}' for x in rps)}; target >= 1.0)"
+    if p99_too:
+        ours = statistics.median(r[a][1] for r in runs.values())
+        peer = statistics.median(r[b][1] for r in runs.values())
+        worse = sum(r[a][1] > r[b][1] for r in runs.values())
+        line += f", p99 median {ours:.2f} ms vs {peer:.2f} ms (worse in {worse} of {len(rps)} rounds)"
+    print(line)
+pair("doorman", "nginx", "doorman / nginx  ", True)
+pair("hub-path", "ssh-L", "hub path / ssh -L", False)
 PY
