@@ -1,5 +1,5 @@
 // The doorman's local front door: HTTP/1.1 on 127.0.0.1 (8090), one host name per view
-// ("<viewId>.localhost:8090"), parsed by HttpServer's strict parser (http-parser underneath).
+// ("<viewId>.localhost:8090"), parsed by HttpServer's strict parser (llhttp underneath).
 // Ambiguous requests never get past it: 400 and the connection closed.
 #pragma once
 

@@ -12,7 +12,7 @@ namespace isolation {
 
 namespace {
 
-UpstreamExchange *self(http_parser *p)
+UpstreamExchange *self(llhttp_t *p)
 {
     return static_cast<UpstreamExchange *>(p->data);
 }
@@ -95,14 +95,14 @@ UpstreamExchange::UpstreamExchange(UpstreamPool *pool, UpstreamEndpoint endpoint
     , m_endpoint(std::move(endpoint))
     , m_listener(listener)
 {
-    http_parser_init(&m_parser, HTTP_RESPONSE);
-    m_parser.data = this;
-    http_parser_settings_init(&m_settings);
+    llhttp_settings_init(&m_settings);
     m_settings.on_header_field = &UpstreamExchange::onHeaderField;
     m_settings.on_header_value = &UpstreamExchange::onHeaderValue;
     m_settings.on_headers_complete = &UpstreamExchange::onHeadersComplete;
     m_settings.on_body = &UpstreamExchange::onBody;
     m_settings.on_message_complete = &UpstreamExchange::onMessageComplete;
+    llhttp_init(&m_parser, HTTP_RESPONSE, &m_settings);
+    m_parser.data = this;
 }
 
 UpstreamExchange::~UpstreamExchange()
@@ -261,7 +261,12 @@ void UpstreamExchange::parseAvailable()
                 break;
         }
         m_anyResponse = true;
-        const size_t n = http_parser_execute(&m_parser, &m_settings, m_in.constData(), size_t(m_in.size()));
+        const llhttp_errno_t err = llhttp_execute(&m_parser, m_in.constData(), size_t(m_in.size()));
+        // Where it stopped: the end, or after a pause (the answer's end), an upgrade's head or an error.
+        const char *stop = err == HPE_OK ? nullptr : llhttp_get_error_pos(&m_parser);
+        const qsizetype n = stop && stop >= m_in.constData() && stop <= m_in.constData() + m_in.size()
+            ? qsizetype(stop - m_in.constData())
+            : m_in.size();
         if (m_bodyTail >= 0) {
             // The body ran to the end of what was read: it is that buffer, less the front (the
             // front goes by moving the start, no copy).
@@ -270,20 +275,19 @@ void UpstreamExchange::parseAvailable()
             m_bodyTail = -1;
             m_body = std::move(tail);
         } else {
-            m_in.remove(0, qsizetype(n));
+            m_in.remove(0, n);
         }
         if (m_failed || m_messageDone)
             return;
-        const auto err = HTTP_PARSER_ERRNO(&m_parser);
         if (err == HPE_PAUSED) {
-            http_parser_pause(&m_parser, 0);
+            llhttp_resume(&m_parser);
             continue;
         }
-        if (err != HPE_OK) {
+        if (err != HPE_OK && !(err == HPE_PAUSED_UPGRADE && m_upgraded)) {
             if (m_reused && !m_retried && !m_bodySent && !m_headersDone) {
                 // Bytes a pooled connection held from before: not an answer to this request.
                 m_in.clear();
-                http_parser_init(&m_parser, HTTP_RESPONSE);
+                llhttp_init(&m_parser, HTTP_RESPONSE, &m_settings);
                 m_parser.data = this;
                 m_anyResponse = false;
                 m_spans.clear();
@@ -293,12 +297,13 @@ void UpstreamExchange::parseAvailable()
                 onDisconnected();
                 return;
             }
+            const char *reason = llhttp_get_error_reason(&m_parser);
             fail(QStringLiteral("the sandbox answered malformed HTTP: %1")
-                     .arg(QString::fromLatin1(http_errno_description(err))));
+                     .arg(QString::fromLatin1(reason ? reason : llhttp_errno_name(err))));
             return;
         }
         if (m_upgraded) {
-            // http-parser stops right after the 101 head; what follows is the new protocol's.
+            // llhttp stops right after the 101 head; what follows is the new protocol's.
             if (!m_headAnnounced) {
                 m_headAnnounced = true;
                 m_listener->upstreamHead();
@@ -340,7 +345,7 @@ void UpstreamExchange::onDisconnected()
     }
     // The end of a body delimited by the connection's close, or a cut-off answer.
     if (m_headersDone) {
-        http_parser_execute(&m_parser, &m_settings, nullptr, 0);
+        llhttp_finish(&m_parser);
         if (m_messageDone) {
             if (!m_headAnnounced) {
                 m_headAnnounced = true;
@@ -401,7 +406,7 @@ void UpstreamExchange::appendHeadBytes(const char *data, qsizetype size)
     m_headLength += size;
 }
 
-int UpstreamExchange::onHeaderField(http_parser *p, const char *at, size_t len)
+int UpstreamExchange::onHeaderField(llhttp_t *p, const char *at, size_t len)
 {
     auto *s = self(p);
     if (s->m_inValue || s->m_spans.isEmpty()) {
@@ -418,7 +423,7 @@ int UpstreamExchange::onHeaderField(http_parser *p, const char *at, size_t len)
     return h.nameLength > 8192 ? -1 : 0;
 }
 
-int UpstreamExchange::onHeaderValue(http_parser *p, const char *at, size_t len)
+int UpstreamExchange::onHeaderValue(llhttp_t *p, const char *at, size_t len)
 {
     auto *s = self(p);
     s->m_inValue = true;
@@ -430,7 +435,7 @@ int UpstreamExchange::onHeaderValue(http_parser *p, const char *at, size_t len)
     return h.valueLength > 65536 ? -1 : 0;
 }
 
-int UpstreamExchange::onHeadersComplete(http_parser *p)
+int UpstreamExchange::onHeadersComplete(llhttp_t *p)
 {
     auto *s = self(p);
     if (p->status_code >= 100 && p->status_code < 200 && p->status_code != 101) {
@@ -450,11 +455,11 @@ int UpstreamExchange::onHeadersComplete(http_parser *p)
             s->m_fields.append({name, value});
     }
     const bool chunked = (p->flags & F_CHUNKED) != 0;
-    s->m_contentLength = (!chunked && p->content_length != ULLONG_MAX) ? qint64(p->content_length) : -1;
+    s->m_contentLength = (!chunked && (p->flags & F_CONTENT_LENGTH)) ? qint64(p->content_length) : -1;
     return s->m_method == "HEAD" ? 1 : 0; // 1: the answer to HEAD has no body, whatever it says
 }
 
-int UpstreamExchange::onBody(http_parser *p, const char *at, size_t len)
+int UpstreamExchange::onBody(llhttp_t *p, const char *at, size_t len)
 {
     auto *s = self(p);
     const char *const in = s->m_in.constData();
@@ -466,7 +471,7 @@ int UpstreamExchange::onBody(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
-int UpstreamExchange::onMessageComplete(http_parser *p)
+int UpstreamExchange::onMessageComplete(llhttp_t *p)
 {
     auto *s = self(p);
     if (!s->m_headersDone) // the end of an interim (1xx) answer
@@ -477,10 +482,9 @@ int UpstreamExchange::onMessageComplete(http_parser *p)
             return -1;
         return 0;
     }
-    s->m_keepAlive = http_should_keep_alive(p) != 0;
-    http_parser_pause(p, 1);
+    s->m_keepAlive = llhttp_should_keep_alive(p) != 0;
     s->m_messageDone = true; // no more parsing; process() completes the exchange
-    return 0;
+    return HPE_PAUSED;
 }
 
 void UpstreamCall::start(UpstreamPool *pool, const UpstreamEndpoint &endpoint, const QByteArray &method,

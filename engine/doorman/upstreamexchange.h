@@ -1,5 +1,5 @@
 // One HTTP/1.1 exchange with a sandbox's execd: the request written by us (head, then a body of
-// known length or chunked), the answer parsed with http-parser as it arrives and handed on piece
+// known length or chunked), the answer parsed with llhttp as it arrives and handed on piece
 // by piece, with flow control both ways. Keep-alive connections are pooled per endpoint; a
 // WebSocket handshake answered 101 hands its socket over.
 #pragma once
@@ -12,7 +12,7 @@
 #include <QObject>
 #include <QPointer>
 
-#include <http_parser.h>
+#include <llhttp.h>
 
 #include <functional>
 #include <memory>
@@ -104,11 +104,11 @@ public:
     static constexpr qint64 ReadAheadBytes = 256 * 1024;
 
 private:
-    static int onHeaderField(http_parser *p, const char *at, size_t len);
-    static int onHeaderValue(http_parser *p, const char *at, size_t len);
-    static int onHeadersComplete(http_parser *p);
-    static int onBody(http_parser *p, const char *at, size_t len);
-    static int onMessageComplete(http_parser *p);
+    static int onHeaderField(llhttp_t *p, const char *at, size_t len);
+    static int onHeaderValue(llhttp_t *p, const char *at, size_t len);
+    static int onHeadersComplete(llhttp_t *p);
+    static int onBody(llhttp_t *p, const char *at, size_t len);
+    static int onMessageComplete(llhttp_t *p);
 
     void connectSocket(bool reused);
     void streamReadyRead(TcpStream *) override { process(); }
@@ -134,8 +134,8 @@ private:
     bool m_bodySent = false; // any request body byte went out
     bool m_bodyDone = false;
 
-    http_parser m_parser {};
-    http_parser_settings m_settings {};
+    llhttp_settings_t m_settings {}; // the parser points to it: neither moves
+    llhttp_t m_parser {};
     QByteArray m_in; // read from the socket, not parsed yet (paused)
     bool m_anyResponse = false;
     bool m_headersDone = false;

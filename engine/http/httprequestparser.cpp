@@ -8,7 +8,7 @@ namespace isolation {
 
 namespace {
 
-HttpRequestParser *self(http_parser *p)
+HttpRequestParser *self(llhttp_t *p)
 {
     return static_cast<HttpRequestParser *>(p->data);
 }
@@ -31,9 +31,7 @@ void clearRequest(HttpRequest &r)
 HttpRequestParser::HttpRequestParser(Limits limits)
     : m_limits(limits)
 {
-    http_parser_init(&m_parser, HTTP_REQUEST);
-    m_parser.data = this;
-    http_parser_settings_init(&m_settings);
+    llhttp_settings_init(&m_settings);
     m_settings.on_message_begin = &HttpRequestParser::onMessageBegin;
     m_settings.on_url = &HttpRequestParser::onUrl;
     m_settings.on_header_field = &HttpRequestParser::onHeaderField;
@@ -41,6 +39,8 @@ HttpRequestParser::HttpRequestParser(Limits limits)
     m_settings.on_headers_complete = &HttpRequestParser::onHeadersComplete;
     m_settings.on_body = &HttpRequestParser::onBody;
     m_settings.on_message_complete = &HttpRequestParser::onMessageComplete;
+    llhttp_init(&m_parser, HTTP_REQUEST, &m_settings);
+    m_parser.data = this;
 }
 
 qsizetype HttpRequestParser::feed(const char *data, qsizetype size)
@@ -53,29 +53,32 @@ qsizetype HttpRequestParser::feed(const char *data, qsizetype size)
         if (room > 0)
             m_raw.append(data, std::min(room, size));
     }
-    const size_t n = http_parser_execute(&m_parser, &m_settings, data, size_t(size));
-    const auto err = HTTP_PARSER_ERRNO(&m_parser);
+    const llhttp_errno_t err = llhttp_execute(&m_parser, data, size_t(size));
+    // Where it stopped: the end, or the byte after a pause (the end of a request) or an error.
+    const char *stop = err == HPE_OK ? nullptr : llhttp_get_error_pos(&m_parser);
+    const qsizetype n = stop && stop >= data && stop <= data + size ? qsizetype(stop - data) : size;
     if (m_state == State::Error)
-        return qsizetype(n);
-    if (err == HPE_PAUSED) {
-        http_parser_pause(&m_parser, 0);
-        return qsizetype(n);
+        return n;
+    if (err == HPE_PAUSED) { // onMessageComplete: one request at a time
+        llhttp_resume(&m_parser);
+        return n;
+    }
+    if (err == HPE_PAUSED_UPGRADE) { // what follows the head belongs to the new protocol
+        m_state = State::Upgrade;
+        return n;
     }
     if (err != HPE_OK) {
-        fail(400, QString::fromLatin1(http_errno_description(err)));
-        return qsizetype(n);
+        const char *reason = llhttp_get_error_reason(&m_parser);
+        fail(400, QString::fromLatin1(reason ? reason : llhttp_errno_name(err)));
+        return n;
     }
-    if (m_parser.upgrade && m_headersDone && m_state == State::NeedMore) {
-        // http-parser stops at the end of an upgrade request's head; the body callbacks never run.
-        m_state = State::Upgrade;
-    }
-    return qsizetype(n);
+    return n;
 }
 
 void HttpRequestParser::finish()
 {
     if (m_state == State::NeedMore)
-        http_parser_execute(&m_parser, &m_settings, nullptr, 0);
+        llhttp_finish(&m_parser);
 }
 
 HttpRequest HttpRequestParser::takeRequest()
@@ -113,7 +116,7 @@ bool HttpRequestParser::countHeaderBytes(size_t len)
     return true;
 }
 
-int HttpRequestParser::onMessageBegin(http_parser *p)
+int HttpRequestParser::onMessageBegin(llhttp_t *p)
 {
     auto *s = self(p);
     clearRequest(s->m_request);
@@ -123,7 +126,7 @@ int HttpRequestParser::onMessageBegin(http_parser *p)
     return 0;
 }
 
-int HttpRequestParser::onUrl(http_parser *p, const char *at, size_t len)
+int HttpRequestParser::onUrl(llhttp_t *p, const char *at, size_t len)
 {
     auto *s = self(p);
     if (!s->countHeaderBytes(len))
@@ -132,7 +135,7 @@ int HttpRequestParser::onUrl(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
-int HttpRequestParser::onHeaderField(http_parser *p, const char *at, size_t len)
+int HttpRequestParser::onHeaderField(llhttp_t *p, const char *at, size_t len)
 {
     auto *s = self(p);
     if (!s->countHeaderBytes(len))
@@ -151,7 +154,7 @@ int HttpRequestParser::onHeaderField(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
-int HttpRequestParser::onHeaderValue(http_parser *p, const char *at, size_t len)
+int HttpRequestParser::onHeaderValue(llhttp_t *p, const char *at, size_t len)
 {
     auto *s = self(p);
     if (!s->countHeaderBytes(len))
@@ -169,7 +172,7 @@ int HttpRequestParser::validateHeaders()
     while (start + 2 <= m_raw.size() && m_raw[start] == '\r' && m_raw[start + 1] == '\n') // empty lines before the request line are allowed
         start += 2;
     // One pass over the line ends up to the end of the head (the first line end followed by an
-    // empty line). A bare LF or CR as a line end (http-parser tolerates them) makes framing
+    // empty line). A bare LF or CR as a line end (llhttp tolerates them) makes framing
     // ambiguous for other hops; a line that starts with a space or tab is obs-fold.
     const char *const begin = m_raw.constData() + start;
     const char *end = m_raw.constData() + m_raw.size();
@@ -225,7 +228,7 @@ int HttpRequestParser::validateHeaders()
     return 0;
 }
 
-int HttpRequestParser::onHeadersComplete(http_parser *p)
+int HttpRequestParser::onHeadersComplete(llhttp_t *p)
 {
     auto *s = self(p);
     s->m_headersDone = true;
@@ -233,7 +236,7 @@ int HttpRequestParser::onHeadersComplete(http_parser *p)
         return -1;
 
     HttpRequest &r = s->m_request;
-    r.method = sharedMethod(http_method_str(static_cast<http_method>(p->method)));
+    r.method = sharedMethod(llhttp_method_name(static_cast<llhttp_method_t>(p->method)));
     if (r.target.isEmpty() || r.target.at(0) != '/') {
         // origin-form only; absolute-form and authority-form are for proxies, which we are not.
         if (!(r.method == "OPTIONS" && r.target == "*"))
@@ -249,12 +252,12 @@ int HttpRequestParser::onHeadersComplete(http_parser *p)
 
     if (s->onHeaders)
         s->onHeaders(r);
-    if (!s->m_bodySink && p->content_length != ULLONG_MAX && p->content_length > quint64(s->m_limits.maxBodyBytes))
+    if (!s->m_bodySink && (p->flags & F_CONTENT_LENGTH) && p->content_length > quint64(s->m_limits.maxBodyBytes))
         return s->fail(413, QStringLiteral("request body too large"));
     return 0;
 }
 
-int HttpRequestParser::onBody(http_parser *p, const char *at, size_t len)
+int HttpRequestParser::onBody(llhttp_t *p, const char *at, size_t len)
 {
     auto *s = self(p);
     if (s->m_bodySink) {
@@ -268,13 +271,12 @@ int HttpRequestParser::onBody(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
-int HttpRequestParser::onMessageComplete(http_parser *p)
+int HttpRequestParser::onMessageComplete(llhttp_t *p)
 {
     auto *s = self(p);
-    s->m_keepAlive = http_should_keep_alive(p) != 0;
+    s->m_keepAlive = llhttp_should_keep_alive(p) != 0;
     s->m_state = p->upgrade ? State::Upgrade : State::Complete;
-    http_parser_pause(p, 1);
-    return 0;
+    return HPE_PAUSED; // feed() stops after this request
 }
 
 } // namespace isolation

@@ -1,11 +1,11 @@
-// An HTTP/1.1 request parser: Node's http-parser underneath, plus the stricter rules every
+// An HTTP/1.1 request parser: Node's llhttp underneath, plus the stricter rules every
 // front door here applies (one Content-Length, no Content-Length with Transfer-Encoding, only
 // the chunked coding, no obs-fold, no control bytes in values, one Host) and size limits.
 #pragma once
 
 #include "httpmessage.h"
 
-#include <http_parser.h>
+#include <llhttp.h>
 
 #include <functional>
 
@@ -62,21 +62,21 @@ public:
     void setBodySink(std::function<bool(QByteArrayView)> sink) { m_bodySink = std::move(sink); }
 
 private:
-    static int onMessageBegin(http_parser *p);
-    static int onUrl(http_parser *p, const char *at, size_t len);
-    static int onHeaderField(http_parser *p, const char *at, size_t len);
-    static int onHeaderValue(http_parser *p, const char *at, size_t len);
-    static int onHeadersComplete(http_parser *p);
-    static int onBody(http_parser *p, const char *at, size_t len);
-    static int onMessageComplete(http_parser *p);
+    static int onMessageBegin(llhttp_t *p);
+    static int onUrl(llhttp_t *p, const char *at, size_t len);
+    static int onHeaderField(llhttp_t *p, const char *at, size_t len);
+    static int onHeaderValue(llhttp_t *p, const char *at, size_t len);
+    static int onHeadersComplete(llhttp_t *p);
+    static int onBody(llhttp_t *p, const char *at, size_t len);
+    static int onMessageComplete(llhttp_t *p);
 
     int fail(int status, const QString &message);
     bool countHeaderBytes(size_t len);
     int validateHeaders();
 
     Limits m_limits;
-    http_parser m_parser {};
-    http_parser_settings m_settings {};
+    llhttp_settings_t m_settings {}; // the parser points to it: neither moves
+    llhttp_t m_parser {};
     State m_state = State::NeedMore;
     HttpRequest m_request;
     std::function<bool(QByteArrayView)> m_bodySink;

@@ -10,7 +10,7 @@ namespace {
 
 constexpr char Guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"; // RFC 6455 §1.3
 
-HandshakeReader *self(http_parser *p)
+HandshakeReader *self(llhttp_t *p)
 {
     return static_cast<HandshakeReader *>(p->data);
 }
@@ -80,17 +80,17 @@ Result<QByteArray> serverAnswer(const HttpRequest &request)
 HandshakeReader::HandshakeReader(QByteArray key)
     : m_key(std::move(key))
 {
-    http_parser_init(&m_parser, HTTP_RESPONSE);
-    m_parser.data = this;
-    http_parser_settings_init(&m_settings);
+    llhttp_settings_init(&m_settings);
     m_settings.on_header_field = &HandshakeReader::onHeaderField;
     m_settings.on_header_value = &HandshakeReader::onHeaderValue;
     m_settings.on_headers_complete = &HandshakeReader::onHeadersComplete;
+    llhttp_init(&m_parser, HTTP_RESPONSE, &m_settings);
+    m_parser.data = this;
 }
 
 HandshakeReader::~HandshakeReader() = default;
 
-int HandshakeReader::onHeaderField(http_parser *p, const char *at, size_t length)
+int HandshakeReader::onHeaderField(llhttp_t *p, const char *at, size_t length)
 {
     HandshakeReader *r = self(p);
     if (r->m_inValue || r->m_headers.isEmpty()) {
@@ -101,7 +101,7 @@ int HandshakeReader::onHeaderField(http_parser *p, const char *at, size_t length
     return 0;
 }
 
-int HandshakeReader::onHeaderValue(http_parser *p, const char *at, size_t length)
+int HandshakeReader::onHeaderValue(llhttp_t *p, const char *at, size_t length)
 {
     HandshakeReader *r = self(p);
     r->m_inValue = true;
@@ -110,7 +110,7 @@ int HandshakeReader::onHeaderValue(http_parser *p, const char *at, size_t length
     return 0;
 }
 
-int HandshakeReader::onHeadersComplete(http_parser *p)
+int HandshakeReader::onHeadersComplete(llhttp_t *p)
 {
     HandshakeReader *r = self(p);
     r->m_headDone = true;
@@ -125,22 +125,29 @@ HandshakeReader::Status HandshakeReader::feed(QByteArrayView bytes)
         return Status::Error;
     if (m_headDone)
         return m_status == 101 ? Status::Accepted : m_error.isEmpty() ? Status::Refused : Status::Error;
-    const size_t n = http_parser_execute(&m_parser, &m_settings, bytes.data(), size_t(bytes.size()));
+    const llhttp_errno_t err = llhttp_execute(&m_parser, bytes.data(), size_t(bytes.size()));
     if (m_headDone) {
         if (m_status != 101 && (m_status < 200 || m_status > 599)) {
-            // http-parser takes any three digits; 1xx other than 101 (a 100 Continue) or a status
+            // llhttp takes any three digits; 1xx other than 101 (a 100 Continue) or a status
             // under 100 is no answer to this request.
             m_error = QStringLiteral("the answer to the WebSocket handshake has the status %1").arg(m_status);
             return Status::Error;
         }
         if (m_status != 101)
             return Status::Refused;
-        m_rest = bytes.sliced(qsizetype(n)).toByteArray();
+        // A 101 stops the parser right after its head (HPE_PAUSED_UPGRADE): the frames follow.
+        const char *stop = err == HPE_PAUSED_UPGRADE ? llhttp_get_error_pos(&m_parser) : nullptr;
+        if (!stop || stop < bytes.data() || stop > bytes.data() + bytes.size()) {
+            m_error = QStringLiteral("the 101 answer to the WebSocket handshake did not end where expected");
+            return Status::Error;
+        }
+        m_rest = bytes.sliced(stop - bytes.data()).toByteArray();
         return check();
     }
-    if (const auto err = HTTP_PARSER_ERRNO(&m_parser); err != HPE_OK) {
+    if (err != HPE_OK) {
+        const char *reason = llhttp_get_error_reason(&m_parser);
         m_error = QStringLiteral("the hub's answer to the WebSocket handshake is not HTTP: %1")
-                      .arg(QString::fromLatin1(http_errno_description(err)));
+                      .arg(QString::fromLatin1(reason ? reason : llhttp_errno_name(err)));
         return Status::Error;
     }
     m_read += bytes.size();

@@ -1,5 +1,5 @@
 // The WebSocket opening handshake (RFC 6455 §4) for the tunnel, both sides: the client's request
-// and the check of the server's answer (read with http-parser), the server's check of a request
+// and the check of the server's answer (read with llhttp), the server's check of a request
 // (parsed by HttpServer) and its 101 answer. Version 13, no extensions, no subprotocol.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <QByteArray>
 #include <QUrl>
 
-#include <http_parser.h>
+#include <llhttp.h>
 
 #include <memory>
 
@@ -50,14 +50,14 @@ public:
     QString errorText() const { return m_error; }
 
 private:
-    static int onHeaderField(http_parser *p, const char *at, size_t length);
-    static int onHeaderValue(http_parser *p, const char *at, size_t length);
-    static int onHeadersComplete(http_parser *p);
+    static int onHeaderField(llhttp_t *p, const char *at, size_t length);
+    static int onHeaderValue(llhttp_t *p, const char *at, size_t length);
+    static int onHeadersComplete(llhttp_t *p);
     Status check();
 
     QByteArray m_key;
-    http_parser m_parser {};
-    http_parser_settings m_settings {};
+    llhttp_settings_t m_settings {}; // the parser points to it: neither moves
+    llhttp_t m_parser {};
     HttpHeaders m_headers;
     bool m_inValue = false;
     bool m_headDone = false;
