@@ -1,7 +1,9 @@
 #include "hubprocess.h"
 
 #include <QDeadlineTimer>
+#include <QEventLoop>
 #include <QRegularExpression>
+#include <QTimer>
 
 #include <csignal>
 
@@ -112,13 +114,27 @@ QString HubProcess::output() const
 
 int HubProcess::admin(const QStringList &args, QString *out, QString *err) const
 {
+    // Waits in an event loop, not in waitForFinished(): the engines of most tests live in the
+    // test's own thread, and a blocked loop starves their heartbeats and tunnels. Under a loaded
+    // CI machine one admin call took seconds, long enough for the hub to call an engine offline.
     QProcess p;
+    QEventLoop loop;
+    QObject::connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
+    QObject::connect(&p, &QProcess::errorOccurred, &loop, [&loop](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            loop.quit();
+    });
+    QTimer::singleShot(60000, &loop, &QEventLoop::quit);
     p.start(hubBinary(), QStringList {QStringLiteral("--data"), m_dataDir} + args);
-    if (!p.waitForFinished(60000)) {
+    if (p.state() != QProcess::NotRunning)
+        loop.exec();
+    if (p.state() != QProcess::NotRunning) {
         p.kill();
         p.waitForFinished();
         return -1;
     }
+    if (p.error() == QProcess::FailedToStart)
+        return -1;
     if (out)
         *out = QString::fromUtf8(p.readAllStandardOutput());
     if (err)
