@@ -1,5 +1,6 @@
 #include "upstreamexchange.h"
 
+#include "http/llhttpresult.h"
 #include "http/tcpstream.h"
 
 #include <QLoggingCategory>
@@ -262,11 +263,8 @@ void UpstreamExchange::parseAvailable()
         }
         m_anyResponse = true;
         const llhttp_errno_t err = llhttp_execute(&m_parser, m_in.constData(), size_t(m_in.size()));
-        // Where it stopped: the end, or after a pause (the answer's end), an upgrade's head or an error.
-        const char *stop = err == HPE_OK ? nullptr : llhttp_get_error_pos(&m_parser);
-        const qsizetype n = stop && stop >= m_in.constData() && stop <= m_in.constData() + m_in.size()
-            ? qsizetype(stop - m_in.constData())
-            : m_in.size();
+        // Up to where it stopped: the end, or after a pause (the answer's end), an upgrade's head or an error.
+        const qsizetype n = llhttpTaken(&m_parser, err, m_in.constData(), m_in.size());
         if (m_bodyTail >= 0) {
             // The body ran to the end of what was read: it is that buffer, less the front (the
             // front goes by moving the start, no copy).
@@ -277,12 +275,8 @@ void UpstreamExchange::parseAvailable()
         } else {
             m_in.remove(0, n);
         }
-        if (m_failed || m_messageDone)
+        if (m_failed || m_messageDone) // the one pause (onMessageComplete) sets m_messageDone
             return;
-        if (err == HPE_PAUSED) {
-            llhttp_resume(&m_parser);
-            continue;
-        }
         if (err != HPE_OK && !(err == HPE_PAUSED_UPGRADE && m_upgraded)) {
             if (m_reused && !m_retried && !m_bodySent && !m_headersDone) {
                 // Bytes a pooled connection held from before: not an answer to this request.
@@ -297,9 +291,7 @@ void UpstreamExchange::parseAvailable()
                 onDisconnected();
                 return;
             }
-            const char *reason = llhttp_get_error_reason(&m_parser);
-            fail(QStringLiteral("the sandbox answered malformed HTTP: %1")
-                     .arg(QString::fromLatin1(reason ? reason : llhttp_errno_name(err))));
+            fail(QStringLiteral("the sandbox answered malformed HTTP: %1").arg(llhttpWhy(&m_parser, err)));
             return;
         }
         if (m_upgraded) {

@@ -1,5 +1,7 @@
 #include "httprequestparser.h"
 
+#include "llhttpresult.h"
+
 #include <QUrl>
 
 #include <cstring>
@@ -54,9 +56,8 @@ qsizetype HttpRequestParser::feed(const char *data, qsizetype size)
             m_raw.append(data, std::min(room, size));
     }
     const llhttp_errno_t err = llhttp_execute(&m_parser, data, size_t(size));
-    // Where it stopped: the end, or the byte after a pause (the end of a request) or an error.
-    const char *stop = err == HPE_OK ? nullptr : llhttp_get_error_pos(&m_parser);
-    const qsizetype n = stop && stop >= data && stop <= data + size ? qsizetype(stop - data) : size;
+    // Up to where it stopped: the end, or after a pause (the end of a request) or an error.
+    const qsizetype n = llhttpTaken(&m_parser, err, data, size);
     if (m_state == State::Error)
         return n;
     if (err == HPE_PAUSED) { // onMessageComplete: one request at a time
@@ -67,11 +68,8 @@ qsizetype HttpRequestParser::feed(const char *data, qsizetype size)
         m_state = State::Upgrade;
         return n;
     }
-    if (err != HPE_OK) {
-        const char *reason = llhttp_get_error_reason(&m_parser);
-        fail(400, QString::fromLatin1(reason ? reason : llhttp_errno_name(err)));
-        return n;
-    }
+    if (err != HPE_OK)
+        fail(400, llhttpWhy(&m_parser, err));
     return n;
 }
 

@@ -1,6 +1,7 @@
 #include "websockethandshake.h"
 
 #include "crypto/random.h"
+#include "http/llhttpresult.h"
 
 #include <QCryptographicHash>
 
@@ -145,9 +146,8 @@ HandshakeReader::Status HandshakeReader::feed(QByteArrayView bytes)
         return check();
     }
     if (err != HPE_OK) {
-        const char *reason = llhttp_get_error_reason(&m_parser);
         m_error = QStringLiteral("the hub's answer to the WebSocket handshake is not HTTP: %1")
-                      .arg(QString::fromLatin1(reason ? reason : llhttp_errno_name(err)));
+                      .arg(llhttpWhy(&m_parser, err));
         return Status::Error;
     }
     m_read += bytes.size();
