@@ -10,6 +10,10 @@
 # Requests/s on two shared cores moves by 10-30 % between runs of the same thing, so the pairs are
 # measured in ROUNDS rounds, each measuring all five in turn, and a pair's ratio is the median of
 # its rounds' ratios (each round's ratio compares two measurements taken within seconds).
+# With two cores or more each round also measures the first pair pinned: wrk (one thread) on the
+# first core, the backend and the proxy under test together on the last, so that the load
+# generator takes no CPU from what it measures and the scheduler has no choice to make
+# ("doorman-pin", "nginx-pin"; PIN=0 leaves them out).
 # usage: bench/views/run.sh BUILD_DIR [SECONDS] [ROUNDS]   (BUILD_DIR: a Release build with the tests,
 #        e.g. cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release &&
 #        ninja -C build/release isolation-viewbench-rig isolation-hub)
@@ -22,6 +26,9 @@ ROUNDS=${3:-5}
 RIG=$BUILD/tests/isolation-viewbench-rig
 CONNECTIONS=32
 THREADS=2
+CORES=$(nproc)
+PIN=${PIN:-1}
+[ "$CORES" -ge 2 ] || PIN=0
 for tool in nginx wrk sshd ssh ssh-keygen python3; do
   command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || { echo "run.sh: $tool is missing" >&2; exit 2; }
 done
@@ -40,24 +47,35 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$HERE/common.sh"
 
-start_nginx() { # name, server block
+start_nginx() { # name, server block -> its master's pid in NGINX_PID
   local dir
   dir=$(views_nginx_conf "$1" "$2")
   nginx -p "$dir" -c "$dir/nginx.conf" &
+  NGINX_PID=$!
   PIDS+=($!)
+}
+
+pin() { # CPU-LIST PID...: every thread of each process and of its children on those CPUs
+  local pid child
+  for pid in "${@:2}"; do
+    for child in $pid $(pgrep -P "$pid" || true); do taskset -a -p -c "$1" "$child" >/dev/null; done
+  done
 }
 
 BACKEND=$(free_port)
 start_nginx backend "$(views_backend_block "$BACKEND")"
+BACKEND_PID=$NGINX_PID
 wait_port "$BACKEND"
 
 NGINX=$(free_port)
 start_nginx proxy "$(views_proxy_block "$BACKEND" "$NGINX")"
+PROXY_PID=$NGINX_PID
 wait_port "$NGINX"
 
 export QT_LOGGING_RULES="*=false" ISOLATION_RUNTIME=off QT_QPA_PLATFORM=offscreen
 start_rig() { # mode: started in this shell (so cleanup stops it), its JSON line in rig-MODE.json
   "$RIG" --mode "$1" --backend "127.0.0.1:$BACKEND" >"$WORK/rig-$1.json" 2>"$WORK/rig-$1.log" &
+  RIG_PID=$!
   PIDS+=($!)
 }
 rig() { # mode -> the rig's JSON line once it printed it
@@ -73,6 +91,7 @@ rig() { # mode -> the rig's JSON line once it printed it
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
 start_rig local
+LOCAL_PID=$RIG_PID
 start_rig hub
 LOCAL=$(rig local)
 HUB=$(rig hub)
@@ -95,13 +114,18 @@ ssh -N -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/n
 PIDS+=($!)
 wait_port "$FORWARD"
 
-measure() { # name url [host cookie] -> "name rps p99ms"
-  local name=$1 url=$2 args=()
+measure() { # name url [host cookie] -> "name rps p99ms"; names ending in -pin: pinned (above)
+  local name=$1 url=$2 args=() wrk=(wrk -t"$THREADS")
   [ $# -ge 4 ] && args=(-H "Host: $3" -H "Cookie: $4")
+  if [[ $name == *-pin ]]; then
+    wrk=(taskset -c 0 wrk -t1)
+    pin "$((CORES - 1))" "$BACKEND_PID" "$PROXY_PID" "$LOCAL_PID"
+  fi
   # warm up, then measure
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "${args[@]}" "$url/bytes" >/dev/null
+  "${wrk[@]}" -c"$CONNECTIONS" -d2s "${args[@]}" "$url/bytes" >/dev/null
   local out
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency "${args[@]}" "$url/bytes")
+  out=$("${wrk[@]}" -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency "${args[@]}" "$url/bytes")
+  [[ $name == *-pin ]] && pin "0-$((CORES - 1))" "$BACKEND_PID" "$PROXY_PID" "$LOCAL_PID"
   echo "$out" >"$WORK/wrk-$name.txt"
   if echo "$out" | grep -q "Non-2xx"; then
     echo "run.sh: $name answered errors:" >&2
@@ -115,7 +139,7 @@ measure() { # name url [host cookie] -> "name rps p99ms"
 }
 
 echo "# views benchmark: $CONNECTIONS connections, keep-alive, 5 KiB answers, ${SECONDS_EACH}s each, $ROUNDS rounds ($(nproc) cores)"
-printf '%-6s %-10s %12s %10s\n' round what 'requests/s' 'p99 ms'
+printf '%-6s %-12s %12s %10s\n' round what 'requests/s' 'p99 ms'
 RESULTS=()
 for round in $(seq 1 "$ROUNDS"); do
   for r in \
@@ -125,7 +149,15 @@ for round in $(seq 1 "$ROUNDS"); do
     "$(measure hub-path "$(field "$HUB" url)" "$(field "$HUB" host)" "$(field "$HUB" cookie)")" \
     "$(measure ssh-L "http://127.0.0.1:$FORWARD")"; do
     # shellcheck disable=SC2086
-    printf '%-6s %-10s %12s %10s\n' "$round" $r
+    printf '%-6s %-12s %12s %10s\n' "$round" $r
+    RESULTS+=("$round $r")
+  done
+  [ "$PIN" = 1 ] || continue
+  for r in \
+    "$(measure doorman-pin "$(field "$LOCAL" url)" "$(field "$LOCAL" host)" "$(field "$LOCAL" cookie)")" \
+    "$(measure nginx-pin "http://127.0.0.1:$NGINX")"; do
+    # shellcheck disable=SC2086
+    printf '%-6s %-12s %12s %10s\n' "$round" $r
     RESULTS+=("$round $r")
   done
 done
@@ -145,5 +177,7 @@ def pair(a, b, what, p99_too):
         line += f", p99 median {ours:.2f} ms vs {peer:.2f} ms (worse in {worse} of {len(rps)} rounds)"
     print(line)
 pair("doorman", "nginx", "doorman / nginx  ", True)
+if "doorman-pin" in runs[1]:
+    pair("doorman-pin", "nginx-pin", "the same, pinned", True)
 pair("hub-path", "ssh-L", "hub path / ssh -L", False)
 PY
