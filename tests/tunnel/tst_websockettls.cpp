@@ -2,7 +2,7 @@
 // configuration's trust store. The certificates are made here with OpenSSL (a CA the client is
 // told to trust, server certificates it signed, one self-signed that no one trusts), in memory;
 // the server is a QSslServer whose connections go to HttpServer, serverAnswer() and a
-// WebSocketLink in the server role, as in tst_websocket's ws:// tests.
+// WebSocketLink in the server role, as in tst_websocketlink's ws:// tests.
 #include "http/httpserver.h"
 #include "tunnel/websockethandshake.h"
 #include "tunnel/websocketlink.h"
