@@ -30,6 +30,7 @@ using websocket::MaskKey;
 class tst_WebSocketLink final : public QObject
 {
     Q_OBJECT
+private Q_SLOTS:
     // Against QtWebSockets.
     void clientEchoThroughQWebSocketServer();
     void clientClosesPolitely();
