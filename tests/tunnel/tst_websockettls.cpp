@@ -3,6 +3,8 @@
 // told to trust, server certificates it signed, one self-signed that no one trusts), in memory;
 // the server is a QSslServer whose connections go to HttpServer, serverAnswer() and a
 // WebSocketLink in the server role, as in tst_websocketlink's ws:// tests.
+#include "websocketwire.h"
+
 #include "http/httpserver.h"
 #include "tunnel/websockethandshake.h"
 #include "tunnel/websocketlink.h"
@@ -25,25 +27,12 @@
 #include <memory>
 
 using namespace isolation;
+using namespace isolation::test;
 
 namespace {
 
-constexpr int kTimeoutMs = 5000;
 constexpr quint64 kLimit = 1 << 20;
 const QByteArray kRefusal = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-
-// Bytes that differ from one position to the next (and from one seed to another), so a byte
-// moved, dropped or changed shows.
-QByteArray pattern(qsizetype n, quint32 seed)
-{
-    QByteArray out(n, Qt::Uninitialized);
-    quint32 x = seed * 2654435761u + 12345u;
-    for (qsizetype i = 0; i < n; ++i) {
-        x = x * 1103515245u + 12345u;
-        out[i] = char(x >> 24);
-    }
-    return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Certificates, with OpenSSL 3

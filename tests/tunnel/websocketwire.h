@@ -1,4 +1,4 @@
-// What tst_websocketframes and tst_websocketlink share: the RFC's example key, bytes that show a
+// What the WebSocket tests share: the RFC's example key, bytes that show a
 // misplaced or mis-masked byte, and WebSocket frames written out by hand, independent of the
 // engine's encodeFrame.
 #pragma once
