@@ -219,6 +219,10 @@ bool HttpServer::matches(const Route &route, const QStringList &parts, QHash<QSt
 
 std::optional<Result<std::unique_ptr<HttpBodySink>, HttpResponse>> HttpServer::openStream(HttpRequest &head)
 {
+    if (m_gate) {
+        if (std::optional<HttpResponse> refusal = m_gate(head))
+            return Result<std::unique_ptr<HttpBodySink>, HttpResponse>(std::move(*refusal));
+    }
     if (m_streamAll)
         return m_streamAll(head);
     const QStringList parts = head.path.split(QLatin1Char('/'), Qt::SkipEmptyParts);

@@ -92,6 +92,12 @@ public:
     // consulted): a proxy's one front door.
     void streamEverything(StreamHandler handler) { m_streamAll = std::move(handler); }
     void setUpgradeHandler(UpgradeHandler handler) { m_upgrade = std::move(handler); }
+    // Sees every request head first (before routes, stream routes and streamEverything; not
+    // upgrades, whose handler decides): an answer returned here is sent instead, once the body
+    // has been read and dropped. A server's own admission rules (the local hub's Host check)
+    // plug in here, so no route can be reached around them.
+    using Gate = std::function<std::optional<HttpResponse>(const HttpRequest &)>;
+    void setGate(Gate gate) { m_gate = std::move(gate); }
 
     // Listens on TCP; returns the bound port (pass 0 to let the system choose).
     Result<quint16> listenTcp(const QHostAddress &address, quint16 port);
@@ -127,6 +133,7 @@ private:
     QList<Route> m_routes;
     Handler m_fallback;
     UpgradeHandler m_upgrade;
+    Gate m_gate;
     StreamHandler m_streamAll;
     HttpRequestParser::Limits m_limits;
     QList<QTcpServer *> m_tcp;
