@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include "core/huburl.h"
 #include "core/logging.h"
 #include "core/version.h"
 #include "crypto/ed25519.h"
@@ -365,6 +366,8 @@ Status Engine::startPairing(const QUrl &hub, const QString &name)
     if (!m_storeError.isEmpty())
         return Error::unavailable(m_storeError);
     const QUrl url = hub.isEmpty() ? m_settings.hubUrl() : hub;
+    if (auto checked = HubUrl::check(url); !checked)
+        return checked.error(); // refused before it is kept in the settings or anything is sent
     if (!hub.isEmpty() && !qEnvironmentVariableIsSet("ISOLATION_HUB_URL")) {
         m_settings.setHubUrl(hub);
         m_settings.sync();

@@ -2,6 +2,7 @@
 // HTTP/JSON and the facade's methods; they hold no behaviour of their own.
 #include "engine.h"
 
+#include "core/huburl.h"
 #include "http/httpserver.h"
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
@@ -92,6 +93,11 @@ void Engine::routePair(const HttpRequest &request, HttpReply reply)
         return;
     }
     const QUrl hub(body.value(QStringLiteral("hub")).toString());
+    // A hub the engine refuses is a bad request (not a state conflict): nothing was started.
+    if (auto checked = HubUrl::check(hub.isEmpty() ? m_settings.hubUrl() : hub); !checked) {
+        reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), checked.error().message));
+        return;
+    }
     if (auto s = startPairing(hub, body.value(QStringLiteral("name")).toString()); !s) {
         reply.send(statusError(s.error()));
         return;

@@ -4,6 +4,7 @@
 #include "output.h"
 #include "qrmatrix.h"
 
+#include "core/huburl.h"
 #include "core/signalwatcher.h"
 
 #include <QCommandLineParser>
@@ -36,6 +37,12 @@ int runPair(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("help"))) {
         out::line(parser.helpText());
         return exitcode::Ok;
+    }
+    // Checked here too, so a refused hub is said before anything else happens; the engine checks
+    // every hub URL again, whoever gave it (core/huburl.h).
+    if (parser.isSet(QStringLiteral("hub"))) {
+        if (auto hub = HubUrl::check(QUrl(parser.value(QStringLiteral("hub")))); !hub)
+            return out::fail(hub.error().message);
     }
     auto client = out::client();
     if (!client)

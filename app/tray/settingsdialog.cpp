@@ -3,6 +3,8 @@
 #include "engine.h"
 #include "traypreferences.h"
 
+#include "core/huburl.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -67,6 +69,14 @@ SettingsDialog::SettingsDialog(Engine &engine, QWidget *parent)
     layout->addWidget(buttons);
 
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        // A hub the engine would refuse is said now, and the dialog stays open to correct it.
+        if (!m_hub->isReadOnly()) {
+            if (auto hub = HubUrl::check(QUrl::fromUserInput(m_hub->text().trimmed())); !hub) {
+                QMessageBox::warning(this, tr("Isolation settings"), hub.error().message);
+                m_hub->setFocus();
+                return;
+            }
+        }
         apply();
         accept();
     });

@@ -1,5 +1,6 @@
 #include "hubclient.h"
 
+#include "core/huburl.h"
 #include "core/version.h"
 
 #include <QJsonDocument>
@@ -20,7 +21,16 @@ HubClient::HubClient(QNetworkAccessManager *network, QObject *parent)
 
 void HubClient::call(const QByteArray &method, const QString &path, const QJsonObject &body, Callback done)
 {
-    QUrl url = m_base;
+    auto checked = HubUrl::check(m_base);
+    if (!checked) {
+        qCWarning(lcHubApi) << "not calling" << path << ":" << checked.error().message;
+        HubError refused {HubError::Code::Refused, 0, {}, checked.error().message, {}};
+        // Later, as an answer would come: callers may not expect their callback inside call().
+        QMetaObject::invokeMethod(
+            this, [done = std::move(done), refused] { done(refused); }, Qt::QueuedConnection);
+        return;
+    }
+    QUrl url = checked.value();
     url.setPath(path);
     QNetworkRequest request(url);
     request.setHeader(QNetworkRequest::UserAgentHeader, QStringLiteral("isolation-engine/" ISOLATION_VERSION));

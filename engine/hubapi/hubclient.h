@@ -22,6 +22,7 @@ struct HubError
         Unreachable, // no connection, timeout, TLS failure: retry later
         Rejected, // the hub answered with an error body (status and code say which)
         Garbage, // the hub answered something that is not the protocol
+        Refused, // nothing was sent: the hub URL is neither https:// nor on this computer (core/huburl.h)
     };
     Code code = Code::Unreachable;
     int status = 0; // HTTP status, when there was an answer
@@ -47,7 +48,8 @@ public:
     void setTimeout(int ms) { m_timeoutMs = ms; }
 
     // Calls METHOD PATH with a JSON body (none when empty); the callback runs once, on this
-    // object's thread, unless the client was destroyed first.
+    // object's thread, unless the client was destroyed first. A base URL HubUrl::check refuses
+    // sends nothing: the callback gets a Refused error that says why.
     void call(const QByteArray &method, const QString &path, const QJsonObject &body, Callback done);
 
 private:

@@ -1,5 +1,7 @@
 #include "pairingcontroller.h"
 
+#include "core/huburl.h"
+
 #include <QLoggingCategory>
 
 Q_DECLARE_LOGGING_CATEGORY(lcPairing)
@@ -57,9 +59,11 @@ Status PairingController::startPairing(
         return Error::invalidInput(tr("This computer is already paired; unpair it first"));
     if (pairing())
         return Error::invalidInput(tr("A pairing is already under way"));
-    if (!hub.isValid() || (hub.scheme() != QLatin1String("http") && hub.scheme() != QLatin1String("https")))
-        return Error::invalidInput(tr("The hub URL must be an http or https URL"));
-    m_flow = std::make_unique<PairingFlow>(m_network, hub);
+    // Refused before anything is sent: pairing hands the hub the member key's sealed copy.
+    auto checked = HubUrl::check(hub);
+    if (!checked)
+        return checked.error();
+    m_flow = std::make_unique<PairingFlow>(m_network, checked.value());
     connect(m_flow.get(), &PairingFlow::codeReady, this, &PairingController::pairingChanged);
     connect(m_flow.get(), &PairingFlow::approved, this, &PairingController::onApproved);
     connect(m_flow.get(), &PairingFlow::finished, this, &PairingController::onFlowFinished);

@@ -1,5 +1,6 @@
 #include "pairingflow.h"
 
+#include "core/huburl.h"
 #include "crypto/ed25519.h"
 #include "crypto/hpke.h"
 #include "crypto/x25519.h"
@@ -99,6 +100,14 @@ void PairingFlow::start(const QString &name, const QString &hostName, const QStr
             || expiresIn <= 0) {
             fail(PairingState::Failed, QStringLiteral("the hub's pairing answer is incomplete"));
             return;
+        }
+        // The member opens these to approve: the same rule as the hub's own URL (core/huburl.h).
+        for (const QUrl &page : {m_code.verificationUri, m_code.verificationUriComplete}) {
+            if (auto checked = HubUrl::check(page); !checked && !page.isEmpty()) {
+                fail(PairingState::Failed,
+                    QStringLiteral("the hub's approval page is not safe to open: %1").arg(checked.error().message));
+                return;
+            }
         }
         m_code.expiresAt = QDateTime::currentDateTimeUtc().addSecs(expiresIn);
         m_state = PairingState::WaitingForApproval;

@@ -1,12 +1,12 @@
 #include "tunnelclient.h"
 
+#include "core/huburl.h"
 #include "core/logging.h"
 #include "core/version.h"
 #include "http/tcpstream.h"
 #include "tunnelauth.h"
 #include "websocketlink.h"
 
-#include <QHostAddress>
 #include <QLoggingCategory>
 
 Q_LOGGING_CATEGORY(lcTunnel, "isolation.tunnel")
@@ -45,18 +45,6 @@ QString tunnelErrorCodeName(TunnelError::Code code)
     return QStringLiteral("unavailable");
 }
 
-namespace {
-
-bool loopbackHost(const QString &host)
-{
-    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
-        return true;
-    const QHostAddress address(host);
-    return !address.isNull() && address.isLoopback();
-}
-
-} // namespace
-
 TunnelClient::TunnelClient(Options options, const Clock &clock, std::unique_ptr<Timer> reconnectTimer, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options))
@@ -90,19 +78,14 @@ TunnelClient::~TunnelClient()
 
 Result<QUrl, TunnelError> TunnelClient::tunnelUrl(const QUrl &hub)
 {
-    if (!hub.isValid() || hub.host().isEmpty())
-        return TunnelError::invalidConfig(tr("the hub URL is not valid: %1").arg(hub.toString()));
-    QUrl url = hub;
-    const QString scheme = hub.scheme().toLower();
-    if (scheme == QLatin1String("https") || scheme == QLatin1String("wss"))
-        url.setScheme(QStringLiteral("wss"));
-    else if (scheme == QLatin1String("http") || scheme == QLatin1String("ws"))
-        url.setScheme(QStringLiteral("ws"));
-    else
-        return TunnelError::invalidConfig(tr("the hub URL must be https:// or wss://: %1").arg(hub.toString()));
-    if (url.scheme() == QLatin1String("ws") && !loopbackHost(url.host()))
-        return TunnelError::invalidConfig(
-            tr("refusing an unencrypted tunnel to %1: use wss:// (ws:// is for loopback hubs only)").arg(url.host()));
+    // The one rule for hub URLs (core/huburl.h): TLS, or plain only to this computer.
+    auto checked = HubUrl::check(hub);
+    if (!checked)
+        return TunnelError::invalidConfig(checked.error().message);
+    QUrl url = checked.value();
+    const QString scheme = url.scheme().toLower();
+    url.setScheme(scheme == QLatin1String("https") || scheme == QLatin1String("wss") ? QStringLiteral("wss")
+                                                                                       : QStringLiteral("ws"));
     QString path = url.path();
     while (path.endsWith(QLatin1Char('/')))
         path.chop(1);
