@@ -91,9 +91,9 @@ Session *SessionManager::session(const QString &id) const
     return nullptr;
 }
 
-std::unique_ptr<WorkspaceStore> SessionManager::makeStore(const QString &workspaceId)
+std::unique_ptr<WorkspaceStore> SessionManager::makeStore(const QString &workspaceId, const QString &sessionId)
 {
-    return std::make_unique<WorkspaceStore>(m_client.get(), workspaceId, m_memberKey.view(),
+    return std::make_unique<WorkspaceStore>(m_client.get(), workspaceId, sessionId, m_memberKey.view(),
         m_options.dataDir + QStringLiteral("/store"), m_cache->tempDir());
 }
 
@@ -108,7 +108,7 @@ Session *SessionManager::adopt(SessionRecord record, const QString &dir)
     });
     m_sessions.append(s);
     if (m_client)
-        s->setStore(makeStore(s->workspaceId()));
+        s->setStore(makeStore(s->workspaceId(), s->id()));
     Q_EMIT sessionAdded(s);
     return s;
 }
@@ -153,7 +153,7 @@ void SessionManager::setIdentity(const ServerIdentity &identity)
     m_client = std::make_unique<StoreClient>(m_network, identity.hubUrl, identity.credential);
     m_memberKey = identity.memberKey;
     for (Session *s : std::as_const(m_sessions)) {
-        s->setStore(makeStore(s->workspaceId()));
+        s->setStore(makeStore(s->workspaceId(), s->id()));
         s->resumeInterrupted();
     }
 }
@@ -257,9 +257,12 @@ void SessionManager::create(const QString &workspace, Done<Session *> done, cons
                 done(s);
                 return;
             }
-            // Nothing of a session that could not start stays behind.
-            if (self)
+            // Nothing of a session that could not start stays behind, at the hub neither.
+            if (self) {
                 self->m_sessions.removeOne(s);
+                if (self->m_client)
+                    self->m_client->endSession(s->id());
+            }
             QObject::connect(s, &QObject::destroyed, [dir] { QDir(dir).removeRecursively(); });
             s->deleteLater();
             done(opened.error());
@@ -283,6 +286,8 @@ void SessionManager::remove(const QString &id, Done<void> done)
     const QString dir = s->directory();
     QPointer<SessionManager> self(this);
     s->close([self, s, id, dir, done] {
+        if (self && self->m_client)
+            self->m_client->endSession(id); // its workspace bearers stop working
         // The directory goes once the session (and its worker) is gone.
         QObject::connect(s, &QObject::destroyed, [dir] { QDir(dir).removeRecursively(); });
         s->deleteLater();
@@ -308,11 +313,25 @@ void SessionManager::exportWorkspace(
             done(SessionError::notPaired(tr("This computer is not paired")));
             return;
         }
+        // The export reads for a session of this computer on the workspace; without one, for a
+        // one-off session that ends with the export (docs/protocol.md, "Workspace bearers").
+        QString session;
+        for (Session *s : std::as_const(self->m_sessions)) {
+            if (s->workspaceId() == w.value().id)
+                session = s->id();
+        }
+        const bool oneOff = session.isEmpty();
+        if (oneOff)
+            session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
         auto *job = new WorkspaceExport(kind, {w.value().id, w.value().name, w.value().createdAt},
-            self->makeStore(w.value().id), *self->m_exportWorker, *self->m_cache, self);
+            self->makeStore(w.value().id, session), *self->m_exportWorker, *self->m_cache, self);
         self->m_exports.removeAll(nullptr);
         self->m_exports.append(job);
-        job->run(path, done);
+        job->run(path, [self, oneOff, session, done](Result<ExportReport, SessionError> r) {
+            if (oneOff && self && self->m_client)
+                self->m_client->endSession(session);
+            done(r);
+        });
     });
 }
 

@@ -88,7 +88,8 @@ Q_SIGNALS:
 
 private:
     void resolve(const QString &workspace, Done<StoreClient::Workspace> done);
-    std::unique_ptr<WorkspaceStore> makeStore(const QString &workspaceId);
+    // The store of `workspaceId` for session `sessionId` (its bearers are asked in that session's name).
+    std::unique_ptr<WorkspaceStore> makeStore(const QString &workspaceId, const QString &sessionId);
     Session *adopt(SessionRecord record, const QString &dir);
     QString sessionsDir() const;
     // Builds the spare of `workspaceId` in the background a moment from now (saves and syncs come in bursts).

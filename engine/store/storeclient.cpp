@@ -1,5 +1,6 @@
 #include "storeclient.h"
 
+#include "core/huburl.h"
 #include "core/logging.h"
 #include "core/version.h"
 
@@ -60,7 +61,12 @@ StoreClient::StoreClient(QNetworkAccessManager *network, const QUrl &hubUrl, con
     , m_credential(serverCredential)
     , m_ownClock(clock ? nullptr : std::make_unique<SystemClock>())
     , m_clock(clock ? clock : m_ownClock.get())
-{ }
+{
+    if (auto checked = HubUrl::check(hubUrl); !checked) {
+        m_refusal = checked.error().message;
+        qCWarning(lcStore) << "the workspace store is off:" << m_refusal;
+    }
+}
 
 StoreClient::~StoreClient()
 {
@@ -72,6 +78,44 @@ void StoreClient::dropTokens()
     for (const Token &t : std::as_const(m_tokens))
         logging::removeRedaction(t.value.toByteArray());
     m_tokens.clear();
+}
+
+void StoreClient::addSession(const QString &workspaceId, const QString &sessionId)
+{
+    m_sessions[workspaceId].append(sessionId);
+}
+
+void StoreClient::removeSession(const QString &workspaceId, const QString &sessionId)
+{
+    auto it = m_sessions.find(workspaceId);
+    if (it == m_sessions.end())
+        return;
+    it->removeOne(sessionId);
+    const bool last = it->isEmpty();
+    if (last)
+        m_sessions.erase(it);
+    // A bearer goes with the session it was minted for (the hub refuses it once told).
+    if (m_tokens.contains(workspaceId) && (last || m_tokens.value(workspaceId).session == sessionId))
+        logging::removeRedaction(m_tokens.take(workspaceId).value.toByteArray());
+}
+
+void StoreClient::endSession(const QString &sessionId)
+{
+    if (!m_refusal.isEmpty() || !isPathSafe(sessionId))
+        return;
+    QNetworkRequest r = request(QStringLiteral("/v1/servers/self/sessions/%1").arg(sessionId));
+    r.setRawHeader("Authorization", "Bearer " + m_credential.toByteArray());
+    QNetworkReply *reply = m_network->sendCustomRequest(r, "DELETE");
+    reply->setParent(this);
+    connect(reply, &QNetworkReply::finished, this, [reply, sessionId] {
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status == 204 || status == 404) // 404: the hub never knew it, or it moved to another server
+            qCDebug(lcStore) << "session" << sessionId << "ended at the hub";
+        else
+            qCInfo(lcStore) << "the hub was not told that session" << sessionId << "ended:"
+                            << (status ? QStringLiteral("HTTP %1").arg(status) : reply->errorString());
+    });
 }
 
 QNetworkRequest StoreClient::request(const QString &path) const
@@ -112,6 +156,13 @@ void StoreClient::withToken(const QString &workspaceId, std::function<void(Store
         done(it->value.toByteArray());
         return;
     }
+    // Least privilege (docs/protocol.md, "Workspace bearers"): a bearer is for a session of ours.
+    const QStringList sessions = m_sessions.value(workspaceId);
+    if (sessions.isEmpty()) {
+        done(StoreError::local(
+            QStringLiteral("no session on this computer uses workspace %1, so it gets no bearer for it").arg(workspaceId)));
+        return;
+    }
     auto &queue = m_waiting[workspaceId];
     queue.append(std::move(done));
     if (queue.size() > 1)
@@ -120,9 +171,11 @@ void StoreClient::withToken(const QString &workspaceId, std::function<void(Store
     QNetworkRequest r = request(QStringLiteral("/v1/workspaces/%1/token").arg(workspaceId));
     r.setRawHeader("Authorization", "Bearer " + m_credential.toByteArray());
     r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-    QNetworkReply *reply = m_network->post(r, QByteArray("{}"));
+    const QByteArray body = QJsonDocument(QJsonObject {{QStringLiteral("session"), sessions.first()}})
+                                .toJson(QJsonDocument::Compact);
+    QNetworkReply *reply = m_network->post(r, body);
     reply->setParent(this); // destroying the client aborts it
-    connect(reply, &QNetworkReply::finished, this, [this, reply, workspaceId] {
+    connect(reply, &QNetworkReply::finished, this, [this, reply, workspaceId, session = sessions.first()] {
         reply->deleteLater();
         Answer a;
         a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
@@ -143,7 +196,8 @@ void StoreClient::withToken(const QString &workspaceId, std::function<void(Store
             if (m_tokens.contains(workspaceId))
                 logging::removeRedaction(m_tokens.value(workspaceId).value.toByteArray());
             // Renew at four fifths of the lifetime, so clock drift and slow requests never meet expiry.
-            m_tokens.insert(workspaceId, Token {SecureBytes(token), m_clock->monotonicMs() + qint64(expiresIn) * 800});
+            m_tokens.insert(
+                workspaceId, Token {SecureBytes(token), m_clock->monotonicMs() + qint64(expiresIn) * 800, session});
             qCDebug(lcStore) << "got a workspace token for" << workspaceId << "valid" << expiresIn << "s";
             result = token;
         }
@@ -155,6 +209,10 @@ void StoreClient::withToken(const QString &workspaceId, std::function<void(Store
 
 void StoreClient::send(std::shared_ptr<Exchange> ex, bool retried)
 {
+    if (!m_refusal.isEmpty()) {
+        ex->done(StoreError::local(m_refusal));
+        return;
+    }
     withToken(ex->workspaceId, [this, ex, retried](StoreResult<QByteArray> token) {
         if (!token) {
             ex->done(token.error());
@@ -232,9 +290,11 @@ void StoreClient::send(std::shared_ptr<Exchange> ex, bool retried)
                 a.errorCode = error.value(QStringLiteral("code")).toString();
                 a.message = error.value(QStringLiteral("message")).toString();
             }
-            // A bearer the hub no longer takes (expired, or the hub restarted): renew it once.
+            // A bearer the hub no longer takes (expired, the hub restarted, or its session ended
+            // while another session of ours still uses the workspace): renew it once.
             if (a.status == 401 && !retried && !ex->workspaceId.isEmpty()
-                && (a.errorCode == QLatin1String("token_expired") || a.errorCode == QLatin1String("unauthorized"))) {
+                && (a.errorCode == QLatin1String("token_expired") || a.errorCode == QLatin1String("unauthorized")
+                    || a.errorCode == QLatin1String("session_ended"))) {
                 qCInfo(lcStore) << "workspace token for" << ex->workspaceId << "refused (" << a.errorCode
                                 << "); renewing it";
                 if (m_tokens.contains(ex->workspaceId))

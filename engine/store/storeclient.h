@@ -1,7 +1,8 @@
 // StoreClient: the engine's HTTP client for the hub's workspace store (docs/protocol.md,
-// "Workspace store"). Gets and renews per-workspace bearers with the server credential, streams
-// segments from files and into devices, and reports manifest writes whose outcome is unknown.
-// Asynchronous on the event loop of its thread; never logs a token.
+// "Workspace store"). Gets and renews per-workspace bearers with the server credential, each for a
+// session of this engine that uses the workspace, streams segments from files and into devices, and
+// reports manifest writes whose outcome is unknown. Sends nothing to a hub URL HubUrl::check
+// refuses. Asynchronous on the event loop of its thread; never logs a token.
 #pragma once
 
 #include "core/clock.h"
@@ -37,6 +38,15 @@ public:
     void setTimeout(int ms) { m_timeoutMs = ms; }
     // Forgets the bearers held (the next request gets new ones).
     void dropTokens();
+
+    // The sessions of this engine that use a workspace: a workspace's bearer is asked for one of
+    // them, and a workspace with none gets no bearer (the request fails without asking the hub).
+    // Counted: a session added twice is removed twice. Removing a workspace's last session drops
+    // its bearer.
+    void addSession(const QString &workspaceId, const QString &sessionId);
+    void removeSession(const QString &workspaceId, const QString &sessionId);
+    // Tells the hub the session ended here (its bearers stop working); best effort, only logged.
+    void endSession(const QString &sessionId);
 
     struct Workspace
     {
@@ -96,6 +106,7 @@ private:
     {
         SecureBytes value;
         qint64 renewAtMs = 0;
+        QString session; // the session it was minted for
     };
 
     QNetworkAccessManager *m_network;
@@ -104,7 +115,9 @@ private:
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;
     int m_timeoutMs = 60000;
+    QString m_refusal; // why the hub URL may not be used (HubUrl::check); empty when it may
     QHash<QString, Token> m_tokens;
+    QHash<QString, QStringList> m_sessions; // workspace id → this engine's sessions on it
     QHash<QString, QList<std::function<void(StoreResult<QByteArray>)>>> m_waiting; // token requests in flight
 };
 

@@ -40,17 +40,26 @@ void offThread(QObject *context, std::function<T()> work, std::function<void(T)>
 
 } // namespace
 
-WorkspaceStore::WorkspaceStore(StoreClient *client, QString workspaceId, QByteArrayView memberKey, QString stateDir,
-    QString tempDir, QObject *parent)
+WorkspaceStore::WorkspaceStore(StoreClient *client, QString workspaceId, QString sessionId, QByteArrayView memberKey,
+    QString stateDir, QString tempDir, QObject *parent)
     : QObject(parent)
     , m_client(client)
+    , m_registeredWith(client)
     , m_workspaceId(std::move(workspaceId))
+    , m_sessionId(std::move(sessionId))
     , m_key(workspaceKey(memberKey, m_workspaceId))
     , m_ledger(std::move(stateDir))
     , m_tempDir(std::move(tempDir))
-{ }
+{
+    if (m_client)
+        m_client->addSession(m_workspaceId, m_sessionId);
+}
 
-WorkspaceStore::~WorkspaceStore() = default;
+WorkspaceStore::~WorkspaceStore()
+{
+    if (m_registeredWith)
+        m_registeredWith->removeSession(m_workspaceId, m_sessionId);
+}
 
 qint64 WorkspaceStore::lastSeenGeneration() const
 {

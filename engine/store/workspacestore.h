@@ -12,6 +12,7 @@
 #include "crypto/securebytes.h"
 
 #include <QObject>
+#include <QPointer>
 
 #include <functional>
 #include <optional>
@@ -28,10 +29,12 @@ class WorkspaceStore final : public QObject
 {
     Q_OBJECT
 public:
+    // `sessionId` is the session of this engine the store works for: the hub's bearers for the
+    // workspace are asked in its name while the store lives (StoreClient::addSession).
     // `memberKey` derives the workspace key (kept, never logged); `stateDir` keeps the generation
     // ledger (the engine's data directory); `tempDir` takes sealed segments on their way (cache).
-    WorkspaceStore(StoreClient *client, QString workspaceId, QByteArrayView memberKey, QString stateDir,
-        QString tempDir, QObject *parent = nullptr);
+    WorkspaceStore(StoreClient *client, QString workspaceId, QString sessionId, QByteArrayView memberKey,
+        QString stateDir, QString tempDir, QObject *parent = nullptr);
     ~WorkspaceStore() override;
 
     QString workspaceId() const { return m_workspaceId; }
@@ -94,7 +97,9 @@ private:
     void adopt(const Manifest &manifest, const QByteArray &etag);
 
     StoreClient *m_client;
+    QPointer<StoreClient> m_registeredWith; // where the session was added, to remove it if still there
     QString m_workspaceId;
+    QString m_sessionId;
     SecureBytes m_key;
     GenerationLedger m_ledger;
     QString m_tempDir;

@@ -3,7 +3,9 @@
 // through a real listening socket set as the clients' HTTP proxy: every request the network stack
 // makes for an http:// URL, whatever its host, would connect there first.
 #include "core/huburl.h"
+#include "crypto/securebytes.h"
 #include "hubapi/hubclient.h"
+#include "store/storeclient.h"
 
 #include <QNetworkAccessManager>
 #include <QNetworkProxy>
@@ -24,6 +26,7 @@ private Q_SLOTS:
     void refusalSaysWhatToUse();
     void hubClientSendsNothingToARefusedHub_data();
     void hubClientSendsNothingToARefusedHub();
+    void storeClientSendsNothingToARefusedHub();
     void loopbackHubIsStillCalled();
 
 private:
@@ -128,6 +131,29 @@ void tst_HubUrl::hubClientSendsNothingToARefusedHub()
     QVERIFY(!answer->error().retryable());
     QVERIFY2(answer->error().message.startsWith(QStringLiteral("refusing hub ") + hub),
         qPrintable(answer->error().message));
+    QTest::qWait(300);
+    QCOMPARE(w.connections, 0);
+}
+
+void tst_HubUrl::storeClientSendsNothingToARefusedHub()
+{
+    Watch w;
+    watch(w);
+    StoreClient client(&w.network, QUrl(QStringLiteral("http://example.invalid:8470")), SecureBytes("credential"));
+    client.addSession(QStringLiteral("ws_00000000000000000001"), QStringLiteral("s000000000001"));
+    std::optional<StoreResult<QList<StoreClient::Workspace>>> list;
+    client.listWorkspaces([&](StoreResult<QList<StoreClient::Workspace>> r) { list = r; });
+    std::optional<StoreResult<StoreClient::ManifestReply>> manifest;
+    client.getManifest(QStringLiteral("ws_00000000000000000001"), {},
+        [&](StoreResult<StoreClient::ManifestReply> r) { manifest = r; });
+    client.endSession(QStringLiteral("s000000000001"));
+    QTRY_VERIFY(list.has_value() && manifest.has_value());
+    QVERIFY(!list->ok());
+    QVERIFY(!manifest->ok());
+    QVERIFY2(list->error().message.startsWith(QStringLiteral("refusing hub http://example.invalid:8470")),
+        qPrintable(list->error().message));
+    QCOMPARE(manifest->error().message, list->error().message);
+    QVERIFY(!manifest->error().retryable());
     QTest::qWait(300);
     QCOMPARE(w.connections, 0);
 }

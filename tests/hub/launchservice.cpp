@@ -59,6 +59,12 @@ void LaunchService::launch(const QString &serverId, const QJsonObject &request, 
         return;
     }
     const QString session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
+    // The session's workspace bearers go to this server only (docs/protocol.md, "Workspace bearers").
+    if (auto recorded = m_workspaces.launchSession(serverId, session, request.value(QStringLiteral("workspace")).toString());
+        !recorded) {
+        done(CallError {CallError::Code::Remote, recorded.error().message, 500, QStringLiteral("internal")});
+        return;
+    }
     QJsonObject params {{QStringLiteral("session"), session}};
     for (const char *key : {"workspace", "image", "agent", "repositories"}) {
         if (request.contains(QLatin1String(key)))
@@ -89,6 +95,14 @@ void LaunchService::resume(const QString &serverId, const QJsonObject &request, 
     }
     const QString from = request.value(QStringLiteral("from")).toString();
     const QString session = request.value(QStringLiteral("session")).toString();
+    // Resumed elsewhere from what its suspend saved: its bearers go to the new server from now on.
+    if (request.contains(QStringLiteral("workspace"))) {
+        if (auto moved = m_workspaces.launchSession(serverId, session, request.value(QStringLiteral("workspace")).toString());
+            !moved) {
+            done(CallError {CallError::Code::Remote, moved.error().message, 409, QStringLiteral("conflict")});
+            return;
+        }
+    }
     TunnelRegistry *tunnels = &m_tunnels;
     m_tunnels.call(serverId, QStringLiteral("session.resume"), params, std::chrono::minutes(5),
         [tunnels, from, serverId, session, done](CallResult resumed) {

@@ -5,7 +5,9 @@
 #include "segmentupload.h"
 #include "serverservice.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLoggingCategory>
@@ -42,8 +44,42 @@ WorkspaceService::WorkspaceService(
     , m_servers(servers)
     , m_options(options)
     , m_store(root)
-    , m_tokens(state, options.tokenLifetimeSeconds)
+    , m_sessions(QFileInfo(root).dir().filePath(QStringLiteral("sessions.json")))
+    , m_tokens(state, m_sessions, options.tokenLifetimeSeconds)
 { }
+
+Status WorkspaceService::load()
+{
+    if (auto loaded = m_store.load(); !loaded)
+        return loaded;
+    return m_sessions.load();
+}
+
+Status WorkspaceService::launchSession(const QString &serverId, const QString &sessionId, const QString &workspace)
+{
+    const ServerRecord *server = m_state.server(serverId);
+    if (!server)
+        return Error::notFound(QStringLiteral("no server %1").arg(serverId));
+    QString id;
+    for (const WorkspaceRecord &w : m_store.workspaces()) {
+        if (w.memberId != server->memberId)
+            continue;
+        if (w.id == workspace) {
+            id = w.id;
+            break;
+        }
+        if (w.name == workspace)
+            id = id.isEmpty() ? w.id : QStringLiteral("-"); // two of that name: the server will say so
+    }
+    if (id.isEmpty() || id == QLatin1String("-"))
+        return {}; // no bearer can name it either; the server's own lookup gives the error
+    auto launched = m_sessions.launch(sessionId, serverId, id);
+    if (launched)
+        m_log.record(QStringLiteral("session.launched"), {{QStringLiteral("session"), sessionId},
+                                                              {QStringLiteral("server"), serverId},
+                                                              {QStringLiteral("workspace"), id}});
+    return launched;
+}
 
 void WorkspaceService::registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin)
 {
@@ -52,6 +88,8 @@ void WorkspaceService::registerRoutes(HttpServer &app, std::function<bool(const 
     app.route("GET", QStringLiteral("/v1/workspaces"), std::bind(&WorkspaceService::listForServer, this, _1, _2));
     app.route(
         "POST", QStringLiteral("/v1/workspaces/{id}/token"), std::bind(&WorkspaceService::mintToken, this, _1, _2));
+    app.route("DELETE", QStringLiteral("/v1/servers/self/sessions/{session}"),
+        std::bind(&WorkspaceService::endSession, this, _1, _2));
     app.route(
         "GET", QStringLiteral("/v1/workspaces/{id}/manifest"), std::bind(&WorkspaceService::getManifest, this, _1, _2));
     app.route(
@@ -123,16 +161,67 @@ void WorkspaceService::mintToken(const HttpRequest &request, HttpReply reply)
             403, QStringLiteral("forbidden"), QStringLiteral("this workspace belongs to another member")));
         return;
     }
-    const WorkspaceTokens::Minted minted = m_tokens.mint(server.value()->id, id);
+    // Least privilege: a bearer for a session this server runs on this workspace, never for the
+    // server as such (docs/protocol.md, "Workspace bearers").
+    QJsonObject body;
+    QString why;
+    if (!request.jsonBody(&body, &why)) {
+        reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+        return;
+    }
+    const QString session = body.value(QStringLiteral("session")).toString();
+    if (session.isEmpty()) {
+        reply.send(HttpResponse::error(403, QStringLiteral("no_session"),
+            QStringLiteral("a workspace bearer is for a session of this server that uses the workspace: name it "
+                           "({\"session\": id})")));
+        return;
+    }
+    if (!WorkspaceSessions::isSessionId(session)) {
+        reply.send(HttpResponse::error(
+            400, QStringLiteral("bad_request"), QStringLiteral("a session id is s and 12 lowercase hex digits")));
+        return;
+    }
+    bool declared = false;
+    if (auto used = m_sessions.use(session, server.value()->id, id, &declared); !used) {
+        reply.send(used.error().code == Error::Code::InvalidInput
+                ? HttpResponse::error(403, QStringLiteral("no_session"),
+                      QStringLiteral("no session of this server uses this workspace: %1").arg(used.error().message))
+                : internalError(used.error().message));
+        return;
+    }
+    if (declared)
+        m_log.record(QStringLiteral("session.declared"), {{QStringLiteral("session"), session},
+                                                              {QStringLiteral("server"), server.value()->id},
+                                                              {QStringLiteral("workspace"), id}});
+    const WorkspaceTokens::Minted minted = m_tokens.mint(server.value()->id, id, session);
     m_log.record(QStringLiteral("workspace.token"),
         {{QStringLiteral("workspace"), id}, {QStringLiteral("server"), server.value()->id},
-            {QStringLiteral("expiresAt"), minted.expiresAt.toString(Qt::ISODate)}});
+            {QStringLiteral("session"), session}, {QStringLiteral("expiresAt"), minted.expiresAt.toString(Qt::ISODate)}});
     HttpResponse answer = HttpResponse::json(200,
         QJsonObject {{QStringLiteral("token"), QString::fromLatin1(minted.token)}, {QStringLiteral("workspace"), id},
             {QStringLiteral("expiresAt"), minted.expiresAt.toString(Qt::ISODate)},
             {QStringLiteral("expiresIn"), minted.expiresIn}});
     answer.setHeader("Cache-Control", "no-store");
     reply.send(answer);
+}
+
+void WorkspaceService::endSession(const HttpRequest &request, HttpReply reply)
+{
+    auto server = m_servers.authenticate(request);
+    if (!server) {
+        reply.send(server.error());
+        return;
+    }
+    const QString session = request.params.value(QStringLiteral("session"));
+    if (auto ended = m_sessions.end(session, server.value()->id); !ended) {
+        reply.send(ended.error().code == Error::Code::NotFound
+                ? HttpResponse::error(404, QStringLiteral("not_found"), ended.error().message)
+                : internalError(ended.error().message));
+        return;
+    }
+    m_log.record(QStringLiteral("session.ended"),
+        {{QStringLiteral("session"), session}, {QStringLiteral("server"), server.value()->id}});
+    reply.send(HttpResponse {204, {}, {}});
 }
 
 void WorkspaceService::getManifest(const HttpRequest &request, HttpReply reply)

@@ -1,6 +1,7 @@
 #include "workspacetokens.h"
 
 #include "hubstate.h"
+#include "workspacesessions.h"
 
 #include "crypto/consttime.h"
 #include "crypto/random.h"
@@ -14,19 +15,21 @@ constexpr int kGraceSeconds = 3600;
 
 } // namespace
 
-WorkspaceTokens::WorkspaceTokens(HubState &state, int lifetimeSeconds)
+WorkspaceTokens::WorkspaceTokens(HubState &state, const WorkspaceSessions &sessions, int lifetimeSeconds)
     : m_state(state)
+    , m_sessions(sessions)
     , m_lifetime(lifetimeSeconds)
 { }
 
-WorkspaceTokens::Minted WorkspaceTokens::mint(const QString &serverId, const QString &workspaceId)
+WorkspaceTokens::Minted WorkspaceTokens::mint(
+    const QString &serverId, const QString &workspaceId, const QString &sessionId)
 {
     prune();
     Minted m;
     m.token = "wst_" + randomBytes(32).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
     m.expiresIn = m_lifetime;
     m.expiresAt = QDateTime::currentDateTimeUtc().addSecs(m_lifetime);
-    m_tokens.append({HubState::credentialHash(m.token), serverId, workspaceId, m.expiresAt});
+    m_tokens.append({HubState::credentialHash(m.token), serverId, workspaceId, sessionId, m.expiresAt});
     return m;
 }
 
@@ -51,6 +54,11 @@ Result<QString, HttpResponse> WorkspaceTokens::check(const HttpRequest &request,
     if (!server || server->revoked)
         return HttpResponse::error(
             401, QStringLiteral("revoked"), QStringLiteral("the server holding this token was unpaired"));
+    // A bearer lives no longer than the use it was minted for.
+    const WorkspaceSession *session = m_sessions.session(found->sessionId);
+    if (!session || session->endedAt.isValid() || session->serverId != found->serverId)
+        return HttpResponse::error(401, QStringLiteral("session_ended"),
+            QStringLiteral("the session this token was minted for ended or moved to another server"));
     if (found->workspaceId != workspaceId)
         return HttpResponse::error(
             403, QStringLiteral("forbidden"), QStringLiteral("this token is for another workspace"));

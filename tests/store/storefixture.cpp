@@ -2,6 +2,8 @@
 
 #include "pairedserver.h"
 
+#include "crypto/random.h"
+
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -60,8 +62,10 @@ QString StoreFixture::stateDir(const QString &computer) const
 std::unique_ptr<WorkspaceStore> StoreFixture::store(
     const QString &workspaceId, const QString &computer, StoreClient *client)
 {
-    return std::make_unique<WorkspaceStore>(client ? client : m_client.get(), workspaceId, m_server->memberKey.view(),
-        stateDir(computer), m_dir.filePath(computer + QStringLiteral("/cache")));
+    // Each store works for a session of its own, as an engine's sessions do (the hub binds it to the workspace).
+    const QString session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
+    return std::make_unique<WorkspaceStore>(client ? client : m_client.get(), workspaceId, session,
+        m_server->memberKey.view(), stateDir(computer), m_dir.filePath(computer + QStringLiteral("/cache")));
 }
 
 QString StoreFixture::writeFile(const QString &name, qint64 size, char seed) const

@@ -4,6 +4,8 @@
 #include "hubprocess.h"
 #include "pairedserver.h"
 
+#include "crypto/random.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
@@ -161,8 +163,10 @@ QString tst_HubStore::createWorkspace(const QString &name)
 QByteArray tst_HubStore::token(const QString &workspaceId, const QByteArray &credential)
 {
     const QByteArray bearer = credential.isEmpty() ? m_server->credential.toByteArray() : credential;
+    // Each bearer for a session of its own (the hub binds a session to one workspace).
+    const QByteArray session = "s" + randomBytes(6).toHex();
     const Reply r = call("POST", QStringLiteral("/v1/workspaces/%1/token").arg(workspaceId),
-        {{"Authorization", "Bearer " + bearer}}, "{}");
+        {{"Authorization", "Bearer " + bearer}}, R"({"session":")" + session + R"("})");
     return QJsonDocument::fromJson(r.body).object().value(QStringLiteral("token")).toString().toLatin1();
 }
 
@@ -258,7 +262,7 @@ void tst_HubStore::bearers()
     const QString manifestB = QStringLiteral("/v1/workspaces/%1/manifest").arg(b);
 
     const Reply minted = call("POST", QStringLiteral("/v1/workspaces/%1/token").arg(a),
-        {{"Authorization", "Bearer " + m_server->credential.toByteArray()}}, "{}");
+        {{"Authorization", "Bearer " + m_server->credential.toByteArray()}}, R"({"session":"s00000000a001"})");
     QCOMPARE(minted.status, 200);
     const QJsonObject o = QJsonDocument::fromJson(minted.body).object();
     QVERIFY(o.value(QStringLiteral("token")).toString().startsWith(QStringLiteral("wst_")));
