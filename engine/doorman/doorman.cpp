@@ -5,6 +5,7 @@
 #include "upstreamexchange.h"
 #include "viewpages.h"
 
+#include "crypto/random.h"
 #include "tunnel/tunnelclient.h"
 
 #include <QJsonDocument>
@@ -33,6 +34,22 @@ QByteArray queryValue(const QByteArray &query, const QString &name)
     if (q.allQueryItemValues(name).size() != 1)
         return {};
     return q.queryItemValue(name, QUrl::FullyDecoded).toUtf8();
+}
+
+// The terminal's run and the files view's upload act in the sandbox: only the view's own page
+// may ask, with a body a form cannot send. A page of a neighbouring view is the same site on the
+// local preview origin, so its form posts (text/plain shaped as JSON) would carry our
+// SameSite=Strict cookie; its Sec-Fetch-Site says same-site, and its body type is one a form
+// can send. Both are refused before anything reaches the sandbox.
+std::optional<HttpResponse> refuseUnlessOwnPage(const HttpHeaders &headers, QByteArrayView mediaType)
+{
+    if (!HeaderPolicy::fromSameOrigin(headers))
+        return Doorman::refusal(403, QStringLiteral("forbidden"),
+            QStringLiteral("only this view's own page may do this (Sec-Fetch-Site: same-origin)"));
+    if (!HeaderPolicy::hasMediaType(headers, mediaType))
+        return Doorman::refusal(415, QStringLiteral("unsupported_media_type"),
+            QStringLiteral("the body must be Content-Type: %1").arg(QString::fromLatin1(mediaType)));
+    return std::nullopt;
 }
 
 } // namespace
@@ -152,7 +169,6 @@ Admission Doorman::admit(const DoorRequest &request)
         return out;
     }
     const qint64 now = m_clock.unixSeconds();
-    const bool secure = request.proto == "https";
     // The cookie's bytes stay in the request's headers: looked up without a copy.
     const QByteArrayView cookieBytes = HeaderPolicy::viewCookie(request.headers);
     const QByteArray cookie = QByteArray::fromRawData(cookieBytes.data(), cookieBytes.size());
@@ -165,7 +181,7 @@ Admission Doorman::admit(const DoorRequest &request)
             return out;
         }
         if (known) // this browser holds the view already: just drop the token from the address
-            return exchangePage(path.value(), {}, *known, secure);
+            return exchangePage(path.value(), {}, *known);
         auto verified = ViewToken::verify(path.value().token, m_options.hubPublicKey, m_options.serverId, now);
         if (!verified) {
             qCInfo(lcDoorman) << "view token refused for view" << request.viewId << ":" << verified.error().message;
@@ -187,7 +203,7 @@ Admission Doorman::admit(const DoorRequest &request)
             return out;
         }
         qCInfo(lcDoorman) << "view" << request.viewId << "opened (" << viewKindName(verified.value().kind) << ")";
-        return exchangePage(path.value(), opened, verified.value(), secure);
+        return exchangePage(path.value(), opened, verified.value());
     }
 
     if (!known) {
@@ -212,7 +228,7 @@ Admission Doorman::admit(const DoorRequest &request)
     return plan(request, *known, path.value(), cookie);
 }
 
-Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims, bool secure)
+Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims)
 {
     Admission out;
     // Not a 302: the browser's first request came from another site (the hub's page), and a
@@ -231,10 +247,10 @@ Admission Doorman::exchangePage(const ViewPath &path, const QByteArray &cookie, 
     r.setHeader("Cache-Control", "no-store");
     if (!cookie.isEmpty()) {
         const qint64 maxAge = std::max<qint64>(0, claims.expiresAt - m_clock.unixSeconds());
-        QByteArray c = QByteArray(HeaderPolicy::CookieName) + '=' + cookie
-            + "; Path=/; Max-Age=" + QByteArray::number(maxAge) + "; HttpOnly; SameSite=Strict";
-        if (secure)
-            c += "; Secure";
+        // Secure always, as "__Host-" demands, also over plain http: every origin a view is served
+        // on is a secure context for the browser (https, or http://*.localhost).
+        const QByteArray c = QByteArray(HeaderPolicy::CookieName) + '=' + cookie
+            + "; Path=/; Max-Age=" + QByteArray::number(maxAge) + "; Secure; HttpOnly; SameSite=Strict";
         r.headers.append(qMakePair(QByteArray("Set-Cookie"), QByteArray(c)));
     }
     out.answer = r;
@@ -304,6 +320,10 @@ Admission Doorman::plan(
             out.answer = refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("POST only"));
             return out;
         }
+        if (auto refused = refuseUnlessOwnPage(request.headers, "application/json")) {
+            out.answer = *refused;
+            return out;
+        }
         out.upstreamTarget = "/session/{session}/run";
         out.needsTerminalSession = true;
         return out;
@@ -326,9 +346,15 @@ Admission Doorman::plan(
             return out;
         }
         if (p == "/_view/files/upload" && request.method == "PUT") {
+            // The body is the file's bytes as they are: a type no form can send.
+            if (auto refused = refuseUnlessOwnPage(request.headers, "application/octet-stream")) {
+                out.answer = *refused;
+                return out;
+            }
             // execd takes multipart/form-data: the metadata part, then the file part with the body.
-            const QByteArray boundary = "isolation-" + QByteArray::number(m_clock.monotonicMs()) + "-"
-                + QByteArray::number(quintptr(&out), 16);
+            // The boundary is 128 random bits the uploader never sees: a file cannot hold it to
+            // end its part early and write a metadata part (another path) of its own.
+            const QByteArray boundary = "isolation-" + randomBytes(16).toHex();
             const QByteArray metadata
                 = QJsonDocument(QJsonObject {{QStringLiteral("path"), *file}, {QStringLiteral("mode"), 644}})
                       .toJson(QJsonDocument::Compact);

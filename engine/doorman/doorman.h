@@ -103,7 +103,7 @@ private:
     QString parseViewIdFromHost(QByteArrayView host) const;
     Admission plan(
         const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie);
-    Admission exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims, bool secure);
+    Admission exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims);
     void endTerminalSessions();
 
     Options m_options;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace isolation {
 
@@ -67,6 +68,31 @@ bool mentionsViewToken(QByteArrayView value)
     return false;
 }
 
+// Whether a cookie's name is ours, however it is spelt: it holds CookieStem, in any case.
+bool namesViewCookie(QByteArrayView name)
+{
+    const QByteArrayView stem(HeaderPolicy::CookieStem);
+    for (qsizetype at = 0; at + stem.size() <= name.size(); ++at) {
+        if (equalsNoCase(name.sliced(at, stem.size()), stem))
+            return true;
+    }
+    return false;
+}
+
+// The one value of a header, or nothing when it is absent or there more than once.
+std::optional<QByteArrayView> onlyValue(const HttpHeaders &headers, QByteArrayView name)
+{
+    std::optional<QByteArrayView> found;
+    for (const auto &h : headers) {
+        if (!equalsNoCase(h.first, name))
+            continue;
+        if (found)
+            return std::nullopt;
+        found = QByteArrayView(h.second);
+    }
+    return found;
+}
+
 bool base64url(char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
@@ -113,7 +139,7 @@ QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie, const QByte
             return false;
         const qsizetype eq = p.indexOf('=');
         const QByteArrayView name = (eq < 0 ? p : p.first(eq)).trimmed();
-        if (name.contains(CookieName) || (!viewCookie.isEmpty() && p.contains(viewCookie)))
+        if (namesViewCookie(name) || (!viewCookie.isEmpty() && p.contains(viewCookie)))
             return false; // ours, however it is spelt
         if (!kept.isEmpty())
             kept += "; ";
@@ -186,7 +212,7 @@ HeaderFields HeaderPolicy::towardsBrowser(const HeaderFields &in)
             continue;
         if (is(n, "set-cookie")) {
             const qsizetype eq = h.value.indexOf('=');
-            if (eq < 0 || h.value.first(eq).trimmed() == CookieName)
+            if (eq < 0 || namesViewCookie(h.value.first(eq)))
                 continue;
         }
         out.append(h);
@@ -198,6 +224,21 @@ HeaderFields HeaderPolicy::towardsBrowser(const HeaderFields &in)
 HttpHeaders HeaderPolicy::towardsBrowser(const HttpHeaders &in)
 {
     return headersOf(towardsBrowser(fieldsOf(in)));
+}
+
+bool HeaderPolicy::fromSameOrigin(const HttpHeaders &headers)
+{
+    const auto site = onlyValue(headers, "sec-fetch-site");
+    return site && equalsNoCase(site->trimmed(), "same-origin");
+}
+
+bool HeaderPolicy::hasMediaType(const HttpHeaders &headers, QByteArrayView type)
+{
+    const auto value = onlyValue(headers, "content-type");
+    if (!value)
+        return false;
+    const qsizetype semicolon = value->indexOf(';');
+    return equalsNoCase((semicolon < 0 ? *value : value->first(semicolon)).trimmed(), type);
 }
 
 void HeaderPolicy::addStandard(HttpHeaders *headers)

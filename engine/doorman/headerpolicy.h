@@ -11,7 +11,14 @@ namespace isolation {
 class HeaderPolicy
 {
 public:
-    static constexpr const char *CookieName = "isolation_view";
+    // The view cookie. "__Host-": a browser keeps such a cookie only when this very host set it
+    // with Secure, Path=/ and no Domain, so a page of a neighbouring view (on the local preview
+    // origin every view is under preview.localhost, one site) cannot toss one that the browser
+    // would send here beside, or instead of, ours.
+    static constexpr const char *CookieName = "__Host-isolation_view";
+    // A cookie whose name holds this, in any case, is taken for ours however it is spelt (a
+    // neighbour's "isolation_view" with Domain=, say): never forwarded, never set by a sandbox.
+    static constexpr const char *CookieStem = "isolation_view";
 
     struct Forwarding
     {
@@ -40,6 +47,13 @@ public:
     // Whether a header value carries a view token: a URL with "view_token=" (a Referer, say) or
     // anything shaped like a token (base64url claims, ".", base64url signature) that decodes as one.
     static bool carriesToken(QByteArrayView value);
+    // Whether a page of this very origin made the request: exactly one Sec-Fetch-Site and it is
+    // "same-origin" (browsers send it with every request to a secure context, *.localhost
+    // included; a form or fetch of another view says same-site, a typed address none).
+    static bool fromSameOrigin(const HttpHeaders &headers);
+    // Whether the request has exactly one Content-Type and its media type (the parameters left
+    // out) is `type`, without case.
+    static bool hasMediaType(const HttpHeaders &headers, QByteArrayView type);
     // The headers every answer of the doorman carries.
     static void addStandard(HttpHeaders *headers);
 };

@@ -2,6 +2,8 @@
 
 #include "commandstream.h"
 
+#include "crypto/random.h"
+
 #include <QHttpMultiPart>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -156,6 +158,9 @@ void ExecdClient::commandStatus(const QString &commandId, Callback<CommandStatus
 void ExecdClient::upload(const QString &path, const QByteArray &content, int mode, Callback<bool> done)
 {
     auto *multi = new QHttpMultiPart(QHttpMultiPart::FormDataType);
+    // 128 bits from OpenSSL's DRBG: Qt's own boundary comes from QRandomGenerator::global(), a
+    // seeded generator that is not a CSPRNG, and a file that holds the boundary ends its part early.
+    multi->setBoundary("isolation-" + randomBytes(16).toHex());
     QHttpPart metadata;
     metadata.setHeader(QNetworkRequest::ContentDispositionHeader, QStringLiteral("form-data; name=\"metadata\""));
     metadata.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));

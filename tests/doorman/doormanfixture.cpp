@@ -277,7 +277,7 @@ QByteArray DoormanFixture::open(const QString &viewId, ViewKind kind, int port)
     const QByteArray t = token(kind, port, 3600, viewId);
     const RawAnswer a = exchange(doorPort, "GET /?view_token=" + t + " HTTP/1.1\r\nHost: " + host(viewId) + "\r\n\r\n");
     for (const QByteArray &c : a.all("set-cookie")) {
-        if (c.startsWith("isolation_view="))
+        if (c.startsWith("__Host-isolation_view="))
             return c.left(c.indexOf(';'));
     }
     return {};

@@ -73,7 +73,7 @@ public:
         const QString &serverId = QStringLiteral("srv_test"), const QByteArray &key = {});
     // Host header of a view on the local door.
     QByteArray host(const QString &viewId) const;
-    // Opens a view with a fresh token: returns the cookie value ("isolation_view=...").
+    // Opens a view with a fresh token: returns the cookie value ("__Host-isolation_view=...").
     QByteArray open(const QString &viewId, ViewKind kind, int port);
     // Requests that reached the application in the "sandbox".
     int appRequests() { return m_app.linesWith("ISOLATION-STANDIN-APP "); }

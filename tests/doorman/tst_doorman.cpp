@@ -98,7 +98,7 @@ void tst_Doorman::initTestCase()
     QVERIFY(m_files.isValid());
     QVERIFY(m_f.start(QDir(m_files.path()).canonicalPath()));
     m_cookieA = m_f.open(m_f.viewA, ViewKind::Preview, m_f.appPort);
-    QVERIFY(m_cookieA.startsWith("isolation_view="));
+    QVERIFY(m_cookieA.startsWith("__Host-isolation_view="));
 }
 
 void tst_Doorman::cleanupTestCase()
@@ -123,11 +123,15 @@ void tst_Doorman::tokenIsExchangedForACookie()
     QCOMPARE(a.status, 200);
     QCOMPARE(a.header("referrer-policy"), QByteArray("no-referrer"));
     const QByteArray cookie = a.header("set-cookie");
-    QVERIFY2(cookie.startsWith("isolation_view="), cookie.constData());
+    // "__Host-": the browser keeps it only with Secure, Path=/ and no Domain (host-only), so no
+    // neighbouring view can toss one; Secure also over plain http (http://*.localhost is a secure
+    // context).
+    QVERIFY2(cookie.startsWith("__Host-isolation_view="), cookie.constData());
+    QVERIFY(cookie.contains("; Path=/;"));
+    QVERIFY(cookie.contains("; Secure"));
     QVERIFY(cookie.contains("; HttpOnly"));
     QVERIFY(cookie.contains("; SameSite=Strict"));
-    QVERIFY(!cookie.contains("Domain=")); // host-only
-    QVERIFY(!cookie.contains("Secure")); // plain http on this machine
+    QVERIFY(!cookie.contains("Domain="));
     const qint64 maxAge = cookie.mid(cookie.indexOf("Max-Age=") + 8).split(';').first().toLongLong();
     QVERIFY(maxAge > 0 && maxAge <= 600);
     QVERIFY(!cookie.contains(t));
@@ -165,7 +169,9 @@ void tst_Doorman::cookieOfOneViewDoesNotOpenAnother()
 {
     const int before = m_f.appRequests();
     QCOMPARE(get(m_f.viewB, m_cookieA, "/").status, 401);
-    QCOMPARE(get(m_f.viewA, "isolation_view=AAAA", "/").status, 401);
+    QCOMPARE(get(m_f.viewA, "__Host-isolation_view=AAAA", "/").status, 401);
+    // The value under another name (as a neighbour's Domain cookie would be named) is no cookie of ours.
+    QCOMPARE(get(m_f.viewA, m_cookieA.mid(m_cookieA.indexOf("isolation_view")), "/").status, 401);
     QCOMPARE(get(m_f.viewA, {}, "/").status, 401);
     // Two view cookies at once: ambiguous, refused.
     QCOMPARE(get(m_f.viewA, m_cookieA + "; " + m_cookieA, "/").status, 401);
@@ -204,7 +210,7 @@ void tst_Doorman::requestHeaderHygiene()
     QVERIFY(!all.contains("6.6.6.6"));
     QVERIFY(!all.contains("evil.example"));
     QVERIFY(!all.contains(m_f.accessToken));
-    QVERIFY(!all.contains(m_cookieA.mid(15)));
+    QVERIFY(!all.contains(m_cookieA.mid(m_cookieA.indexOf('=') + 1)));
     QCOMPARE(seenHeader(seen, QStringLiteral("cookie")), QStringLiteral("app=kept"));
     QCOMPARE(seenHeader(seen, QStringLiteral("x-forwarded-for")), QStringLiteral("127.0.0.1"));
     QCOMPARE(seenHeader(seen, QStringLiteral("x-forwarded-proto")), QStringLiteral("http"));
@@ -569,7 +575,8 @@ void tst_Doorman::terminalView()
                                     .toJson(QJsonDocument::Compact);
         return exchange(m_f.doorPort,
             "POST /_view/terminal/run HTTP/1.1\r\nHost: " + m_f.host(view) + "\r\nCookie: " + cookie
-                + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())
+                + "\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/json\r\nContent-Length: "
+                + QByteArray::number(body.size())
                 + "\r\n\r\n" + body);
     };
     const RawAnswer hello = run("echo hello");
@@ -595,7 +602,8 @@ void tst_Doorman::filesView()
     const QByteArray path = QUrl::toPercentEncoding(root + QStringLiteral("/sub/note.txt"));
     const RawAnswer up = exchange(m_f.doorPort,
         "PUT /_view/files/upload?path=" + path + " HTTP/1.1\r\nHost: " + m_f.host(view) + "\r\nCookie: " + cookie
-            + "\r\nContent-Length: " + QByteArray::number(content.size()) + "\r\n\r\n" + content);
+            + "\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/octet-stream\r\nContent-Length: "
+            + QByteArray::number(content.size()) + "\r\n\r\n" + content);
     QCOMPARE(up.status, 200);
     QFile onDisk(root + QStringLiteral("/sub/note.txt"));
     QVERIFY(onDisk.open(QIODevice::ReadOnly));

@@ -1,5 +1,6 @@
 // The doorman's header rules on their own (HeaderPolicy): hop-by-hop and credential headers never
-// cross, a view token goes no further in any header either way, the view cookie stays ours.
+// cross, a view token goes no further in any header either way, the view cookie stays ours; which
+// requests count as the view's own page's (Sec-Fetch-Site) and what body type they have.
 #include "crypto/ed25519.h"
 #include "doorman/headerpolicy.h"
 #include "http/httpmessage.h"
@@ -17,6 +18,11 @@ class tst_HeaderPolicy final : public QObject
 private Q_SLOTS:
     void rules_data();
     void rules();
+    void viewCookieIsHostPrefixed();
+    void sameOrigin_data();
+    void sameOrigin();
+    void mediaType_data();
+    void mediaType();
 };
 
 void tst_HeaderPolicy::rules_data()
@@ -61,6 +67,10 @@ void tst_HeaderPolicy::rules_data()
     QTest::newRow("to sandbox: Forwarded") << true << QByteArray("Forwarded") << QByteArray("for=x") << false;
     QTest::newRow("to browser: Set-Cookie ours")
         << false << QByteArray("Set-Cookie") << QByteArray("isolation_view=x") << false;
+    QTest::newRow("to browser: Set-Cookie ours, prefixed")
+        << false << QByteArray("Set-Cookie") << QByteArray("__Host-isolation_view=x; Path=/; Secure") << false;
+    QTest::newRow("to browser: Set-Cookie ours, for the whole preview domain")
+        << false << QByteArray("Set-Cookie") << QByteArray("Isolation_View=x; Domain=preview.localhost") << false;
     QTest::newRow("to browser: Set-Cookie app") << false << QByteArray("Set-Cookie") << QByteArray("app=1") << true;
     QTest::newRow("to browser: Referrer-Policy")
         << false << QByteArray("Referrer-Policy") << QByteArray("unsafe-url") << false;
@@ -81,6 +91,65 @@ void tst_HeaderPolicy::rules()
     QCOMPARE(found, kept);
     if (!towardsSandbox)
         QCOMPARE(headerValue(out, "referrer-policy"), QByteArray("no-referrer"));
+}
+
+void tst_HeaderPolicy::viewCookieIsHostPrefixed()
+{
+    QCOMPARE(QByteArray(HeaderPolicy::CookieName), QByteArray("__Host-isolation_view"));
+    // Only the prefixed name is ours; a neighbour's "isolation_view" (a Domain cookie) is not, and
+    // with ours beside it the request is not ambiguous.
+    QCOMPARE(HeaderPolicy::viewCookie({{"Cookie", "isolation_view=tossed; __Host-isolation_view=mine"}}),
+        QByteArrayView("mine"));
+    QCOMPARE(HeaderPolicy::viewCookie({{"Cookie", "isolation_view=tossed"}}), QByteArrayView());
+    QCOMPARE(HeaderPolicy::viewCookie({{"Cookie", "__Host-isolation_view=a; __Host-isolation_view=b"}}),
+        QByteArrayView());
+    // Neither goes on to the sandbox, whatever its spelling.
+    QCOMPARE(HeaderPolicy::cookieWithoutView("isolation_view=tossed; app=1; __Host-isolation_view=mine; ISOLATION_VIEW=x"),
+        QByteArray("app=1"));
+}
+
+void tst_HeaderPolicy::sameOrigin_data()
+{
+    QTest::addColumn<HttpHeaders>("headers");
+    QTest::addColumn<bool>("own");
+    QTest::newRow("same-origin") << HttpHeaders {{"Sec-Fetch-Site", "same-origin"}} << true;
+    QTest::newRow("any case") << HttpHeaders {{"sec-fetch-site", "Same-Origin"}} << true;
+    QTest::newRow("absent") << HttpHeaders {} << false;
+    QTest::newRow("same-site") << HttpHeaders {{"Sec-Fetch-Site", "same-site"}} << false;
+    QTest::newRow("cross-site") << HttpHeaders {{"Sec-Fetch-Site", "cross-site"}} << false;
+    QTest::newRow("none (typed address)") << HttpHeaders {{"Sec-Fetch-Site", "none"}} << false;
+    QTest::newRow("twice") << HttpHeaders {{"Sec-Fetch-Site", "same-origin"}, {"Sec-Fetch-Site", "cross-site"}}
+                           << false;
+    QTest::newRow("empty") << HttpHeaders {{"Sec-Fetch-Site", ""}} << false;
+}
+
+void tst_HeaderPolicy::sameOrigin()
+{
+    QFETCH(HttpHeaders, headers);
+    QFETCH(bool, own);
+    QCOMPARE(HeaderPolicy::fromSameOrigin(headers), own);
+}
+
+void tst_HeaderPolicy::mediaType_data()
+{
+    QTest::addColumn<HttpHeaders>("headers");
+    QTest::addColumn<bool>("json");
+    QTest::newRow("json") << HttpHeaders {{"Content-Type", "application/json"}} << true;
+    QTest::newRow("json with charset") << HttpHeaders {{"content-type", "Application/JSON ; charset=utf-8"}} << true;
+    QTest::newRow("absent") << HttpHeaders {} << false;
+    QTest::newRow("text/plain") << HttpHeaders {{"Content-Type", "text/plain;charset=UTF-8"}} << false;
+    QTest::newRow("form") << HttpHeaders {{"Content-Type", "application/x-www-form-urlencoded"}} << false;
+    QTest::newRow("multipart") << HttpHeaders {{"Content-Type", "multipart/form-data; boundary=x"}} << false;
+    QTest::newRow("json-ish") << HttpHeaders {{"Content-Type", "application/jsonx"}} << false;
+    QTest::newRow("twice")
+        << HttpHeaders {{"Content-Type", "application/json"}, {"Content-Type", "text/plain"}} << false;
+}
+
+void tst_HeaderPolicy::mediaType()
+{
+    QFETCH(HttpHeaders, headers);
+    QFETCH(bool, json);
+    QCOMPARE(HeaderPolicy::hasMediaType(headers, "application/json"), json);
 }
 
 QTEST_GUILESS_MAIN(tst_HeaderPolicy)

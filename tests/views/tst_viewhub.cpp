@@ -44,7 +44,7 @@ private:
     // GET on the hub's preview port with the Host a browser would send for `url`.
     RawAnswer get(
         const QUrl &url, const QByteArray &target, const QByteArray &cookie = {}, const QByteArray &extra = {});
-    // Opens `url` (with its token): the cookie it set ("isolation_view=...").
+    // Opens `url` (with its token): the cookie it set ("__Host-isolation_view=...").
     QByteArray open(const QUrl &url);
     static QByteArray hostOf(const QUrl &url) { return url.host().toLatin1() + ':' + QByteArray::number(url.port()); }
 
@@ -101,7 +101,7 @@ void tst_ViewHub::initTestCase()
         QString::number(m_app.port)});
     QVERIFY(m_viewA.isValid());
     m_cookieA = open(m_viewA);
-    QVERIFY2(m_cookieA.startsWith("isolation_view="), m_cookieA.constData());
+    QVERIFY2(m_cookieA.startsWith("__Host-isolation_view="), m_cookieA.constData());
 }
 
 void tst_ViewHub::cleanupTestCase()
@@ -140,7 +140,7 @@ QByteArray tst_ViewHub::open(const QUrl &url)
 {
     const RawAnswer a = get(url, url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority));
     for (const QByteArray &c : a.all("set-cookie")) {
-        if (c.startsWith("isolation_view="))
+        if (c.startsWith("__Host-isolation_view="))
             return c.left(c.indexOf(';'));
     }
     qWarning("opening %s answered %d: %s\n%s", qPrintable(url.toString()), a.status, a.raw.left(600).constData(),
@@ -253,7 +253,7 @@ void tst_ViewHub::oneViewCannotReadAnother()
     QVERIFY2(b.status == 401 || b.status == 403, qPrintable(QString::number(b.status)));
     QCOMPARE(m_app.linesWith("ISOLATION-STANDIN-APP "), before);
     // B's own token works on B.
-    QVERIFY(open(viewB).startsWith("isolation_view="));
+    QVERIFY(open(viewB).startsWith("__Host-isolation_view="));
 }
 
 void tst_ViewHub::refusedBeforeTheTunnel_data()

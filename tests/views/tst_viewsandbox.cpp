@@ -113,10 +113,10 @@ void tst_ViewSandbox::initTestCase()
         QStringLiteral("--port"), QStringLiteral("8000")});
     QVERIFY(m_preview.isValid());
     m_cookie = m_rig.open(m_preview);
-    QVERIFY(m_cookie.startsWith("isolation_view="));
+    QVERIFY(m_cookie.startsWith("__Host-isolation_view="));
     m_terminal = m_rig.mint({QStringLiteral("s1"), QStringLiteral("--kind"), QStringLiteral("terminal")});
     m_terminalCookie = m_rig.open(m_terminal);
-    QVERIFY(m_terminalCookie.startsWith("isolation_view="));
+    QVERIFY(m_terminalCookie.startsWith("__Host-isolation_view="));
 }
 
 void tst_ViewSandbox::cleanupTestCase()
@@ -179,7 +179,8 @@ QByteArray tst_ViewSandbox::runInTerminal(const QByteArray &command)
                                 .toJson(QJsonDocument::Compact);
     const RawAnswer a = m_rig.send(m_terminal, "POST /_view/terminal/run HTTP/1.1",
         "Cookie: " + m_terminalCookie
-            + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n",
+            + "\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/json\r\nContent-Length: "
+            + QByteArray::number(body.size()) + "\r\n",
         body);
     return a.status == 200 ? a.body : QByteArray("status ") + QByteArray::number(a.status);
 }
@@ -207,10 +208,13 @@ void tst_ViewSandbox::filesOfTheSandbox()
 {
     const QUrl files = m_rig.mint({QStringLiteral("s1"), QStringLiteral("--kind"), QStringLiteral("files")});
     const QByteArray cookie = m_rig.open(files);
-    QVERIFY(cookie.startsWith("isolation_view="));
+    QVERIFY(cookie.startsWith("__Host-isolation_view="));
     const QByteArray content = "uploaded through the hub into the sandbox\n";
     const RawAnswer up = m_rig.send(files, "PUT /_view/files/upload?path=%2Fworkspace%2Fnote.txt HTTP/1.1",
-        "Cookie: " + cookie + "\r\nContent-Length: " + QByteArray::number(content.size()) + "\r\n", content);
+        "Cookie: " + cookie
+            + "\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/octet-stream\r\nContent-Length: "
+            + QByteArray::number(content.size()) + "\r\n",
+        content);
     QCOMPARE(up.status, 200);
     // It landed in the session's directory on this machine (the sandbox's bind mount).
     QFile onHost(m_workspace + QStringLiteral("/note.txt"));

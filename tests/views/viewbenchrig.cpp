@@ -4,7 +4,7 @@
 //   --mode local   the doorman's local door on 127.0.0.1 (HTTP/1.1 keep-alive)
 //   --mode hub     the whole path: a real isolation-hub's preview origin, its tunnel to a paired
 //                  engine, the doorman, the backend
-// Output: {"url": "http://127.0.0.1:PORT", "host": "<view host>", "cookie": "isolation_view=..."}
+// Output: {"url": "http://127.0.0.1:PORT", "host": "<view host>", "cookie": "__Host-isolation_view=..."}
 #include "viewhubrig.h"
 
 #include "core/eventdispatcher.h"
@@ -106,7 +106,7 @@ int main(int argc, char *argv[])
     const RawAnswer a = exchange(door.value(), "GET /?view_token=" + token + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
     QByteArray cookie;
     for (const QByteArray &s : a.all("set-cookie")) {
-        if (s.startsWith("isolation_view="))
+        if (s.startsWith("__Host-isolation_view="))
             cookie = s.left(s.indexOf(';'));
     }
     if (cookie.isEmpty())

@@ -88,7 +88,7 @@ QByteArray ViewHubRig::open(const QUrl &url)
 {
     const RawAnswer a = get(url, url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority));
     for (const QByteArray &c : a.all("set-cookie")) {
-        if (c.startsWith("isolation_view="))
+        if (c.startsWith("__Host-isolation_view="))
             return c.left(c.indexOf(';'));
     }
     qWarning("opening a view answered %d", a.status);

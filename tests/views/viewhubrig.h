@@ -34,7 +34,7 @@ public:
     // Any request on the hub's preview port for `url`'s view: `head` is the request line and
     // headers after Host (each ending in CRLF), `body` follows the blank line.
     RawAnswer send(const QUrl &url, const QByteArray &requestLine, const QByteArray &head, const QByteArray &body = {});
-    // Opens `url` (with its token): the cookie it set ("isolation_view=..."), empty on failure.
+    // Opens `url` (with its token): the cookie it set ("__Host-isolation_view=..."), empty on failure.
     QByteArray open(const QUrl &url);
     static QByteArray hostOf(const QUrl &url);
     quint16 previewPort() const { return quint16(hub.previewUrl().port()); }

@@ -48,7 +48,12 @@
     const file = document.getElementById('file').files[0];
     if (!file) return;
     status.textContent = 'uploading…';
-    const r = await fetch('/_view/files/upload?path=' + q(current() + '/' + file.name), { method: 'PUT', body: file });
+    // The file's bytes as they are, typed as such: the doorman takes no type a form could send.
+    const r = await fetch('/_view/files/upload?path=' + q(current() + '/' + file.name), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: file,
+    });
     status.textContent = r.ok ? 'uploaded ' + file.name : 'upload failed (' + r.status + ')';
     list();
   });
