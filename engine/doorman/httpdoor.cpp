@@ -117,9 +117,13 @@ public:
     DoorSink(ViewExchange *exchange, HttpDownstream *down)
         : m_exchange(exchange)
         , m_down(down)
-    { }
+    {
+        // The sandbox took request bytes: the connection reads more of the body.
+        m_exchange->onRequestDrained = [this] { resumed(); };
+    }
     ~DoorSink() override
     {
+        m_exchange->onRequestDrained = nullptr;
         if (!m_completed) {
             // The request never came whole: nothing may reach the sandbox as if it had.
             m_down->detach();
@@ -131,9 +135,16 @@ public:
         m_exchange->requestBody(piece);
         return true;
     }
+    // Backpressure: a sandbox that reads the body slowly (or not at all) holds the browser back
+    // through TCP instead of the body piling up here. An exchange that is over takes no more.
+    bool full() const override
+    {
+        return !m_down->exchangeDone && m_exchange->pendingRequestBytes() >= ViewExchange::HighWater;
+    }
     void complete(const HttpRequest &, HttpReply reply) override
     {
         m_completed = true;
+        m_exchange->onRequestDrained = nullptr;
         m_exchange->requestBodyEnd();
         m_down->attach(reply);
         if (m_down->exchangeDone)
@@ -179,6 +190,9 @@ HttpDoor::HttpDoor(Doorman *doorman, QObject *parent)
 
 HttpLimits HttpDoor::limits()
 {
+    // Deadlines and connection caps: HttpLimits' defaults (docs/architecture.md, "Limits on
+    // every door"). Every client of this door is on this computer, so the cap per peer address
+    // is in effect one for all of them; slow heads and idle connections make room for new ones.
     HttpLimits l;
     l.maxHeaderBytes = 16 * 1024;
     l.maxHeaderCount = 64;

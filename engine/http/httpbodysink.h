@@ -4,6 +4,8 @@
 
 #include <QByteArrayView>
 
+#include <functional>
+
 namespace isolation {
 
 struct HttpRequest;
@@ -24,6 +26,24 @@ public:
     // right after this returns; a sink destroyed without complete() never got its whole body (the
     // peer went away, the framing was broken) and must throw away what it wrote.
     virtual void complete(const HttpRequest &request, HttpReply reply) = 0;
+
+    // Backpressure for a sink that passes the body on (to a sandbox, a tunnel): true while it
+    // holds as much as it wants to of what its consumer has not taken yet. The connection then
+    // stops reading the body (the socket's buffer fills and TCP holds the peer back) until the
+    // sink calls resumed(); it also looks again about once a second, in case a drain went unseen.
+    virtual bool full() const { return false; }
+
+protected:
+    // The consumer took enough: the connection reads on (on the next turn of the event loop).
+    void resumed()
+    {
+        if (m_resume)
+            m_resume();
+    }
+
+private:
+    friend class HttpConnection;
+    std::function<void()> m_resume;
 };
 
 } // namespace isolation

@@ -54,6 +54,9 @@ constexpr qint64 kReadBufferBytes = 1024 * 1024;
 constexpr qint64 kBodyPieceBytes = 256 * 1024; // read from an answer's device at a time
 constexpr qint64 kWriteHighWater = 1024 * 1024; // queued in the socket before we read more of it
 constexpr int kLingerMs = 2000; // a closing connection reads and drops the peer's bytes this long at most
+// A body going to a sink is parsed this much at a time, so that the sink's full() is looked at
+// between pieces (it holds at most about this much more than it asked for).
+constexpr qsizetype kSinkFeedBytes = 256 * 1024;
 
 } // namespace
 
@@ -63,6 +66,7 @@ HttpConnection::HttpConnection(QIODevice *device, const QHostAddress &peer, Http
     , m_peer(peer)
     , m_server(server)
     , m_parser(server->limits())
+    , m_since(server->now())
 {
     m_device->setParent(this);
     m_parser.onHeaders = [this](const HttpRequest &request) { onHead(request); };
@@ -75,6 +79,8 @@ HttpConnection::HttpConnection(QIODevice *device, const QHostAddress &peer, Http
         tcp->setReadBufferSize(kReadBufferBytes);
     if (m_stream)
         m_stream->setReadBufferSize(kReadBufferBytes);
+    if (auto *local = qobject_cast<QLocalSocket *>(m_device))
+        local->setReadBufferSize(kReadBufferBytes);
     onDeviceDisconnected(m_device, this, [this] { onPeerClosed(); });
     if (m_device->bytesAvailable() > 0)
         scheduleProcess();
@@ -91,11 +97,13 @@ void HttpConnection::onHead(const HttpRequest &head)
     m_streamed = false;
     m_sink.reset();
     m_sinkStopped = false;
+    m_sinkPaused = false;
     m_refusal.reset();
     m_dropped = 0;
     m_dropLimitHit = false;
     if (m_parser.upgrading())
         return; // the upgrade handler takes the request whole; nothing is opened for it here
+    enter(Phase::Body);
     HttpRequest request = head;
     request.peer = m_peer;
     bool ok = false;
@@ -104,9 +112,11 @@ void HttpConnection::onHead(const HttpRequest &head)
     if (auto opened = m_server->openStream(request)) {
         m_streamed = true;
         m_streamHead = std::move(request);
-        if (opened->ok())
+        if (opened->ok()) {
             m_sink = std::move(*opened).value();
-        else
+            if (m_sink)
+                m_sink->m_resume = [this] { resumeSink(); };
+        } else
             m_refusal = opened->error();
         m_parser.setBodySink([this](QByteArrayView piece) { return takeBody(piece); });
         willRead = willRead || m_sink != nullptr;
@@ -139,6 +149,10 @@ void HttpConnection::completeStream(HttpRequest request)
     m_busy = true;
     ++m_sequence;
     std::unique_ptr<HttpBodySink> sink = std::move(m_sink);
+    m_sinkPaused = false;
+    enter(Phase::Busy);
+    if (sink)
+        sink->m_resume = nullptr;
     if (m_refusal) {
         sendResponse(m_sequence, *std::exchange(m_refusal, std::nullopt));
         return;
@@ -149,8 +163,88 @@ void HttpConnection::completeStream(HttpRequest request)
 
 void HttpConnection::onReadyRead()
 {
-    m_in.append(m_stream ? m_stream->takeAll() : m_device->readAll());
+    pull();
     process();
+}
+
+void HttpConnection::pull()
+{
+    if (m_in.size() >= kReadBufferBytes || !m_device || m_device->bytesAvailable() <= 0)
+        return;
+    m_in.append(m_stream ? m_stream->takeAll() : m_device->readAll());
+    if (m_phase == Phase::Idle)
+        enter(Phase::Head); // the next request's first byte: its head has headTimeoutMs from now
+    else if (m_phase == Phase::Body)
+        m_since = m_server->now();
+}
+
+void HttpConnection::enter(Phase phase)
+{
+    m_phase = phase;
+    m_since = m_server->now();
+}
+
+void HttpConnection::resumeSink()
+{
+    if (!m_sinkPaused)
+        return;
+    m_sinkPaused = false;
+    m_since = m_server->now();
+    scheduleProcess();
+}
+
+void HttpConnection::evict()
+{
+    m_server->uncount(this);
+    closeNow();
+}
+
+void HttpConnection::checkDeadline(qint64 now)
+{
+    if (m_closing)
+        return;
+    const HttpLimits limits = m_server->limits();
+    const qint64 waited = now - m_since;
+    const auto timeOut = [this](const QString &why) {
+        ++m_server->m_counters.timedOut;
+        m_sink.reset(); // its body never came whole
+        m_streamed = false;
+        m_refusal.reset();
+        answerError(408, why);
+    };
+    switch (m_phase) {
+    case Phase::Head:
+        if (m_writeBlocked) {
+            // Its next request is here; the peer is not reading the answers to the last ones.
+            if (limits.idleTimeoutMs > 0 && waited >= limits.idleTimeoutMs) {
+                ++m_server->m_counters.timedOut;
+                closeNow();
+            }
+        } else if (limits.headTimeoutMs > 0 && waited >= limits.headTimeoutMs) {
+            timeOut(QStringLiteral("the request head did not come whole in time"));
+        }
+        break;
+    case Phase::Idle:
+        if (limits.idleTimeoutMs > 0 && waited >= limits.idleTimeoutMs) {
+            ++m_server->m_counters.timedOut;
+            m_keepAlive = false;
+            closeGracefully();
+        }
+        break;
+    case Phase::Body:
+        if (m_sinkPaused) {
+            // Waiting for the route, not for the peer: no deadline. A drain the sink did not
+            // report is seen here.
+            if (!m_sink || !m_sink->full())
+                resumeSink();
+            break;
+        }
+        if (limits.idleTimeoutMs > 0 && waited >= limits.idleTimeoutMs)
+            timeOut(QStringLiteral("the request body stalled"));
+        break;
+    case Phase::Busy:
+        break;
+    }
 }
 
 void HttpConnection::onPeerClosed()
@@ -168,8 +262,7 @@ void HttpConnection::scheduleProcess()
         this,
         [this] {
             m_processScheduled = false;
-            if (m_device->bytesAvailable() > 0)
-                m_in.append(m_device->readAll());
+            pull();
             process();
         },
         Qt::QueuedConnection);
@@ -177,8 +270,24 @@ void HttpConnection::scheduleProcess()
 
 void HttpConnection::process()
 {
-    while (!m_busy && !m_closing && !m_in.isEmpty()) {
-        const qsizetype used = m_parser.feed(m_in.constData(), m_in.size());
+    while (!m_busy && !m_closing) {
+        if (m_in.isEmpty()) {
+            pull(); // what stayed in the device while m_in was full
+            if (m_in.isEmpty())
+                return;
+        }
+        if (m_device->bytesToWrite() >= kWriteHighWater) {
+            // The peer does not read its answers: the next request waits until it does (pumpBody()
+            // goes on), so pipelined requests do not pile answers up here.
+            m_writeBlocked = true;
+            return;
+        }
+        if (m_sink && !m_sinkStopped && m_sink->full()) {
+            m_sinkPaused = true; // resumeSink() goes on (or the sweep, once the sink is no longer full)
+            return;
+        }
+        const qsizetype offered = m_sink ? std::min<qsizetype>(m_in.size(), kSinkFeedBytes) : m_in.size();
+        const qsizetype used = m_parser.feed(m_in.constData(), offered);
         m_head.append(m_in.constData(), std::min<qsizetype>(used, 256 * 1024 - m_head.size()));
         m_in.remove(0, used);
 
@@ -222,6 +331,7 @@ void HttpConnection::process()
             HttpRequest request = m_parser.takeRequest();
             m_head.truncate(0);
             request.peer = m_peer;
+            enter(Phase::Busy);
             m_keepAlive = m_parser.keepAlive();
             m_headRequest = request.method == "HEAD";
             if (m_streamed) {
@@ -240,11 +350,17 @@ void HttpConnection::process()
 
 void HttpConnection::answerError(int status, const QString &message)
 {
-    qCInfo(lcHttp) << "refusing request:" << status << message;
+    if (status == 408) // a slow client among many: the server's sweep counts them in one line
+        qCDebug(lcHttp) << "refusing request:" << status << message;
+    else
+        qCInfo(lcHttp) << "refusing request:" << status << message;
     m_keepAlive = false;
     m_busy = true;
+    enter(Phase::Busy);
     ++m_sequence;
-    sendResponse(m_sequence, HttpResponse::error(status, QStringLiteral("bad_request"), message));
+    sendResponse(m_sequence,
+        HttpResponse::error(
+            status, status == 408 ? QStringLiteral("request_timeout") : QStringLiteral("bad_request"), message));
 }
 
 void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)
@@ -382,6 +498,11 @@ void HttpConnection::sendDevice(
 
 void HttpConnection::pumpBody()
 {
+    if (m_writeBlocked && m_device && m_device->bytesToWrite() < kWriteHighWater) {
+        m_writeBlocked = false;
+        m_since = m_server->now();
+        scheduleProcess();
+    }
     if (m_drained && m_device && m_device->bytesToWrite() < m_drainLowWater) {
         auto drained = m_drained; // it may replace or clear itself
         drained();
@@ -412,13 +533,17 @@ void HttpConnection::completeExchange()
         closeGracefully();
         return;
     }
-    if (!m_in.isEmpty() || m_device->bytesAvailable() > 0)
+    const bool more = !m_in.isEmpty() || m_device->bytesAvailable() > 0;
+    enter(more ? Phase::Head : Phase::Idle);
+    if (more)
         scheduleProcess();
 }
 
 void HttpConnection::closeGracefully()
 {
     m_closing = true;
+    if (m_server)
+        m_server->uncount(this); // its end is bounded by kLingerMs; room for a new one now
     auto *tcp = qobject_cast<QAbstractSocket *>(m_device);
     if (!m_stream && !tcp) {
         if (qobject_cast<QLocalSocket *>(m_device))

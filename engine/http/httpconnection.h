@@ -39,7 +39,25 @@ public:
     bool isCurrent(quint64 sequence) const { return m_busy && sequence == m_sequence; }
     void closeNow();
 
+    // Connection limits (HttpLimits), for the server.
+    const QHostAddress &peer() const { return m_peer; }
+    // Waits for a request: its head has not come whole yet, or it is kept alive between requests.
+    bool waitingForRequest() const { return !m_closing && (m_phase == Phase::Head || m_phase == Phase::Idle); }
+    // Closes at once to make room for a newer connection (no longer counted from now on).
+    void evict();
+    // The server's sweep: acts on a missed deadline (408 and close, or close).
+    void checkDeadline(qint64 now);
+
 private:
+    friend class HttpServer; // m_counted
+    // Where the connection is, for its deadline: a head coming (HttpLimits::headTimeoutMs), kept
+    // alive between requests or a body coming (idleTimeoutMs), or inside a route (none).
+    enum class Phase : quint8 { Head, Idle, Body, Busy };
+    void enter(Phase phase);
+    // Moves what the device holds into m_in, up to kReadBufferBytes: beyond that the device's
+    // own buffer fills, it stops reading, and TCP holds the peer back.
+    void pull();
+    void resumeSink();
     void onReadyRead();
     void onPeerClosed();
     void process();
@@ -69,11 +87,16 @@ private:
     bool m_closing = false;
     bool m_processScheduled = false;
     bool m_halfClosed = false; // closing: our side of the stream is shut (FIN sent)
+    bool m_counted = true; // against the server's connection caps
+    Phase m_phase = Phase::Head;
+    qint64 m_since = 0; // the server's now() when the phase began (or, for a body, last moved)
 
     // A streamed request body (HttpServer::streamRoute): its sink, or the answer that refused it.
     bool m_streamed = false;
     std::unique_ptr<HttpBodySink> m_sink;
     bool m_sinkStopped = false;
+    bool m_sinkPaused = false; // the sink is full(): the body waits in the socket
+    bool m_writeBlocked = false; // answers queued past kWriteHighWater: the next request waits
     std::optional<HttpResponse> m_refusal;
     HttpRequest m_streamHead;
     qint64 m_dropped = 0;

@@ -19,6 +19,20 @@ struct HttpLimits
     // Whether HttpRequest::path and ::query are filled (QUrl, strict). Routes need them; a proxy
     // that takes the target as it came and checks it itself (the doorman's ViewPath) does not.
     bool decodeTarget = true;
+
+    // What HttpServer applies to each connection (the parser ignores these). A limit of 0 is off.
+    // The time a connection has to deliver a complete request head: from its accept for the
+    // first request, from the first byte for the next ones. Over it: 408 and the connection closed.
+    int headTimeoutMs = 10 * 1000;
+    // The time a kept-alive connection may wait for its next request, and a request body may go
+    // without a byte (while the route takes it as it comes). Over it: closed (408 mid-body).
+    int idleTimeoutMs = 60 * 1000;
+    // Open connections per peer address (all unix-socket peers are one peer: the socket is private
+    // to its user) and in all. A connection over either cap first makes room by closing the
+    // oldest connection that waits for a request (a slow head, an idle keep-alive); when every
+    // connection is inside a request the new one is refused (503, closed).
+    int maxConnectionsPerPeer = 64;
+    int maxConnections = 1024;
 };
 
 class HttpRequestParser

@@ -6,10 +6,43 @@
 #include <QFile>
 #include <QLocalServer>
 #include <QLocalSocket>
+#include <QLoggingCategory>
 #include <QTcpServer>
 #include <QTcpSocket>
 
+#include <sys/resource.h>
+
+Q_DECLARE_LOGGING_CATEGORY(lcHttp)
+
 namespace isolation {
+
+namespace {
+
+constexpr int kSweepMs = 1000;
+// Connections the kernel completes before we accept them (Qt's default is 50). Beyond it a new
+// client's SYN is dropped and it tries again a second later: under a flood of connections a
+// normal client would wait that second before the server even sees it.
+constexpr int kListenBacklog = 1024;
+
+// The connection caps (HttpLimits) assume descriptors to hold them: a process at its soft limit
+// fails accept() with EMFILE, and QTcpServer stops listening for good. The soft limit goes up to
+// the hard one (Debian's default soft limit is 1024), once per process.
+void raiseDescriptorLimit()
+{
+    static const bool once = [] {
+        rlimit l {};
+        if (::getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur < l.rlim_max) {
+            const rlim_t before = l.rlim_cur;
+            l.rlim_cur = l.rlim_max == RLIM_INFINITY ? std::max<rlim_t>(before, 65536) : l.rlim_max;
+            if (::setrlimit(RLIMIT_NOFILE, &l) != 0)
+                qCWarning(lcHttp) << "cannot raise the descriptor limit from" << before;
+        }
+        return true;
+    }();
+    Q_UNUSED(once);
+}
+
+} // namespace
 
 HttpReply::HttpReply(HttpConnection *connection, quint64 sequence)
     : m_connection(connection)
@@ -77,7 +110,11 @@ bool HttpReply::connected() const
 
 HttpServer::HttpServer(QObject *parent)
     : QObject(parent)
-{ }
+{
+    m_clock.start();
+    m_sweep.setInterval(kSweepMs);
+    connect(&m_sweep, &QTimer::timeout, this, &HttpServer::sweep);
+}
 
 HttpServer::~HttpServer()
 {
@@ -120,14 +157,15 @@ private:
 
 Result<quint16> HttpServer::listenTcp(const QHostAddress &address, quint16 port)
 {
+    raiseDescriptorLimit();
     auto *server = new TcpListener(
         [this](qintptr fd) {
             if (m_streamSockets) {
-                auto *stream = new TcpStream(int(fd));
+                auto *stream = new TcpStream(int(fd), this);
                 serve(stream, stream->peerAddress());
                 return;
             }
-            auto *socket = new QTcpSocket;
+            auto *socket = new QTcpSocket(this);
             if (!socket->setSocketDescriptor(fd)) {
                 delete socket;
                 return;
@@ -138,6 +176,7 @@ Result<quint16> HttpServer::listenTcp(const QHostAddress &address, quint16 port)
             serve(socket, socket->peerAddress());
         },
         this);
+    server->setListenBacklogSize(kListenBacklog);
     if (!server->listen(address, port)) {
         const QString why = server->errorString();
         delete server;
@@ -150,8 +189,10 @@ Result<quint16> HttpServer::listenTcp(const QHostAddress &address, quint16 port)
 
 Status HttpServer::listenLocal(const QString &path)
 {
+    raiseDescriptorLimit();
     auto *server = new QLocalServer(this);
     server->setSocketOptions(QLocalServer::UserAccessOption);
+    server->setListenBacklogSize(kListenBacklog);
     if (!server->listen(path)) {
         const QString why = server->errorString();
         delete server;
@@ -159,8 +200,10 @@ Status HttpServer::listenLocal(const QString &path)
     }
     QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     connect(server, &QLocalServer::newConnection, this, [this, server] {
-        while (QLocalSocket *socket = server->nextPendingConnection())
+        while (QLocalSocket *socket = server->nextPendingConnection()) {
+            socket->setParent(this);
             serve(socket);
+        }
     });
     m_local.append(server);
     return {};
@@ -168,7 +211,79 @@ Status HttpServer::listenLocal(const QString &path)
 
 void HttpServer::serve(QIODevice *device, const QHostAddress &peer)
 {
-    m_connections.append(new HttpConnection(device, peer, this));
+    m_now = m_clock.elapsed();
+    if (!makeRoom(peer)) {
+        refuse(device);
+        return;
+    }
+    auto *connection = new HttpConnection(device, peer, this);
+    m_connections.append(connection);
+    ++m_perPeer[peer];
+    ++m_counted;
+    if (!m_sweep.isActive())
+        m_sweep.start();
+}
+
+bool HttpServer::makeRoom(const QHostAddress &peer)
+{
+    const bool peerFull = m_limits.maxConnectionsPerPeer > 0 && m_perPeer.value(peer) >= m_limits.maxConnectionsPerPeer;
+    const bool allFull = m_limits.maxConnections > 0 && m_counted >= m_limits.maxConnections;
+    if (!peerFull && !allFull)
+        return true;
+    // The oldest connection that waits for a request goes: a slow head (slowloris) or an idle
+    // keep-alive (a browser opens a new one when it needs it). Those inside a request stay.
+    for (HttpConnection *c : std::as_const(m_connections)) {
+        if (c->waitingForRequest() && (!peerFull || c->peer() == peer)) {
+            ++m_counters.evicted;
+            c->evict();
+            return true;
+        }
+    }
+    ++m_counters.refused;
+    return false;
+}
+
+void HttpServer::refuse(QIODevice *device)
+{
+    // Before any request: the peer reads this answer to the one it is about to send.
+    static const QByteArray body = R"({"error":"unavailable","message":"too many connections"})";
+    device->setParent(this);
+    device->write("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
+        + QByteArray::number(body.size()) + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n" + body);
+    onDeviceDisconnected(device, device, [device] { device->deleteLater(); });
+    disconnectDevice(device);
+    if (!device->isOpen())
+        device->deleteLater();
+}
+
+void HttpServer::uncount(HttpConnection *connection)
+{
+    if (!connection->m_counted)
+        return;
+    connection->m_counted = false;
+    --m_counted;
+    auto it = m_perPeer.find(connection->peer());
+    if (it != m_perPeer.end() && --it.value() <= 0)
+        m_perPeer.erase(it);
+}
+
+void HttpServer::sweep()
+{
+    m_now = m_clock.elapsed();
+    const auto connections = m_connections; // a check may close one (deleteLater: still there)
+    for (HttpConnection *c : connections)
+        c->checkDeadline(m_now);
+    // One line a second at most, however many clients misbehave.
+    if (m_counters.refused != m_logged.refused || m_counters.evicted != m_logged.evicted
+        || m_counters.timedOut != m_logged.timedOut) {
+        qCInfo(lcHttp).nospace() << "connection limits: " << m_counters.refused - m_logged.refused << " refused, "
+                                 << m_counters.evicted - m_logged.evicted << " closed to make room, "
+                                 << m_counters.timedOut - m_logged.timedOut << " timed out in the last second(s); "
+                                 << m_connections.size() << " open";
+        m_logged = m_counters;
+    }
+    if (m_connections.isEmpty())
+        m_sweep.stop();
 }
 
 void HttpServer::close()
@@ -190,6 +305,7 @@ void HttpServer::close()
 
 void HttpServer::forget(HttpConnection *connection)
 {
+    uncount(connection);
     m_connections.removeOne(connection);
 }
 

@@ -8,9 +8,12 @@
 #include "httpmessage.h"
 #include "httprequestparser.h"
 
+#include <QElapsedTimer>
+#include <QHash>
 #include <QHostAddress>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -77,6 +80,8 @@ public:
     explicit HttpServer(QObject *parent = nullptr);
     ~HttpServer() override;
 
+    // Header and body sizes, deadlines and connection caps (HttpLimits). Connections accepted
+    // before the call keep their parser's sizes; deadlines and caps apply to all at once.
     void setLimits(HttpRequestParser::Limits limits) { m_limits = limits; }
     HttpRequestParser::Limits limits() const { return m_limits; }
 
@@ -107,12 +112,23 @@ public:
     void setStreamSockets(bool on) { m_streamSockets = on; }
     // Listens on a unix socket, which must not exist. The socket file gets mode 0600.
     Status listenLocal(const QString &path);
-    // Serves an already connected socket; the server takes ownership.
+    // Serves an already connected socket; the server takes ownership. Counted against the
+    // connection caps like an accepted one (and refused the same way).
     void serve(QIODevice *device, const QHostAddress &peer = {});
 
     // Stops listening and closes every connection.
     void close();
     int connectionCount() const { return int(m_connections.size()); }
+
+    // Since the start: connections refused at a cap, closed to make room for a newer one, and
+    // closed for a missed deadline (slow head, idle, stalled body).
+    struct Counters
+    {
+        qint64 refused = 0;
+        qint64 evicted = 0;
+        qint64 timedOut = 0;
+    };
+    Counters counters() const { return m_counters; }
 
 private:
     friend class HttpConnection;
@@ -121,6 +137,16 @@ private:
     std::optional<Result<std::unique_ptr<HttpBodySink>, HttpResponse>> openStream(HttpRequest &head);
     bool upgrade(const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest);
     void forget(HttpConnection *connection);
+    // Whether a connection from `peer` may open: true when under the caps, or once the oldest
+    // connection that waits for a request was closed to make room.
+    bool makeRoom(const QHostAddress &peer);
+    void refuse(QIODevice *device);
+    void uncount(HttpConnection *connection);
+    // Once a second while there are connections: each checks its deadline against m_now.
+    void sweep();
+    // Coarse monotonic milliseconds: set at each accept and each sweep, so that a connection
+    // stamps its phases without reading a clock (the data plane's per-request cost stays flat).
+    qint64 now() const { return m_now; }
 
     struct Route
     {
@@ -138,7 +164,14 @@ private:
     HttpRequestParser::Limits m_limits;
     QList<QTcpServer *> m_tcp;
     QList<QLocalServer *> m_local;
-    QList<HttpConnection *> m_connections;
+    QList<HttpConnection *> m_connections; // oldest first
+    QHash<QHostAddress, int> m_perPeer; // counted connections by peer address
+    int m_counted = 0;
+    QElapsedTimer m_clock;
+    qint64 m_now = 0;
+    QTimer m_sweep;
+    Counters m_counters;
+    Counters m_logged; // as of the last log line about them
     bool m_streamSockets = false;
 };
 

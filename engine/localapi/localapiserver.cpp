@@ -13,7 +13,18 @@ namespace isolation {
 LocalApiServer::LocalApiServer(QObject *parent)
     : QObject(parent)
     , m_http(this)
-{ }
+{
+    m_http.setLimits(limits());
+}
+
+HttpLimits LocalApiServer::limits()
+{
+    // HttpLimits' defaults, deadlines and caps included. Every peer of this socket is the same
+    // user (the socket is 0600 in a 0700 directory), and unix-socket peers have no address, so
+    // the cap per peer is one cap for all: 64 connections at once. Telling processes apart by
+    // SO_PEERCRED would not bound anything: one process forks as many as it likes.
+    return HttpLimits {};
+}
 
 Status LocalApiServer::listen(const QString &socketPath)
 {

@@ -15,6 +15,9 @@ class LocalApiServer final : public QObject
 public:
     explicit LocalApiServer(QObject *parent = nullptr);
 
+    // Header and body sizes, deadlines, connection cap (docs/architecture.md, "Limits on every door").
+    static HttpLimits limits();
+
     // Routes are added by the engine before listen().
     HttpServer &http() { return m_http; }
 
