@@ -3,6 +3,7 @@
 //   isolation-keychain read|write|delete SERVICE KEY
 // read prints the entry on standard output; write stores what it reads on standard input. The exit
 // status is a KeychainExit (engine/pairing/keychainexit.h); on failure standard error says why.
+#include "core/processhardening.h"
 #include "pairing/keychainexit.h"
 
 #include <QCoreApplication>
@@ -49,6 +50,9 @@ QByteArray readAll(std::FILE *in)
 
 int main(int argc, char *argv[])
 {
+    // It reads or writes the server credential and member key: no core file, no ptrace.
+    if (auto hardened = isolation::hardenProcess(); !hardened)
+        std::fprintf(stderr, "isolation-keychain: warning: %s\n", qPrintable(hardened.error().message));
     // The Secret Service backend (libsecret) answers through GLib's main context, which only
     // Qt's GLib event dispatcher runs: with QT_NO_GLIB every job would wait forever.
     qunsetenv("QT_NO_GLIB");

@@ -4,9 +4,12 @@
 #include "output.h"
 
 #include "core/eventdispatcher.h"
+#include "core/processhardening.h"
 #include "core/version.h"
 
 #include <QCoreApplication>
+
+#include <cstdio>
 
 namespace {
 
@@ -53,6 +56,10 @@ QString helpText(const QList<isolation::Command> &commands)
 
 int main(int argc, char *argv[])
 {
+    // Before anything is read: `up` holds the server credential and member key, and a client verb
+    // may carry a pairing code or workspace data.
+    if (auto hardened = isolation::hardenProcess(); !hardened)
+        std::fprintf(stderr, "isolation-server: warning: %s\n", qPrintable(hardened.error().message));
     QCoreApplication app = isolation::makeWithUnixEventDispatcher<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));

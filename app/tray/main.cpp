@@ -5,6 +5,7 @@
 
 #include "core/logging.h"
 #include "core/paths.h"
+#include "core/processhardening.h"
 #include "core/signalwatcher.h"
 #include "core/version.h"
 #include "engine.h"
@@ -16,6 +17,9 @@
 
 int main(int argc, char *argv[])
 {
+    // The tray runs the engine in-process: it holds the server credential and the member key.
+    if (auto hardened = isolation::hardenProcess(); !hardened)
+        std::fprintf(stderr, "isolation-tray: warning: %s\n", qPrintable(hardened.error().message));
     // Answer --help and --version, and refuse a headless start, before Qt needs a display.
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
