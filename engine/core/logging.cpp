@@ -3,8 +3,12 @@
 #include <QDateTime>
 #include <QFile>
 #include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QMutex>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 Q_LOGGING_CATEGORY(lcCore, "isolation.core")
@@ -13,12 +17,23 @@ namespace isolation::logging {
 
 namespace {
 
+// Encoded forms shorter than this are not redacted: a few characters of base64 turn up in
+// ordinary text (the raw secret keeps the lower bound addRedaction() documents).
+constexpr qsizetype kMinFormBytes = 8;
+
+struct Secret
+{
+    int holders = 0;
+    QList<QByteArray> forms; // the secret itself and how it looks encoded
+};
+
 // The message handler is process-global by Qt's design, so its state is too.
 struct State
 {
     QMutex mutex;
     QFile file;
-    QHash<QByteArray, int> secrets; // secret -> how many holders registered it
+    QHash<QByteArray, Secret> secrets;
+    QList<QByteArray> patterns; // every form of every secret, longest first
 };
 
 State &state()
@@ -27,10 +42,76 @@ State &state()
     return s;
 }
 
-QByteArray redactLocked(QByteArray text, const QHash<QByteArray, int> &secrets)
+// The secret as base64 wherever it starts in a longer encoded text (an "Authorization: Basic"
+// header, a data: URL): with 1 or 2 bytes before it, the characters that also carry those bytes,
+// and the last one that carries what follows, differ between occurrences; the ones between do not.
+void addBase64(QList<QByteArray> &forms, const QByteArray &secret, QByteArray::Base64Options alphabet)
 {
-    for (auto it = secrets.keyBegin(); it != secrets.keyEnd(); ++it)
-        text.replace(*it, QByteArrayLiteral("[redacted]"));
+    forms << secret.toBase64(alphabet) << secret.toBase64(alphabet | QByteArray::OmitTrailingEquals);
+    for (int shift = 0; shift < 3; ++shift) {
+        const QByteArray encoded
+            = QByteArray(QByteArray(shift, '\0') + secret).toBase64(alphabet | QByteArray::OmitTrailingEquals);
+        const qsizetype head = shift == 0 ? 0 : shift + 1; // 1 byte before: 2 characters; 2: 3
+        const qsizetype tail = (shift + secret.size()) % 3 == 0 ? 0 : 1;
+        forms << encoded.mid(head, encoded.size() - head - tail);
+    }
+}
+
+// The forms a secret is redacted in, computed once when it is registered: raw; base64 (standard
+// and URL-safe, with and without padding, at any alignment); percent-encoded (as QUrl writes it,
+// and with lower-case hex digits); as a JSON string's contents (as QJsonDocument writes it),
+// once or twice.
+QList<QByteArray> formsOf(const QByteArray &secret)
+{
+    QList<QByteArray> forms {secret};
+    addBase64(forms, secret, QByteArray::Base64Encoding);
+    addBase64(forms, secret, QByteArray::Base64UrlEncoding);
+    const QByteArray percent = secret.toPercentEncoding(); // QUrl::toPercentEncoding() on the bytes
+    forms << percent;
+    QByteArray lower = percent;
+    for (qsizetype i = 0; i + 2 < lower.size(); ++i) {
+        if (lower[i] == '%') {
+            lower[i + 1] = char(std::tolower(uchar(lower[i + 1])));
+            lower[i + 2] = char(std::tolower(uchar(lower[i + 2])));
+        }
+    }
+    forms << lower;
+    // Only text can be written as a JSON string. Twice too: a JSON body inside a JSON string, or
+    // logged by QDebug, whose quoting escapes '"', '\\' and control characters the same way.
+    auto jsonEscaped = [](const QString &text) {
+        const QByteArray json = QJsonDocument(QJsonArray {text}).toJson(QJsonDocument::Compact);
+        return json.mid(2, json.size() - 4); // between [" and "]
+    };
+    if (const QString text = QString::fromUtf8(secret); text.toUtf8() == secret) {
+        const QByteArray once = jsonEscaped(text);
+        forms << once << jsonEscaped(QString::fromUtf8(once));
+    }
+    QList<QByteArray> kept;
+    for (const QByteArray &form : std::as_const(forms)) {
+        if ((form == secret || form.size() >= kMinFormBytes) && !kept.contains(form))
+            kept << form;
+    }
+    return kept;
+}
+
+void rebuildPatternsLocked(State &s)
+{
+    s.patterns.clear();
+    for (const Secret &secret : std::as_const(s.secrets)) {
+        for (const QByteArray &form : secret.forms) {
+            if (!s.patterns.contains(form))
+                s.patterns << form;
+        }
+    }
+    // Longest first, so a form that holds another is replaced whole.
+    std::sort(s.patterns.begin(), s.patterns.end(),
+        [](const QByteArray &a, const QByteArray &b) { return a.size() > b.size(); });
+}
+
+QByteArray redactLocked(QByteArray text, const QList<QByteArray> &patterns)
+{
+    for (const QByteArray &pattern : patterns)
+        text.replace(pattern, QByteArrayLiteral("[redacted]"));
     return text;
 }
 
@@ -57,7 +138,7 @@ void handler(QtMsgType type, const QMessageLogContext &context, const QString &m
     const QByteArray stamp = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toUtf8();
     QMutexLocker lock(&s.mutex);
     const QByteArray line = stamp + ' ' + levelName(type) + ' ' + (context.category ? context.category : "default")
-        + ": " + redactLocked(message.toUtf8(), s.secrets) + '\n';
+        + ": " + redactLocked(message.toUtf8(), s.patterns) + '\n';
     std::fwrite(line.constData(), 1, size_t(line.size()), stderr);
     if (s.file.isOpen()) {
         s.file.write(line);
@@ -101,7 +182,11 @@ void addRedaction(const QByteArray &secret)
         return;
     State &s = state();
     QMutexLocker lock(&s.mutex);
-    ++s.secrets[secret];
+    Secret &entry = s.secrets[secret];
+    if (entry.holders++ == 0) {
+        entry.forms = formsOf(secret);
+        rebuildPatternsLocked(s);
+    }
 }
 
 void removeRedaction(const QByteArray &secret)
@@ -109,17 +194,19 @@ void removeRedaction(const QByteArray &secret)
     State &s = state();
     QMutexLocker lock(&s.mutex);
     auto it = s.secrets.find(secret);
-    if (it != s.secrets.end() && --it.value() <= 0)
+    if (it != s.secrets.end() && --it->holders <= 0) {
         s.secrets.erase(it);
+        rebuildPatternsLocked(s);
+    }
 }
 
 QString redact(const QString &text)
 {
     State &s = state();
     QMutexLocker lock(&s.mutex);
-    if (s.secrets.isEmpty())
+    if (s.patterns.isEmpty())
         return text;
-    return QString::fromUtf8(redactLocked(text.toUtf8(), s.secrets));
+    return QString::fromUtf8(redactLocked(text.toUtf8(), s.patterns));
 }
 
 } // namespace isolation::logging
