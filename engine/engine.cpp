@@ -235,6 +235,11 @@ void Engine::startDoorman()
     o.serverId = id->serverId;
     o.hubPublicKey = id->hubPublicKey;
     m_doorman = std::make_unique<Doorman>(o, m_clock, m_sandboxes.get());
+    // A view token opens a view once, across restarts too (docs/formats.md, "Used view-token nonces").
+    if (auto kept = m_doorman->sessions().keepUsedNoncesIn(
+            m_paths.dataDir() + QStringLiteral("/used-view-nonces.json"), m_clock.unixSeconds());
+        !kept)
+        qCWarning(lcCore).noquote() << "views:" << kept.error().message;
     m_doorman->attach(m_tunnel.get());
     // The local front door, for a browser on this computer (the same tokens). Not having it is
     // no reason to stop: views still come through the tunnel.

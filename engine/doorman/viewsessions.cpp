@@ -8,9 +8,8 @@ namespace isolation {
 QByteArray ViewSessions::open(const ViewClaims &claims, qint64 nowUnix)
 {
     purge(nowUnix);
-    if (m_nonces.contains(claims.nonce))
+    if (m_nonces.use(claims, nowUnix) != UsedNonces::Use::Fresh)
         return {};
-    m_nonces.insert(claims.nonce, claims.expiresAt);
     forgetLast();
     const QByteArray cookie = randomBytes(32).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
     m_cookies.insert(cookie, claims);
@@ -43,8 +42,7 @@ void ViewSessions::purge(qint64 nowUnix)
     forgetLast();
     for (auto it = m_cookies.begin(); it != m_cookies.end();)
         it = nowUnix >= it->expiresAt ? m_cookies.erase(it) : std::next(it);
-    for (auto it = m_nonces.begin(); it != m_nonces.end();)
-        it = nowUnix >= it.value() ? m_nonces.erase(it) : std::next(it);
+    m_nonces.purge(nowUnix);
 }
 
 void ViewSessions::closeView(const QString &viewId)
