@@ -5,10 +5,12 @@
 // Clients are raw sockets, off the event loop, so 500 of them cost the server under test only
 // what they make it do.
 #include "doormanfixture.h"
+#include "http/httpserver.h"
 #include "hubprocess.h"
 #include "views/viewtoken.h"
 
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QFileInfo>
 #include <QProcess>
 #include <QScopeGuard>
@@ -180,6 +182,7 @@ private Q_SLOTS:
     void localDoorBodyBackpressure();
     void localApi();
     void hub();
+    void idleAndStalledBody();
 
 private:
     // What every door must do. `normal` is a whole request the door answers; `bodyRequestHead` a
@@ -500,6 +503,58 @@ void tst_DoorLimits::hub()
     capPerPeer(a, "POST /v1/servers HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\n");
     hugeHeader(a, host);
     unreadAnswersStayBounded(a, host, hub.process().processId());
+}
+
+void tst_DoorLimits::idleAndStalledBody()
+{
+    // The deadlines besides the head's, on an HttpServer with short ones (the defaults, 60 s, are
+    // the same code): a kept-alive connection with no next request is closed; a body that stops
+    // coming is answered 408; a request inside a slow route is left alone.
+    HttpServer server;
+    HttpLimits limits;
+    limits.idleTimeoutMs = 1500;
+    limits.headTimeoutMs = 1500;
+    server.setLimits(limits);
+    QList<HttpReply> held;
+    server.route("GET", QStringLiteral("/now"), [](const HttpRequest &, HttpReply reply) {
+        reply.send(HttpResponse::json(200, QJsonObject {}));
+    });
+    server.route("GET", QStringLiteral("/later"), [&held](const HttpRequest &, HttpReply reply) { held.append(reply); });
+    server.route("POST", QStringLiteral("/body"), [](const HttpRequest &, HttpReply reply) {
+        reply.send(HttpResponse::json(200, QJsonObject {}));
+    });
+    auto port = server.listenTcp(QHostAddress::LocalHost, 0);
+    QVERIFY(port.ok());
+    const Address a {port.value(), {}};
+
+    const auto openWith = [&](const QByteArray &bytes) {
+        const int fd = connectTo(a);
+        setNonBlocking(fd);
+        ::send(fd, bytes.constData(), size_t(bytes.size()), MSG_NOSIGNAL);
+        return fd;
+    };
+    const int idle = openWith("GET /now HTTP/1.1\r\nHost: h\r\n\r\n");
+    const int stalled = openWith("POST /body HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc");
+    const int waiting = openWith("GET /later HTTP/1.1\r\nHost: h\r\n\r\n");
+    const auto cleanup = qScopeGuard([&] {
+        for (int fd : {idle, stalled, waiting})
+            ::close(fd);
+    });
+    QByteArray idleGot, stalledGot, waitingGot;
+    QTest::qWait(500);
+    QVERIFY(!closedNow(idle, &idleGot));
+    QVERIFY2(idleGot.startsWith("HTTP/1.1 200 "), idleGot.constData());
+    QVERIFY(!closedNow(stalled, &stalledGot));
+    QVERIFY(stalledGot.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(closedNow(idle, &idleGot), 4000);
+    QTRY_VERIFY_WITH_TIMEOUT(closedNow(stalled, &stalledGot), 4000);
+    QVERIFY2(stalledGot.startsWith("HTTP/1.1 408 "), stalledGot.constData());
+    QVERIFY(!closedNow(waiting, &waitingGot)); // the route has it, however long it takes
+    QCOMPARE(held.size(), 1);
+    held.first().send(HttpResponse::json(200, QJsonObject {}));
+    QTRY_VERIFY_WITH_TIMEOUT(closedNow(waiting, &waitingGot) || waitingGot.startsWith("HTTP/1.1 200 "), 4000);
+    QVERIFY2(waitingGot.startsWith("HTTP/1.1 200 "), waitingGot.constData());
+    QVERIFY(server.counters().timedOut >= 2);
 }
 
 QTEST_GUILESS_MAIN(tst_DoorLimits)
