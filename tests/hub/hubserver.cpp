@@ -25,6 +25,8 @@
 #include <QLoggingCategory>
 #include <QSaveFile>
 
+#include "http/tcpstream.h"
+
 Q_LOGGING_CATEGORY(lcHub, "isolation.hub")
 
 namespace isolation::hub {
@@ -50,6 +52,8 @@ HubServer::HubServer(Options options, QObject *parent)
     , m_preview(this)
     , m_tunnels(this)
 {
+    // Every request to the app origin passes admit() first, whichever module's route it is for.
+    m_app.setGate([this](const HttpRequest &request) { return admit(request); });
     registerAppRoutes();
     registerPreviewRoutes();
     registerTunnelRoutes();
@@ -85,6 +89,17 @@ Status HubServer::start()
         return preview.error();
     }
     m_previewPort = preview.value();
+    m_appGuard.setNames(RequestGuard::appNames(m_options.listenAddress, m_options.publicHosts));
+    // Beyond loopback anyone who reaches the port could be "the member": the pages want a token.
+    if (!m_options.listenAddress.isLoopback()) {
+        auto token = m_pages.requireSignIn(m_options.dataDir + QStringLiteral("/signin.json"));
+        if (!token) {
+            m_app.close();
+            m_preview.close();
+            return token.error();
+        }
+        m_newSignInToken = token.value();
+    }
 
     m_adminToken = randomBytes(32).toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
     QSaveFile file(adminFile());
@@ -130,6 +145,23 @@ bool HubServer::isAdmin(const HttpRequest &request) const
     return !m_adminToken.isEmpty() && constantTimeEquals(request.bearerToken(), m_adminToken);
 }
 
+std::optional<HttpResponse> HubServer::admit(const HttpRequest &request) const
+{
+    // A name we do not serve is a page that rebound its own name to this address (DNS
+    // rebinding): it gets nothing of ours, not even a page session.
+    if (!m_appGuard.servesHost(request))
+        return RequestGuard::misdirected();
+    // Engines and CLIs send no Origin; a browser always does on a POST, and another site's page
+    // must not change anything here (API routes included).
+    if (RequestGuard::unsafeMethod(request.method) && RequestGuard::foreignOrigin(request))
+        return RequestGuard::crossOrigin();
+    // The API (/v1/...) authenticates each call by its bearer; everything else is the member's.
+    const bool api = request.path.startsWith(QLatin1String("/v1/"));
+    if (m_pages.signInRequired() && !api && request.path != QLatin1String("/signin") && !m_pages.signedIn(request))
+        return MemberPages::signInPage(401, QString::fromLatin1(request.target));
+    return std::nullopt;
+}
+
 void HubServer::registerAppRoutes()
 {
     m_app.route("GET", QStringLiteral("/v1/health"), [](const HttpRequest &, HttpReply reply) {
@@ -158,6 +190,7 @@ void HubServer::registerModules()
     pairing.pollIntervalSeconds = m_options.pollIntervalSeconds;
     pairing.heartbeatIntervalSeconds = m_options.heartbeatIntervalSeconds;
     m_pairing = std::make_unique<PairingService>(*m_state, *m_log, m_pages, pairing);
+    m_pages.registerRoutes(m_app);
     m_pairing->registerRoutes(
         m_app, [this] { return appUrl(); }, admin);
     m_servers = std::make_unique<ServerService>(*m_state, *m_log, m_options.heartbeatIntervalSeconds);
@@ -240,6 +273,11 @@ void HubServer::registerTunnelRoutes()
 {
     m_app.setUpgradeHandler(
         [this](const HttpRequest &request, QIODevice *device, const QByteArray &head, const QByteArray &rest) {
+            if (!m_appGuard.servesHost(request)) {
+                device->write("HTTP/1.1 421 Misdirected Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                disconnectDevice(device);
+                return true;
+            }
             return m_tunnels.handleUpgrade(request, device, head, rest);
         });
 

@@ -6,6 +6,7 @@
 #include "core/result.h"
 #include "http/httpserver.h"
 #include "memberpages.h"
+#include "requestguard.h"
 #include "tunnelregistry.h"
 
 #include <QByteArray>
@@ -42,6 +43,8 @@ public:
         int pollIntervalSeconds = 5; // the device-code poll interval handed out
         int heartbeatIntervalSeconds = 15; // the heartbeat interval servers are told to keep
         int workspaceTokenLifetimeSeconds = 900; // per-workspace bearers live this long
+        // Host names the app origin answers besides those of listenAddress (a LAN name).
+        QStringList publicHosts;
     };
 
     explicit HubServer(Options options, QObject *parent = nullptr);
@@ -54,6 +57,10 @@ public:
     QUrl appUrl() const;
     QUrl previewUrl() const;
     QString adminFile() const;
+    // The member pages' sign-in token when start() made it (a non-loopback --listen, first start),
+    // for printing once; empty otherwise.
+    QByteArray newSignInToken() const { return m_newSignInToken; }
+    bool signInRequired() const { return m_pages.signInRequired(); }
 
     // Decides which tunnel upgrades are accepted (pairing's server registry plugs in here).
     // Without one, every tunnel is refused with 401.
@@ -71,6 +78,7 @@ private:
     void registerPreviewRoutes();
     void registerTunnelRoutes();
     bool isAdmin(const HttpRequest &request) const;
+    std::optional<HttpResponse> admit(const HttpRequest &request) const;
 
     Options m_options;
     HttpServer m_app;
@@ -82,6 +90,8 @@ private:
     std::unique_ptr<HubState> m_state;
     std::unique_ptr<ActionLog> m_log;
     MemberPages m_pages; // before the services that use it
+    RequestGuard m_appGuard; // the host names the app origin answers
+    QByteArray m_newSignInToken;
     std::unique_ptr<PairingService> m_pairing;
     std::unique_ptr<ServerService> m_servers;
     SystemClock m_clock;

@@ -24,7 +24,7 @@ namespace {
 
 const char *kHelp
     = "Usage:\n"
-      "  isolation-hub serve --data DIR [--listen HOST:PORT] [--preview HOST:PORT]\n"
+      "  isolation-hub serve --data DIR [--listen HOST:PORT] [--preview HOST:PORT] [--public-host NAME]\n"
       "  isolation-hub --data DIR COMMAND [options]\n"
       "\n"
       "A local hub that speaks the Isolation cloud's protocol (docs/protocol.md): the peer of the\n"
@@ -33,6 +33,14 @@ const char *kHelp
       "serve     Run the hub. The app origin (API, pages) listens on --listen (default\n"
       "          127.0.0.1:8470), the preview origin (views) on --preview (default 127.0.0.1:8471).\n"
       "          Port 0 picks a free port. Writes DIR/admin.json (mode 0600) with the admin token.\n"
+      "          Each origin answers only the host names it serves, others get 421 (DNS rebinding):\n"
+      "          the app origin 127.0.0.1, localhost and [::1] on loopback, else the --listen\n"
+      "          address (every local address for 0.0.0.0) and each --public-host NAME; the preview\n"
+      "          origin <view>.preview.localhost. Forms and other changes must come from the hub's\n"
+      "          own pages (Origin / Sec-Fetch-Site), else 403.\n"
+      "          On loopback the member pages sign their one member in on the first visit. With a\n"
+      "          --listen that is not loopback they want the sign-in token printed at first start\n"
+      "          (only its SHA-256 is kept, in DIR/signin.json; delete that file for a new token).\n"
       "          Testing options: --code-lifetime S (pairing codes, default 600),\n"
       "          --poll-interval S (device-code polling, default 5), --heartbeat-interval S (default 15),\n"
       "          --workspace-token-lifetime S (workspace bearers, default 900).\n"
@@ -85,6 +93,8 @@ int serve(const QString &dataDir, const QStringList &args)
     parser.addOption({QStringLiteral("preview"), QStringLiteral("Preview origin address."), QStringLiteral("host:port"),
         QStringLiteral("127.0.0.1:8471")});
     parser.addOption({QStringLiteral("data"), QStringLiteral("Data directory."), QStringLiteral("dir")});
+    parser.addOption({QStringLiteral("public-host"), QStringLiteral("Another host name of the app origin."),
+        QStringLiteral("name")});
     parser.addOption({QStringLiteral("code-lifetime"), QStringLiteral("Pairing code lifetime."),
         QStringLiteral("seconds"), QStringLiteral("600")});
     parser.addOption({QStringLiteral("poll-interval"), QStringLiteral("Device-code poll interval."),
@@ -105,6 +115,13 @@ int serve(const QString &dataDir, const QStringList &args)
         return fail(QStringLiteral("--listen wants HOST:PORT"), 2);
     if (!parseHostPort(parser.value(QStringLiteral("preview")), &options.previewAddress, &options.previewPort))
         return fail(QStringLiteral("--preview wants HOST:PORT"), 2);
+    for (const QString &name : parser.values(QStringLiteral("public-host"))) {
+        QUrl check;
+        check.setHost(name, QUrl::StrictMode);
+        if (name.isEmpty() || !check.isValid() || name.contains(QLatin1Char(':')))
+            return fail(QStringLiteral("--public-host wants a host name without a port"), 2);
+        options.publicHosts << name;
+    }
 
     auto seconds = [&parser](const char *name, int *out) {
         bool ok = false;
@@ -139,6 +156,13 @@ int serve(const QString &dataDir, const QStringList &args)
     print(QStringLiteral("preview origin: %1/  (views at http://<view>.preview.localhost:%2/)")
               .arg(server.previewUrl().toString())
               .arg(server.previewUrl().port()));
+    // Printed once, when it is made; the data directory keeps only its hash.
+    if (!server.newSignInToken().isEmpty())
+        print(QStringLiteral("sign-in token:  %1  (the member pages want it; shown only now)")
+                  .arg(QString::fromLatin1(server.newSignInToken())));
+    else if (server.signInRequired())
+        print(QStringLiteral("sign-in token:  the one printed at first start (delete %1/signin.json for a new one)")
+                  .arg(options.dataDir));
     print(QStringLiteral("admin token:    %1").arg(server.adminFile()));
 
     const int rc = QCoreApplication::exec();

@@ -117,7 +117,8 @@ void PairingService::registerRoutes(
             flow.name = flow.hostName.isEmpty() ? QStringLiteral("server") : flow.hostName;
         flow.deviceCode = randomBytes(32).toBase64(kB64); // 256 random bits
         flow.userCode = newUserCode();
-        flow.expiresAt = QDateTime::currentDateTimeUtc().addSecs(m_options.codeLifetimeSeconds);
+        flow.askedAt = QDateTime::currentDateTimeUtc();
+        flow.expiresAt = flow.askedAt.addSecs(m_options.codeLifetimeSeconds);
         flow.interval = m_options.pollIntervalSeconds;
         m_flows.insert(flow.deviceCode, flow);
         m_log.record(QStringLiteral("pair.started"),
@@ -179,6 +180,19 @@ void PairingService::registerRoutes(
 
 PairingService::Verdict PairingService::decide(const QString &typedCode, bool approve, const QString &via)
 {
+    Verdict why = Verdict::WrongCode;
+    Flow *match = find(typedCode, via, &why);
+    if (!match)
+        return why;
+    match->status = approve ? Flow::Status::Approved : Flow::Status::Denied;
+    m_log.record(approve ? QStringLiteral("pair.approved") : QStringLiteral("pair.denied"),
+        {{QStringLiteral("userCode"), displayCode(match->userCode)}, {QStringLiteral("name"), match->name},
+            {QStringLiteral("via"), via}});
+    return approve ? Verdict::Approved : Verdict::Denied;
+}
+
+PairingService::Flow *PairingService::find(const QString &typedCode, const QString &via, Verdict *why)
+{
     expireOld();
     const QString code = canonicalCode(typedCode);
     const QDateTime now = QDateTime::currentDateTimeUtc();
@@ -193,14 +207,16 @@ PairingService::Verdict PairingService::decide(const QString &typedCode, bool ap
     if (match && match->status == Flow::Status::Locked) {
         m_log.record(QStringLiteral("pair.refused"),
             {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
-        return Verdict::Locked;
+        *why = Verdict::Locked;
+        return nullptr;
     }
     if (!match || match->status != Flow::Status::Pending) {
         // While a code is locked, guesses are refused outright: the guesser gets no more answers.
         if (anyLocked) {
             m_log.record(QStringLiteral("pair.refused"),
                 {{QStringLiteral("reason"), QStringLiteral("locked")}, {QStringLiteral("via"), via}});
-            return Verdict::Locked;
+            *why = Verdict::Locked;
+            return nullptr;
         }
         // A wrong guess counts against every code pending now: any of them may be its target.
         for (Flow &f : m_flows) {
@@ -212,15 +228,14 @@ PairingService::Verdict PairingService::decide(const QString &typedCode, bool ap
             }
         }
         m_log.record(QStringLiteral("pair.wrong_code"), {{QStringLiteral("via"), via}});
-        return Verdict::WrongCode;
+        *why = Verdict::WrongCode;
+        return nullptr;
     }
-    if (match->expiresAt <= now)
-        return Verdict::Expired;
-    match->status = approve ? Flow::Status::Approved : Flow::Status::Denied;
-    m_log.record(approve ? QStringLiteral("pair.approved") : QStringLiteral("pair.denied"),
-        {{QStringLiteral("userCode"), displayCode(match->userCode)}, {QStringLiteral("name"), match->name},
-            {QStringLiteral("via"), via}});
-    return approve ? Verdict::Approved : Verdict::Denied;
+    if (match->expiresAt <= now) {
+        *why = Verdict::Expired;
+        return nullptr;
+    }
+    return match;
 }
 
 void PairingService::token(const HttpRequest &request, HttpReply reply)
@@ -319,30 +334,62 @@ void PairingService::page(const HttpRequest &request, HttpReply reply)
                          "<input type=\"hidden\" name=\"csrf\" value=\"%2\">"
                          "<label>Code<br><input name=\"user_code\" value=\"%3\" autocomplete=\"off\" autofocus "
                          "aria-label=\"Pairing code\" maxlength=\"9\"></label><br>"
-                         "<button name=\"action\" value=\"approve\">Approve</button>"
-                         "<button name=\"action\" value=\"deny\">Deny</button></form>")
+                         "<button name=\"action\" value=\"review\">Continue</button></form>")
               .arg(m_state.member().name.toHtmlEscaped(), QString::fromLatin1(csrf), code.toHtmlEscaped());
     HttpResponse page = MemberPages::page(200, html(QStringLiteral("Pair a computer"), body));
     page.headers += response.headers; // the new page session's cookie
     reply.send(page);
 }
 
+QString PairingService::reviewBody(const Flow &flow, const QByteArray &csrf) const
+{
+    // RFC 8628 §5.4: what the device said it is and when it asked, so a member who was sent a
+    // code by someone else sees a computer and a moment that are not theirs.
+    const QDateTime asked = flow.askedAt;
+    const qint64 ago = std::max<qint64>(0, asked.secsTo(QDateTime::currentDateTimeUtc()));
+    const QString agoText = ago < 120 ? QStringLiteral("%1 seconds ago").arg(ago)
+                                      : QStringLiteral("%1 minutes ago").arg(ago / 60);
+    return QStringLiteral("<p>A computer asks to join your Isolation account:</p><dl>"
+                          "<dt>Name</dt><dd id=\"device-name\"><b>%1</b></dd>"
+                          "<dt>Host name</dt><dd>%2</dd><dt>Version</dt><dd>%3</dd>"
+                          "<dt>Asked</dt><dd id=\"asked-at\"><time datetime=\"%4\">%5</time> (%6)</dd></dl>"
+                          "<p>Approve only if this is your computer and you started pairing on it just now.</p>"
+                          "<form method=\"post\" action=\"/pair\">"
+                          "<input type=\"hidden\" name=\"csrf\" value=\"%7\">"
+                          "<input type=\"hidden\" name=\"user_code\" value=\"%8\">"
+                          "<button name=\"action\" value=\"approve\">Approve</button>"
+                          "<button name=\"action\" value=\"deny\">Deny</button></form>")
+        .arg(flow.name.toHtmlEscaped(), flow.hostName.toHtmlEscaped(), flow.version.toHtmlEscaped(),
+            asked.toString(Qt::ISODate), asked.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss t")),
+            agoText, QString::fromLatin1(csrf), displayCode(flow.userCode));
+}
+
 void PairingService::pagePost(const HttpRequest &request, HttpReply reply)
 {
     const QUrlQuery form(QString::fromUtf8(request.body));
     if (!m_pages.check(request, form)) {
-        reply.send(HttpResponse::text(403,
+        reply.send(MemberPages::page(403,
             html(QStringLiteral("Not allowed"),
-                QStringLiteral("<p class=bad>This form expired. <a href=\"/pair\">Start again</a>.</p>"))
-                .toUtf8(),
-            "text/html; charset=utf-8"));
+                QStringLiteral("<p class=bad>This form expired. <a href=\"/pair\">Start again</a>.</p>"))));
         return;
     }
-    const bool approve = form.queryItemValue(QStringLiteral("action")) == QLatin1String("approve");
+    const QString action = form.queryItemValue(QStringLiteral("action"));
     const QString typed = form.queryItemValue(QStringLiteral("user_code"), QUrl::FullyDecoded);
+    Verdict verdict = Verdict::WrongCode;
+    if (action == QLatin1String("review")) {
+        // Looking a code up is a guess like deciding on it: wrong ones count the same.
+        if (const Flow *flow = find(typed, QStringLiteral("page"), &verdict)) {
+            HttpResponse dummy;
+            reply.send(MemberPages::page(
+                200, html(QStringLiteral("Pair this computer?"), reviewBody(*flow, m_pages.begin(request, dummy)))));
+            return;
+        }
+    } else {
+        verdict = decide(typed, action == QLatin1String("approve"), QStringLiteral("page"));
+    }
     QString title, text;
     int status = 200;
-    switch (decide(typed, approve, QStringLiteral("page"))) {
+    switch (verdict) {
     case Verdict::Approved:
         title = QStringLiteral("Computer approved");
         text = QStringLiteral("<p class=ok>The computer is now paired. You can close this page.</p>");
@@ -368,9 +415,7 @@ void PairingService::pagePost(const HttpRequest &request, HttpReply reply)
         text = QStringLiteral("<p class=bad>That code has expired. Start pairing again on the computer.</p>");
         break;
     }
-    HttpResponse r = HttpResponse::text(status, html(title, text).toUtf8(), "text/html; charset=utf-8");
-    r.setHeader("Cache-Control", "no-store");
-    reply.send(r);
+    reply.send(MemberPages::page(status, html(title, text)));
 }
 
 } // namespace isolation::hub

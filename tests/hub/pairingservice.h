@@ -1,6 +1,7 @@
 // The hub's side of device-code pairing (RFC 8628 semantics, docs/protocol.md): codes for
-// servers, the approval page on the app origin, approve/deny by page or admin, wrong-guess
-// limits, and the credential + sealed member key handed out on approval.
+// servers, the approval page on the app origin (which shows the device's name and when it asked
+// before the member approves, RFC 8628 §5.4), approve/deny by page or admin, wrong-guess limits,
+// and the credential + sealed member key handed out on approval.
 #pragma once
 
 #include "http/httpserver.h"
@@ -51,6 +52,7 @@ private:
         QString version;
         QByteArray x25519Public;
         QByteArray ed25519Public;
+        QDateTime askedAt;
         QDateTime expiresAt;
         int interval = 5;
         qint64 lastPollMs = 0;
@@ -64,6 +66,10 @@ private:
     void page(const HttpRequest &request, HttpReply reply);
     void pagePost(const HttpRequest &request, HttpReply reply);
     void expireOld();
+    // The pending flow a typed code names, counting a wrong code against every pending one (the
+    // verdict says why there is none).
+    Flow *find(const QString &typedCode, const QString &via, Verdict *why);
+    QString reviewBody(const Flow &flow, const QByteArray &csrf) const;
     HttpResponse approvalAnswer(Flow &flow);
     static QString canonicalCode(const QString &typed);
     static QString displayCode(const QString &canonical);

@@ -28,13 +28,15 @@ private:
         int status = 0;
         QByteArray body;
     };
-    static Answer get(const QUrl &url, const QByteArray &bearer = {});
+    static Answer get(const QUrl &url, const QByteArray &bearer = {}, const QByteArray &host = {});
 };
 
-tst_HubHealth::Answer tst_HubHealth::get(const QUrl &url, const QByteArray &bearer)
+tst_HubHealth::Answer tst_HubHealth::get(const QUrl &url, const QByteArray &bearer, const QByteArray &host)
 {
     QNetworkAccessManager nam;
     QNetworkRequest request(url);
+    if (!host.isEmpty())
+        request.setRawHeader("Host", host);
     if (!bearer.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + bearer);
     QNetworkReply *reply = nam.get(request);
@@ -108,8 +110,9 @@ void tst_HubHealth::previewOriginIsSeparate()
     QVERIFY(hub.previewUrl().port() != hub.appUrl().port());
     QUrl health(QStringLiteral("http://127.0.0.1/v1/health"));
     health.setPort(hub.previewUrl().port());
-    // The preview origin serves views only: not the API.
-    QCOMPARE(get(health).status, 404);
+    // The preview origin serves views only: not the API, and not under the app's host name.
+    QCOMPARE(get(health).status, 421);
+    QCOMPARE(get(health, {}, "preview.localhost:" + QByteArray::number(hub.previewUrl().port())).status, 404);
 }
 
 void tst_HubHealth::badCommandLine()

@@ -295,6 +295,7 @@ ViewRelay::ViewRelay(ViewService &views, TunnelRegistry &tunnels, QString suffix
     , m_views(views)
     , m_tunnels(tunnels)
     , m_suffix(std::move(suffix))
+    , m_guard({m_suffix.toLower()}, m_suffix.toLower(), [](QStringView label) { return ViewToken::isViewId(label); })
 { }
 
 QString ViewRelay::viewIdFromHost(QByteArrayView host) const
@@ -336,6 +337,8 @@ Result<std::unique_ptr<HttpBodySink>, HttpResponse> ViewRelay::open(const HttpRe
     static const QByteArrayList methods {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
     if (!methods.contains(request.method))
         return HttpResponse::error(405, QStringLiteral("method_not_allowed"), QStringLiteral("method not allowed"));
+    if (!m_guard.servesHost(request))
+        return RequestGuard::misdirected();
     const QString viewId = viewIdFromHost(request.header("host"));
     const ViewRecord *view = m_views.view(viewId);
     if (!view)
@@ -363,6 +366,11 @@ bool ViewRelay::upgrade(const HttpRequest &request, QIODevice *device, const QBy
     if (request.method != "GET" || request.header("upgrade").toLower() != "websocket"
         || request.header("sec-websocket-version") != "13" || QByteArray::fromBase64(key).size() != 16)
         return false;
+    if (!m_guard.servesHost(request)) {
+        device->write(plainAnswer(421, "misdirected_request", "this server does not serve that host name"));
+        disconnectDevice(device);
+        return true;
+    }
     const QString viewId = viewIdFromHost(request.header("host"));
     const ViewRecord *view = m_views.view(viewId);
     HubTunnel *tunnel = view ? m_tunnels.tunnel(view->serverId) : nullptr;

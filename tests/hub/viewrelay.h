@@ -2,9 +2,11 @@
 // goes, as a stream over that view's server's tunnel, to `/v/<viewId>/...` on the engine, whose
 // doorman decides. The hub adds X-Forwarded-For/-Proto/-Host (replacing any the browser sent)
 // and passes hop-by-hop headers on to no one. Bodies stream both ways with flow control.
+// Host names other than "<viewId>.preview.localhost" and "preview.localhost" get 421.
 #pragma once
 
 #include "http/httpserver.h"
+#include "requestguard.h"
 
 #include <QObject>
 
@@ -32,6 +34,7 @@ private:
     ViewService &m_views;
     TunnelRegistry &m_tunnels;
     QString m_suffix;
+    RequestGuard m_guard; // the names served: the suffix itself and "<viewId>.<suffix>"
     mutable QByteArray m_lastHost; // viewIdFromHost()'s last question and answer
     mutable QString m_lastViewId;
 };

@@ -32,18 +32,25 @@ PageAnswer submitApprovalPage(const QUrl &appUrl, const QString &code, bool appr
     page.setPath(QStringLiteral("/pair"));
     QUrl withCode = page;
     withCode.setQuery(QStringLiteral("code=") + code);
-    const PageAnswer form = wait(nam.get(QNetworkRequest(withCode)));
-    if (form.status != 200)
-        return form;
+    PageAnswer answer = wait(nam.get(QNetworkRequest(withCode)));
+    if (answer.status != 200)
+        return answer;
     static const QRegularExpression csrf(QStringLiteral("name=\"csrf\" value=\"([^\"]+)\""));
-    const QString token = csrf.match(form.html).captured(1);
-    QUrlQuery fields;
-    fields.addQueryItem(QStringLiteral("csrf"), token);
-    fields.addQueryItem(QStringLiteral("user_code"), code);
-    fields.addQueryItem(QStringLiteral("action"), approve ? QStringLiteral("approve") : QStringLiteral("deny"));
-    QNetworkRequest post(page);
-    post.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/x-www-form-urlencoded"));
-    return wait(nam.post(post, fields.toString(QUrl::FullyEncoded).toUtf8()));
+    const QByteArray origin = appUrl.adjusted(QUrl::RemovePath | QUrl::RemoveQuery).toString().toUtf8();
+    const auto submit = [&](const QString &action) {
+        QUrlQuery fields;
+        fields.addQueryItem(QStringLiteral("csrf"), csrf.match(answer.html).captured(1));
+        fields.addQueryItem(QStringLiteral("user_code"), code);
+        fields.addQueryItem(QStringLiteral("action"), action);
+        QNetworkRequest post(page);
+        post.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/x-www-form-urlencoded"));
+        post.setRawHeader("Origin", origin);
+        return wait(nam.post(post, fields.toString(QUrl::FullyEncoded).toUtf8()));
+    };
+    answer = submit(QStringLiteral("review")); // the page naming the computer
+    if (answer.status != 200)
+        return answer;
+    return submit(approve ? QStringLiteral("approve") : QStringLiteral("deny"));
 }
 
 } // namespace isolation::test

@@ -262,7 +262,7 @@ void tst_ViewHub::refusedBeforeTheTunnel_data()
     QTest::addColumn<int>("status");
     QTest::newRow("unknown view") << QByteArray("v000000000000000000000bad.preview.localhost") << 404;
     QTest::newRow("no view label") << QByteArray("preview.localhost") << 404;
-    QTest::newRow("the app's host name") << QByteArray("localhost") << 404;
+    QTest::newRow("the app's host name") << QByteArray("localhost") << 421; // not a name it serves
 }
 
 void tst_ViewHub::refusedBeforeTheTunnel()
