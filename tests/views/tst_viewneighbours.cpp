@@ -4,7 +4,7 @@
 // cookies for the whole preview.localhost and their form posts carry B's SameSite=Strict cookie).
 // A page of A posts a command to B's terminal (a text/plain form shaped as JSON, a no-cors fetch,
 // a JSON fetch) and tosses cookies meant to shadow B's: B's terminal runs none of it, and B keeps
-// working. The page's scripts run in A's page (WebDriver's execute), with nothing more than any
+// working; the files view's own page still uploads. The page's scripts run in A's page (WebDriver's execute), with nothing more than any
 // script a sandbox's page carries could do.
 #include "viewhubrig.h"
 #include "webdriver.h"
@@ -27,6 +27,7 @@ private Q_SLOTS:
     void initTestCase();
     void neighbourCannotRunInTheTerminal();
     void neighbourCannotShadowTheCookie();
+    void ownFilesPageStillUploads();
 
 private:
     // Navigates to a view's token URL and waits until the doorman moved the browser on (token gone).
@@ -219,6 +220,41 @@ void tst_ViewNeighbours::neighbourCannotShadowTheCookie()
         fetch('/_view/assets/view.css').then((r) => done(r.status)).catch((e) => done(String(e)));
     )"));
     QCOMPARE(status.toInt(), 200);
+}
+
+void tst_ViewNeighbours::ownFilesPageStillUploads()
+{
+    // The files view's own page uploads as before (same-origin, application/octet-stream).
+    const QUrl files = m_rig.mint({QStringLiteral("s1"), QStringLiteral("--kind"), QStringLiteral("files")});
+    QVERIFY(files.isValid());
+    QVERIFY(openInBrowser(files));
+    QTemporaryDir local;
+    QVERIFY(local.isValid());
+    const QString source = local.path() + QStringLiteral("/from-the-page.txt");
+    QFile f(source);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("uploaded by the files page\n");
+    f.close();
+    // The page lists the directory in its address's fragment (here the "sandbox's" root).
+    QUrl page = files.adjusted(QUrl::RemoveQuery);
+    page.setPath(QStringLiteral("/"));
+    page.setFragment(QString::fromLatin1(QUrl::toPercentEncoding(m_root)));
+    QVERIFY(m_browser.navigate(page));
+    QVERIFY2(m_browser.type(QStringLiteral("#file"), source), qPrintable(m_browser.lastError()));
+    m_browser.execute(QStringLiteral("document.getElementById('upload').requestSubmit(); return true;"));
+    QString status;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     status = m_browser.execute(QStringLiteral("return document.getElementById('status').textContent"))
+                                  .toString();
+                     return status.startsWith(QLatin1String("uploaded")) || status.contains(QLatin1String("failed"));
+                 },
+                 15000),
+        qPrintable(status));
+    QCOMPARE(status, QStringLiteral("uploaded from-the-page.txt"));
+    QFile landed(m_root + QStringLiteral("/from-the-page.txt"));
+    QVERIFY(landed.open(QIODevice::ReadOnly));
+    QCOMPARE(landed.readAll(), QByteArray("uploaded by the files page\n"));
 }
 
 QTEST_GUILESS_MAIN(tst_ViewNeighbours)
