@@ -310,6 +310,8 @@ void tst_SessionLaunch::hubPageLaunchesAndOpensATerminal()
         QNetworkRequest request(base.resolved(QUrl(QStringLiteral("/sessions"))));
         request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
         request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/x-www-form-urlencoded"));
+        // A browser names the page's origin on every form post; the hub takes no form without it.
+        request.setRawHeader("Origin", base.adjusted(QUrl::RemovePath).toString().toUtf8());
         QUrlQuery form;
         for (const auto &[k, v] : fields)
             form.addQueryItem(k, QString::fromLatin1(QUrl::toPercentEncoding(v)));
