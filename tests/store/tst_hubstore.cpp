@@ -464,7 +464,7 @@ void tst_HubStore::crashMidUploadLeavesNoPartialSegment()
     QTcpSocket socket;
     socket.connectToHost(QHostAddress::LocalHost, quint16(m_hub.appUrl().port()));
     QVERIFY(socket.waitForConnected(5000));
-    socket.write("PUT /v1/workspaces/" + ws.toLatin1() + "/segments/" + name.toLatin1() + " HTTP/1.1\r\nHost: h\r\n"
+    socket.write("PUT /v1/workspaces/" + ws.toLatin1() + "/segments/" + name.toLatin1() + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         + "Authorization: Bearer " + token(ws) + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n"
         + body.left(3 * 1024 * 1024));
     QVERIFY(socket.waitForBytesWritten(5000));
