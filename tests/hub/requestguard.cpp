@@ -50,25 +50,27 @@ bool RequestGuard::servesHost(const HttpRequest &request) const
     return m_subdomain(QStringView(name).first(name.size() - m_suffix.size() - 1));
 }
 
+// Sec-Fetch-Site, where a browser sends it, decides: a page cannot forge it, and a page under
+// Referrer-Policy: no-referrer (ours) posts its forms with "Origin: null" (Fetch standard).
+// Without it (an older browser) the Origin must be this request's own scheme://Host.
 bool RequestGuard::sameOrigin(const HttpRequest &request)
 {
     const QByteArray site = request.header("sec-fetch-site");
     if (!site.isEmpty())
-        return equalsNoCase(site, "same-origin") && !foreignOrigin(request);
-    const QByteArray origin = request.header("origin");
-    return !origin.isEmpty() && !foreignOrigin(request);
+        return equalsNoCase(site, "same-origin");
+    return !request.header("origin").isEmpty() && !foreignOrigin(request);
 }
 
 bool RequestGuard::foreignOrigin(const HttpRequest &request)
 {
     const QByteArray site = request.header("sec-fetch-site");
-    if (!site.isEmpty() && !equalsNoCase(site, "same-origin") && !equalsNoCase(site, "none"))
-        return true;
+    if (!site.isEmpty())
+        return !equalsNoCase(site, "same-origin") && !equalsNoCase(site, "none");
     const QByteArray origin = request.header("origin");
     if (origin.isEmpty())
         return false;
-    // "null" (sandboxed frames, some redirects) and any other origin are foreign; the hub speaks
-    // http, and https in front of it (a TLS proxy) keeps the same authority.
+    // "null" and any other origin are foreign; the hub speaks http, and https in front of it (a
+    // TLS proxy) keeps the same authority.
     const QByteArray host = request.header("host");
     return host.isEmpty()
         || !(equalsNoCase(origin, QByteArray("http://" + host)) || equalsNoCase(origin, QByteArray("https://" + host)));

@@ -30,10 +30,12 @@ public:
     bool servesHost(const HttpRequest &request) const;
 
     // Positive proof a browser request comes from this origin's own page: Sec-Fetch-Site is
-    // "same-origin", or (an older browser) Origin is this request's own scheme://Host.
+    // "same-origin", or (an older browser, no Sec-Fetch-Site) Origin is this request's own
+    // scheme://Host.
     static bool sameOrigin(const HttpRequest &request);
     // The request says it comes from somewhere else: Sec-Fetch-Site other than "same-origin" or
-    // "none", or an Origin that is not this request's own. Engines and CLIs send neither.
+    // "none", or (without Sec-Fetch-Site) an Origin that is not this request's own. Engines and
+    // CLIs send neither.
     static bool foreignOrigin(const HttpRequest &request);
     static bool unsafeMethod(QByteArrayView method);
 

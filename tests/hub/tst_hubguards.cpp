@@ -222,6 +222,14 @@ void tst_HubGuards::crossSitePostChangesNothing()
     const Answer fetchOnly
         = send(nam, "POST", page, {{"Sec-Fetch-Site", "same-origin"}}, fields.toString(QUrl::FullyEncoded).toUtf8());
     QCOMPARE(fetchOnly.status, 200);
+    // Our pages are Referrer-Policy: no-referrer, so a real browser posts their forms with
+    // "Origin: null" beside Sec-Fetch-Site: same-origin: that is our own page.
+    const QJsonObject third = startPairing(QStringLiteral("third"), QStringLiteral("third.lan"));
+    fields.removeAllQueryItems(QStringLiteral("user_code"));
+    fields.addQueryItem(QStringLiteral("user_code"), third.value(QStringLiteral("user_code")).toString());
+    const Answer nullOrigin = send(nam, "POST", page, {{"Origin", "null"}, {"Sec-Fetch-Site", "same-origin"}},
+        fields.toString(QUrl::FullyEncoded).toUtf8());
+    QCOMPARE(nullOrigin.status, 200);
 }
 
 void tst_HubGuards::crossSiteApiPostIsRefused()
