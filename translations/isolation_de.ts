@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>HubUrl</name>
+    <message>
+        <source>the hub URL is not valid: %1 (give one like https://hub.example.com)</source>
+        <translation>Die Hub-URL ist ungültig: %1 (geben Sie eine wie https://hub.example.com an)</translation>
+    </message>
+    <message>
+        <source>refusing hub %1: a hub URL carries no user name or password</source>
+        <translation>Hub %1 abgelehnt: Eine Hub-URL enthält weder Benutzernamen noch Passwort</translation>
+    </message>
+    <message>
+        <source>refusing hub %1: a hub URL is https:// (or http:// on this computer: 127.0.0.1, ::1, localhost)</source>
+        <translation>Hub %1 abgelehnt: Eine Hub-URL beginnt mit https:// (oder http:// auf diesem Computer: 127.0.0.1, ::1, localhost)</translation>
+    </message>
+    <message>
+        <source>refusing hub %1: a hub must be https:// or on this computer (127.0.0.1, ::1, localhost); use %2</source>
+        <translation>Hub %1 abgelehnt: Ein Hub muss https:// verwenden oder auf diesem Computer laufen (127.0.0.1, ::1, localhost); verwenden Sie %2</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>Isolation</source>
@@ -537,10 +556,6 @@
     <message>
         <source>A pairing is already under way</source>
         <translation>Eine Kopplung läuft bereits</translation>
-    </message>
-    <message>
-        <source>The hub URL must be an http or https URL</source>
-        <translation>Die Hub-URL muss eine http- oder https-URL sein</translation>
     </message>
     <message>
         <source>Paired, but the credentials could not be stored in %1: %2</source>
@@ -1473,18 +1488,6 @@ Die ungesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>the hub did not complete the tunnel handshake in time</source>
         <translation>der Hub hat den Tunnel-Handshake nicht rechtzeitig abgeschlossen</translation>
-    </message>
-    <message>
-        <source>the hub URL is not valid: %1</source>
-        <translation>die Hub-URL ist ungültig: %1</translation>
-    </message>
-    <message>
-        <source>the hub URL must be https:// or wss://: %1</source>
-        <translation>die Hub-URL muss https:// oder wss:// sein: %1</translation>
-    </message>
-    <message>
-        <source>refusing an unencrypted tunnel to %1: use wss:// (ws:// is for loopback hubs only)</source>
-        <translation>unverschlüsselter Tunnel zu %1 abgelehnt: verwenden Sie wss:// (ws:// nur für lokale Hubs)</translation>
     </message>
     <message>
         <source>the server id is not valid</source>

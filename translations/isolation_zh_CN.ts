@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>HubUrl</name>
+    <message>
+        <source>the hub URL is not valid: %1 (give one like https://hub.example.com)</source>
+        <translation>中心 URL 无效：%1（请提供类似 https://hub.example.com 的地址）</translation>
+    </message>
+    <message>
+        <source>refusing hub %1: a hub URL carries no user name or password</source>
+        <translation>拒绝中心 %1：中心 URL 不能包含用户名或密码</translation>
+    </message>
+    <message>
+        <source>refusing hub %1: a hub URL is https:// (or http:// on this computer: 127.0.0.1, ::1, localhost)</source>
+        <translation>拒绝中心 %1：中心 URL 必须是 https://（或本机上的 http://：127.0.0.1、::1、localhost）</translation>
+    </message>
+    <message>
+        <source>refusing hub %1: a hub must be https:// or on this computer (127.0.0.1, ::1, localhost); use %2</source>
+        <translation>拒绝中心 %1：中心必须使用 https:// 或位于本机（127.0.0.1、::1、localhost）；请使用 %2</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>Isolation</source>
@@ -533,10 +552,6 @@
     <message>
         <source>A pairing is already under way</source>
         <translation>配对已在进行中</translation>
-    </message>
-    <message>
-        <source>The hub URL must be an http or https URL</source>
-        <translation>中心 URL 必须是 http 或 https URL</translation>
     </message>
     <message>
         <source>Paired, but the credentials could not be stored in %1: %2</source>
@@ -1466,18 +1481,6 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>the hub did not complete the tunnel handshake in time</source>
         <translation>中心未能及时完成隧道握手</translation>
-    </message>
-    <message>
-        <source>the hub URL is not valid: %1</source>
-        <translation>中心 URL 无效：%1</translation>
-    </message>
-    <message>
-        <source>the hub URL must be https:// or wss://: %1</source>
-        <translation>中心 URL 必须是 https:// 或 wss://：%1</translation>
-    </message>
-    <message>
-        <source>refusing an unencrypted tunnel to %1: use wss:// (ws:// is for loopback hubs only)</source>
-        <translation>拒绝建立到 %1 的未加密隧道：请使用 wss://（ws:// 仅用于本机中心）</translation>
     </message>
     <message>
         <source>the server id is not valid</source>
