@@ -1,5 +1,6 @@
 #include "memberpages.h"
 
+#include "atomicfile.h"
 #include "requestguard.h"
 
 #include "crypto/consttime.h"
@@ -9,7 +10,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 namespace isolation::hub {
 
@@ -63,15 +63,13 @@ Result<QByteArray> MemberPages::requireSignIn(const QString &file)
         return QByteArray();
     }
     const QByteArray token = randomBytes(32).toBase64(kB64);
-    QSaveFile out(file);
-    if (!out.open(QIODevice::WriteOnly))
-        return Error::failed(QStringLiteral("cannot write %1").arg(file));
-    out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    out.write(QJsonDocument(QJsonObject {{QStringLiteral("sha256"), QString::fromLatin1(tokenHash(token).toBase64(kB64))}})
-                  .toJson());
-    if (!out.commit())
-        return Error::failed(QStringLiteral("cannot write %1").arg(file));
-    m_tokenHash = tokenHash(token);
+    const QByteArray hash = tokenHash(token);
+    // AtomicFile writes 0600: only the hash is kept, but nobody else needs even that.
+    const Status written = AtomicFile::replace(
+        file, QJsonDocument(QJsonObject {{QStringLiteral("sha256"), QString::fromLatin1(hash.toBase64(kB64))}}).toJson());
+    if (!written.ok())
+        return written.error();
+    m_tokenHash = hash;
     return token;
 }
 
