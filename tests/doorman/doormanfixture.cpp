@@ -225,20 +225,27 @@ DoormanFixture::~DoormanFixture()
         doorman->close();
 }
 
+bool startStandinSandbox(StandinProcess &execd, StandinProcess &app, StaticTargets &targets)
+{
+    const QByteArray access = LifecycleViewTargets::newAccessToken();
+    execd.port = freePort();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("EXECD_ACCESS_TOKEN"), QString::fromLatin1(access));
+    if (!execd.start({QStringLiteral("--port"), QString::number(execd.port)}, env))
+        return false;
+    app.port = freePort();
+    if (!app.start({QStringLiteral("--echo-http"), QString::number(app.port)}))
+        return false;
+    targets.target = ViewTarget {QStringLiteral("127.0.0.1"), execd.port, access};
+    return true;
+}
+
 bool DoormanFixture::start(const QString &filesRoot)
 {
-    accessToken = LifecycleViewTargets::newAccessToken();
-    const quint16 execdPort = freePort();
-    appPort = freePort();
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("EXECD_ACCESS_TOKEN"), QString::fromLatin1(accessToken));
-    m_execd.port = execdPort;
-    if (!m_execd.start({QStringLiteral("--port"), QString::number(execdPort)}, env))
+    if (!startStandinSandbox(m_execd, m_app, targets))
         return false;
-    m_app.port = appPort;
-    if (!m_app.start({QStringLiteral("--echo-http"), QString::number(appPort)}))
-        return false;
-    targets.target = ViewTarget {QStringLiteral("127.0.0.1"), execdPort, accessToken};
+    accessToken = targets.target.accessToken;
+    appPort = m_app.port;
     Doorman::Options o;
     o.serverId = QStringLiteral("srv_test");
     o.hubPublicKey = hub.publicKey;

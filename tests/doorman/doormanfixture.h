@@ -62,6 +62,10 @@ private:
     QByteArray m_out;
 };
 
+// The "sandbox" of view tests: the stand-in execd on a free port, requiring a fresh access token,
+// the echo application beside it, and `targets` pointing at that execd with that token.
+bool startStandinSandbox(StandinProcess &execd, StandinProcess &app, StaticTargets &targets);
+
 class DoormanFixture
 {
 public:

@@ -5,7 +5,6 @@
 #include "viewhubrig.h"
 #include "webdriver.h"
 
-#include "doorman/lifecycleviewtargets.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -46,14 +45,7 @@ void tst_ViewBrowser::initTestCase()
 {
     const QString missing = WebDriver::missing();
     QVERIFY2(missing.isEmpty(), qPrintable(missing));
-    const QByteArray access = LifecycleViewTargets::newAccessToken();
-    m_execd.port = freePort();
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("EXECD_ACCESS_TOKEN"), QString::fromLatin1(access));
-    QVERIFY(m_execd.start({QStringLiteral("--port"), QString::number(m_execd.port)}, env));
-    m_app.port = freePort();
-    QVERIFY(m_app.start({QStringLiteral("--echo-http"), QString::number(m_app.port)}));
-    m_targets.target = ViewTarget {QStringLiteral("127.0.0.1"), m_execd.port, access};
+    QVERIFY(startStandinSandbox(m_execd, m_app, m_targets));
     // The "sandbox" runs on this machine here: its files root is a temporary directory.
     QVERIFY(m_files.isValid());
     QVERIFY(m_rig.start(&m_targets, QDir(m_files.path()).canonicalPath()));

@@ -7,7 +7,6 @@
 
 #include "crypto/ed25519.h"
 #include "doorman/doorman.h"
-#include "doorman/lifecycleviewtargets.h"
 #include "tunnel/tunnelclient.h"
 
 #include <QJsonArray>
@@ -66,14 +65,7 @@ void tst_ViewHub::initTestCase()
 {
     QVERIFY(m_home.isValid());
     // The "sandbox": the stand-in execd (requiring its access token) and an application beside it.
-    const QByteArray access = LifecycleViewTargets::newAccessToken();
-    m_execd.port = freePort();
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("EXECD_ACCESS_TOKEN"), QString::fromLatin1(access));
-    QVERIFY(m_execd.start({QStringLiteral("--port"), QString::number(m_execd.port)}, env));
-    m_app.port = freePort();
-    QVERIFY(m_app.start({QStringLiteral("--echo-http"), QString::number(m_app.port)}));
-    m_targets.target = ViewTarget {QStringLiteral("127.0.0.1"), m_execd.port, access};
+    QVERIFY(startStandinSandbox(m_execd, m_app, m_targets));
 
     // The hub, and an engine paired with it: the doorman learns the hub's key from pairing.
     QVERIFY(m_hub.start());
