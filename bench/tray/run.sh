@@ -97,8 +97,8 @@ pair=$!
 for _ in $(seq 200); do grep -qE '[A-Z]{4}-[A-Z]{4}' "$work/pair.out" 2>/dev/null && break; sleep 0.1; done
 "$hub" --data "$work/hub" approve "$(grep -oE '\b[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}\b' "$work/pair.out" | head -1)" >/dev/null
 wait $pair
-for _ in $(seq 200); do "$build/app/isolation-server" status --json | grep -q '"state": "online"' && break; sleep 0.1; done
-"$build/app/isolation-server" status --json | grep -q '"state": "online"' || { echo "the tray did not come online" >&2; exit 1; }
+for _ in $(seq 200); do "$build/app/isolation-server" status --json | grep '"state": "online"' >/dev/null && break; sleep 0.1; done
+"$build/app/isolation-server" status --json | grep '"state": "online"' >/dev/null || { echo "the tray did not come online" >&2; exit 1; }
 ours=$(measure "$tray_pid")
 
 # --- the reference: Nextcloud's desktop client (Qt 5), unconfigured, in the same desktop

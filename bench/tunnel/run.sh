@@ -36,7 +36,7 @@ for _ in $(seq 100); do grep -qE '[A-Z]{4}-[A-Z]{4}' "$work/pair.out" 2>/dev/nul
 code=$(grep -oE '\b[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}\b' "$work/pair.out" | head -1)
 "$hub" --data "$work/hub" approve "$code" >/dev/null
 wait $pair
-for _ in $(seq 200); do "$server" status --json | grep -q '"state": "online"' && break; sleep 0.1; done
+for _ in $(seq 200); do "$server" status --json | grep '"state": "online"' >/dev/null && break; sleep 0.1; done
 server_id=$("$server" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverId"])')
 token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token"])' "$work/hub/admin.json")
 ours="$hub_url/v1/admin/servers/$server_id/call"

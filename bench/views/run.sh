@@ -127,7 +127,7 @@ measure() { # name url [host cookie] -> "name rps p99ms"; names ending in -pin: 
   out=$("${wrk[@]}" -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency "${args[@]}" "$url/bytes")
   [[ $name == *-pin ]] && pin "0-$((CORES - 1))" "$BACKEND_PID" "$PROXY_PID" "$LOCAL_PID"
   echo "$out" >"$WORK/wrk-$name.txt"
-  if echo "$out" | grep -q "Non-2xx"; then
+  if grep "Non-2xx" >/dev/null <<<"$out"; then
     echo "run.sh: $name answered errors:" >&2
     echo "$out" >&2
     return 1

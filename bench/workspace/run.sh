@@ -61,7 +61,7 @@ cli() { "$SERVER" "$@"; }
 start_engine() { bench_start_engine "$BUILD_ABS" "$WORK/up.log"; }
 wait_online() {
   for _ in $(seq 1 300); do
-    if cli status --json 2>/dev/null | grep -q '"state": "online"'; then return 0; fi
+    if cli status --json 2>/dev/null | grep '"state": "online"' >/dev/null; then return 0; fi
     sleep 0.1
   done
   echo "the engine did not come online" >&2; exit 1

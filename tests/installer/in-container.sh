@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside a fresh Debian 12 container (see install-test.sh).
 set -euo pipefail
+# Under pipefail, `cmd | grep -q` fails when grep exits at its first match and cmd then dies of
+# SIGPIPE (ldd did, in CI): these greps read their whole input instead (`grep PATTERN >/dev/null`).
 export DEBIAN_FRONTEND=noninteractive
 pkg=isolation-connected-server
 
@@ -18,19 +20,19 @@ cd /tmp
 # Without Recommends (docker.io, systemd, a keyring): their maintainer scripts expect a booted
 # system, which a bare container is not, and they are not ours to test.
 apt-get install -y -qq --no-install-recommends ./isolation.deb >/tmp/install.log 2>&1 || { tail -30 /tmp/install.log; exit 1; }
-dpkg -s "$pkg" | grep -q '^Status: install ok installed'
+dpkg -s "$pkg" | grep '^Status: install ok installed' >/dev/null
 
 echo "-- the programs run"
 isolation-server --version
-isolation-hub --help | grep -q 'serve --data DIR'
+isolation-hub --help | grep 'serve --data DIR' >/dev/null
 isolation-tray --version
-{ isolation-tray 2>&1 || true; } | grep -q 'needs a desktop session' # no display here: a clear message, not a crash
+{ isolation-tray 2>&1 || true; } | grep 'needs a desktop session' >/dev/null # no display here: a clear message, not a crash
 test -x /usr/bin/isolation-tray
 test -x /usr/libexec/isolation/isolation-keychain # the engine runs it for the desktop keychain
 # The headless programs allocate with tcmalloc (docs/architecture.md, "The data plane"); its
 # library came with the package's dependencies.
 for prog in isolation-server isolation-hub; do
-  ldd "/usr/bin/$prog" | grep -q 'libtcmalloc_minimal\.so\.4 => /' || { echo "$prog: not linked with tcmalloc"; exit 1; }
+  ldd "/usr/bin/$prog" | grep 'libtcmalloc_minimal\.so\.4 => /' >/dev/null || { echo "$prog: not linked with tcmalloc"; exit 1; }
 done
 
 echo "-- files are where the desktop expects them"
