@@ -74,6 +74,8 @@ public:
         m_base = std::move(base);
         m_apiKey = std::move(apiKey);
     }
+    // The runtime's API key: what each sandbox's execd access token is derived from (execdtoken.h).
+    QByteArrayView apiKey() const { return m_apiKey; }
 
     // The request body of a create (CreateSandboxRequest), or the refusal of a mount.
     Result<QJsonObject, LifecycleError> createRequest(const SandboxSpec &spec) const;

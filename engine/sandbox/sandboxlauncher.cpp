@@ -4,6 +4,7 @@
 
 #include "core/logging.h"
 #include "devcontainerconfig.h"
+#include "runtime/execdtoken.h"
 #include "runtime/lifecycleclient.h"
 #include "secrets/secretdelivery.h"
 #include "secrets/secretvault.h"
@@ -77,7 +78,11 @@ SandboxLauncher::SandboxLauncher(QNetworkAccessManager *network, LifecycleClient
     , m_lifecycle(lifecycle)
 { }
 
-SandboxLauncher::~SandboxLauncher() = default;
+SandboxLauncher::~SandboxLauncher()
+{
+    if (!m_token.isEmpty())
+        logging::removeRedaction(m_token);
+}
 
 SandboxError SandboxLauncher::fromLifecycle(const LifecycleError &e, const QString &what)
 {
@@ -130,12 +135,18 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
                     QStringLiteral("%1 is a secret: it cannot be in the container's environment").arg(it.key())));
     }
 
+    QByteArray token = execdAccessToken(m_lifecycle->apiKey(), request.sessionId);
+    if (token.isEmpty())
+        return later(std::move(done),
+            SandboxError::refused(QStringLiteral("the runtime has no API key to derive execd's access token from")));
+
     m_request = std::move(request);
     m_secrets = secrets;
     m_pending = std::move(done);
     m_execd.reset();
     m_id.clear();
     m_postCreateOutput.clear();
+    setAccessToken(std::move(token));
     const quint64 generation = ++m_generation;
 
     SandboxSpec spec;
@@ -145,6 +156,10 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
         m_request.postCreateCommands.clear();
     spec.entrypoint = m_request.entrypoint;
     spec.env = m_request.env; // never the secrets: the create request ends up in Docker's config.v2.json
+    // The one value of the container's environment that is a secret, and the only way the pinned
+    // runtime lets execd be given a token (docs/runtime.md, "execd's access token"). Set last: a
+    // containerEnv of the same name does not replace it.
+    spec.env.insert(QStringLiteral("EXECD_ACCESS_TOKEN"), QString::fromLatin1(m_token));
     spec.metadata = {{QStringLiteral("session"), m_request.sessionId}};
     spec.timeoutSeconds = m_request.timeoutSeconds;
     spec.mounts = {{QStringLiteral("workspace"), m_request.worktree, QString::fromLatin1(kWorkspace), false}};
@@ -205,11 +220,16 @@ void SandboxLauncher::adopt(LaunchRequest request, const QString &sandboxId, con
         return later(std::move(done), SandboxError::refused(QStringLiteral("the sandbox is already launched")));
     if (sandboxId.isEmpty())
         return later(std::move(done), SandboxError::refused(QStringLiteral("no sandbox to adopt")));
+    QByteArray token = execdAccessToken(m_lifecycle->apiKey(), request.sessionId);
+    if (token.isEmpty())
+        return later(std::move(done),
+            SandboxError::refused(QStringLiteral("the runtime has no API key to derive execd's access token from")));
     m_request = std::move(request);
     m_secrets = secrets;
     m_pending = std::move(done);
     m_execd.reset();
     m_id = sandboxId;
+    setAccessToken(std::move(token));
     const quint64 generation = ++m_generation;
     // Failing here deletes nothing: the sandbox may hold a member's running work.
     const auto refuse = [this](const QString &why) {
@@ -230,7 +250,7 @@ void SandboxLauncher::adopt(LaunchRequest request, const QString &sandboxId, con
         if (state != QLatin1String("Running") && state != QLatin1String("Paused"))
             return refuse(QStringLiteral("the runtime has it %1").arg(state));
         const bool paused = state == QLatin1String("Paused");
-        self->fetchEndpoint(generation, [self, generation, paused] {
+        self->fetchEndpoint(generation, [self, generation, paused, refuse] {
             if (paused) {
                 self->setState(SandboxState::Paused);
                 if (Callback done = std::exchange(self->m_pending, {}))
@@ -238,7 +258,11 @@ void SandboxLauncher::adopt(LaunchRequest request, const QString &sandboxId, con
                 return;
             }
             self->m_since.start();
-            self->waitForExecd(generation, [self] { self->succeed(); });
+            self->waitForExecd(generation, [self, generation, refuse] {
+                // A sandbox of an engine that set no token (or another runtime key) is left as it
+                // is: it may hold running work, but this engine does not drive an open execd.
+                self->checkExecdClosed(generation, [self] { self->succeed(); }, refuse);
+            });
         });
     });
 }
@@ -255,18 +279,52 @@ void SandboxLauncher::fetchEndpoint(quint64 generation, std::function<void()> th
         const QUrl base(where.contains(QLatin1String("://")) ? where : QStringLiteral("http://") + where);
         if (!base.isValid() || base.host().isEmpty())
             return self->fail(SandboxError::failed(QStringLiteral("execd's endpoint %1 is not a URL").arg(where)));
-        const QByteArray token = r.value()
-                                     .value(QStringLiteral("headers"))
-                                     .toObject()
-                                     .value(QStringLiteral("X-EXECD-ACCESS-TOKEN"))
-                                     .toString()
-                                     .toUtf8();
-        self->m_execd = std::make_unique<ExecdClient>(self->m_network, base, token);
+        // The Docker runtime's endpoint carries no token (only the Kubernetes one mints them):
+        // execd has the one this launcher derived and put in its environment.
+        self->m_execd = std::make_unique<ExecdClient>(self->m_network, base, self->m_token);
         if (then)
             return then();
         self->m_since.start();
-        self->waitForExecd(generation, [self, generation] { self->prepare(generation); });
+        self->waitForExecd(generation, [self, generation] {
+            self->checkExecdClosed(
+                generation, [self, generation] { self->prepare(generation); },
+                [self](const QString &why) {
+                    self->fail(SandboxError::refused(QStringLiteral("launch refused: %1").arg(why)));
+                });
+        });
     });
+}
+
+void SandboxLauncher::checkExecdClosed(
+    quint64 generation, std::function<void()> then, std::function<void(const QString &)> open)
+{
+    // execd answered with the token; it must also refuse a request without one. A runtime that did
+    // not pass EXECD_ACCESS_TOKEN on has an execd that answers every process that reaches its port.
+    auto *probe = new ExecdClient(m_network, m_execd->base(), {}, this);
+    probe->setTimeout(m_timeouts.execdMs);
+    QPointer<SandboxLauncher> self(this);
+    probe->ping([self, probe, generation, then = std::move(then), open = std::move(open)](Result<bool, ExecdError> r) {
+        probe->deleteLater();
+        if (!self || generation != self->m_generation)
+            return;
+        if (!r.ok() && r.error().status == 401)
+            return then();
+        open(r.ok() ? QStringLiteral("execd in sandbox %1 answers without its access token (the runtime did not "
+                                     "give it EXECD_ACCESS_TOKEN; see docs/runtime.md)")
+                            .arg(self->m_id)
+                    : QStringLiteral("execd in sandbox %1 did not refuse a request without its access token: %2")
+                            .arg(self->m_id, r.error().message));
+    });
+}
+
+void SandboxLauncher::setAccessToken(QByteArray token)
+{
+    if (token == m_token)
+        return;
+    if (!m_token.isEmpty())
+        logging::removeRedaction(m_token);
+    m_token = std::move(token);
+    logging::addRedaction(m_token);
 }
 
 void SandboxLauncher::waitForExecd(quint64 generation, std::function<void()> then)
@@ -277,6 +335,12 @@ void SandboxLauncher::waitForExecd(quint64 generation, std::function<void()> the
             return;
         if (r.ok())
             return then();
+        if (r.error().status == 401) {
+            return self->fail(SandboxError::failed(
+                QStringLiteral("execd in sandbox %1 refuses this engine's access token (another engine made it, "
+                               "or the runtime's key changed)")
+                    .arg(self->m_id)));
+        }
         if (self->m_since.elapsed() > self->m_timeouts.execdMs) {
             return self->fail(
                 SandboxError::failed(QStringLiteral("execd in the sandbox never answered: %1").arg(r.error().message)));

@@ -113,6 +113,9 @@ private:
     // execd's endpoint, then `then` (default: wait for execd, then prepare the sandbox).
     void fetchEndpoint(quint64 generation, std::function<void()> then = {});
     void waitForExecd(quint64 generation, std::function<void()> then);
+    // `then` when execd refuses a request without its access token; `open(why)` when it does not.
+    void checkExecdClosed(quint64 generation, std::function<void()> then, std::function<void(const QString &)> open);
+    void setAccessToken(QByteArray token); // registered with the log redactor while this launcher has it
     void prepare(quint64 generation);
     void runPostCreate(quint64 generation, int index);
     void succeed();
@@ -126,6 +129,7 @@ private:
     LaunchRequest m_request;
     const SecretVault *m_secrets = nullptr;
     std::unique_ptr<ExecdClient> m_execd;
+    QByteArray m_token; // execd's access token (execdtoken.h)
     SandboxState m_state = SandboxState::Idle;
     QString m_id;
     quint64 m_generation = 0; // bumped by remove(): callbacks of older steps stop
