@@ -33,7 +33,7 @@ QByteArray LifecycleConfig::toToml() const
     auto storage = cpptoml::make_table();
     storage->insert("allowed_host_paths", stringArray(allowedHostPaths));
     auto docker = cpptoml::make_table();
-    docker->insert("network_mode", std::string("bridge"));
+    docker->insert("network_mode", network.isEmpty() ? std::string("bridge") : network.toStdString());
     docker->insert("drop_capabilities", stringArray(dropCapabilities));
     docker->insert("no_new_privileges", noNewPrivileges);
     docker->insert("pids_limit", int64_t(pidsLimit));

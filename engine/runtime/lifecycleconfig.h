@@ -19,6 +19,9 @@ struct LifecycleConfig
     QByteArray apiKey;
     QString execdImage;
     QStringList allowedHostPaths; // the engine's session directory, nothing else
+    // The Docker network sandboxes join ([docker] network_mode): the engine's own bridge, made with
+    // inter-container traffic off (LifecycleContainer::ensureNetwork). Empty: Docker's default bridge.
+    QString network;
     QStringList dropCapabilities {QStringLiteral("ALL")};
     bool noNewPrivileges = true;
     int pidsLimit = 512;

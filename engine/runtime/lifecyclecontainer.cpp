@@ -238,6 +238,8 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
     if (digests.load())
         m_digest = digests.recorded(m_spec.lifecycleImage);
 
+    if (auto refused = ensureNetwork())
+        return *refused;
     if (!QDir().mkpath(m_spec.configDir))
         return fail(RuntimeState::Failed, QStringLiteral("cannot create %1").arg(m_spec.configDir));
     QFile::setPermissions(m_spec.configDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
@@ -369,6 +371,44 @@ LifecycleContainer::Outcome LifecycleContainer::restart(const QString &container
         return fromDocker(s.error());
     }
     return waitHealthy(containerId, RuntimeState::Restarting);
+}
+
+std::optional<LifecycleContainer::Outcome> LifecycleContainer::ensureNetwork()
+{
+    const QString name = m_spec.config.network;
+    if (name.isEmpty())
+        return std::nullopt;
+    const QString icc = QStringLiteral("com.docker.network.bridge.enable_icc");
+    const QString hostIp = QStringLiteral("com.docker.network.bridge.host_binding_ipv4");
+    auto found = m_docker.call("GET", QStringLiteral("/networks/") + name);
+    if (found) {
+        const QJsonObject network = found.value().toObject();
+        const QJsonObject options = network.value(QStringLiteral("Options")).toObject();
+        if (network.value(QStringLiteral("Driver")).toString() == QLatin1String("bridge")
+            && options.value(icc).toString() == QLatin1String("false")
+            && options.value(hostIp).toString() == QLatin1String("127.0.0.1"))
+            return std::nullopt;
+        if (!network.value(QStringLiteral("Containers")).toObject().isEmpty()) {
+            return fail(RuntimeState::Failed,
+                QStringLiteral("the Docker network %1 lets sandboxes reach each other and containers use it: stop "
+                               "them and remove it (docker network rm %1); the engine makes it again, closed")
+                    .arg(name));
+        }
+        if (auto removed = m_docker.call("DELETE", QStringLiteral("/networks/") + name); !removed)
+            return fromDocker(removed.error());
+    } else if (found.error().code != DockerError::Code::NotFound) {
+        return fromDocker(found.error());
+    }
+    qCInfo(lcRuntime) << "making the sandboxes' network" << name << "(inter-container traffic off)";
+    const QJsonObject spec {{QStringLiteral("Name"), name}, {QStringLiteral("Driver"), QStringLiteral("bridge")},
+        {QStringLiteral("CheckDuplicate"), true},
+        {QStringLiteral("Options"), QJsonObject {{icc, QStringLiteral("false")}, {hostIp, QStringLiteral("127.0.0.1")}}},
+        {QStringLiteral("Labels"),
+            QJsonObject {{label("role"), QStringLiteral("sandboxes")}, {label("user"), QString::number(::getuid())}}}};
+    auto created = m_docker.call("POST", QStringLiteral("/networks/create"), {}, spec);
+    if (!created && created.error().status != 409) // 409: another start of this engine made it first
+        return fromDocker(created.error());
+    return std::nullopt;
 }
 
 Result<void, DockerError> LifecycleContainer::removeAll()

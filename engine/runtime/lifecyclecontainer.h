@@ -14,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace isolation {
 
@@ -71,6 +72,9 @@ private:
     Outcome fail(RuntimeState state, const QString &reason) const;
     Outcome fromDocker(const DockerError &e) const;
     Result<QString, Outcome> verifiedImage(const QString &image, const QString &pinnedDigest);
+    // The sandboxes' network (config.network) exists as a bridge with inter-container traffic off
+    // and ports published on 127.0.0.1 by default; made, or remade while unused, when it is not.
+    std::optional<Outcome> ensureNetwork();
     QJsonObject containerSpec(const QString &imageId, const QString &configHash, quint16 port) const;
     Outcome describe(const QString &id, RuntimeState state, const QString &reason) const;
     Outcome waitHealthy(const QString &id, RuntimeState whileWaiting);

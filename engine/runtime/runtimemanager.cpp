@@ -14,6 +14,8 @@
 
 Q_LOGGING_CATEGORY(lcRuntime, "isolation.runtime")
 
+#include <unistd.h>
+
 namespace isolation {
 
 QString runtimeStateName(RuntimeState state)
@@ -78,6 +80,11 @@ RuntimeManager::~RuntimeManager()
 QString RuntimeManager::lifecycleImage() const
 {
     return m_config.lifecycleImage.isEmpty() ? m_config.pin.lifecycleImage : m_config.lifecycleImage;
+}
+
+QString RuntimeManager::sandboxNetwork()
+{
+    return QStringLiteral("isolation-sandboxes-%1").arg(::getuid());
 }
 
 QString RuntimeManager::execdImage() const
@@ -178,6 +185,7 @@ LifecycleContainer::Spec RuntimeManager::spec() const
     s.config.apiKey = m_apiKey;
     s.config.execdImage = execdImage();
     s.config.allowedHostPaths = {m_mounts.sessionDirectory()};
+    s.config.network = sandboxNetwork();
     s.port = m_config.port;
     s.startTimeoutMs = m_config.startTimeoutMs;
     s.cancel = m_cancel;

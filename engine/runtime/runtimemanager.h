@@ -74,6 +74,10 @@ public:
     QString lifecycleImage() const;
     QString execdImage() const;
     QString engineId() const { return m_engineId; }
+    // The Docker network this user's sandboxes join ("isolation-sandboxes-<uid>"): one per user, not
+    // per engine, so engines made and dropped (tests, a moved data directory) leave no network each;
+    // inter-container traffic is off on it, so sandboxes sharing it still cannot reach each other.
+    static QString sandboxNetwork();
     int restarts() const { return m_restarts; }
 
 Q_SIGNALS:

@@ -119,6 +119,8 @@ void tst_RuntimeConfig::tomlRoundTrip()
     c.execdImage = QStringLiteral("opensandbox/execd:v1");
     c.allowedHostPaths = {QStringLiteral("/home/me/.local/share/isolation/sessions")};
     c.pidsLimit = 77;
+    QVERIFY(c.toToml().contains("network_mode = \"bridge\"")); // no network of its own: Docker's default
+    c.network = QStringLiteral("isolation-sandboxes-0123456789ab");
     std::istringstream in(c.toToml().toStdString());
     cpptoml::parser parser(in);
     std::shared_ptr<cpptoml::table> t;
@@ -137,6 +139,7 @@ void tst_RuntimeConfig::tomlRoundTrip()
     QCOMPARE(paths[0], c.allowedHostPaths[0].toStdString());
     QCOMPARE(*t->get_qualified_as<bool>("docker.no_new_privileges"), true);
     QCOMPARE(*t->get_qualified_as<int64_t>("docker.pids_limit"), int64_t(77));
+    QCOMPARE(*t->get_qualified_as<std::string>("docker.network_mode"), std::string("isolation-sandboxes-0123456789ab"));
     QCOMPARE((*t->get_qualified_array_of<std::string>("docker.drop_capabilities"))[0], std::string("ALL"));
 }
 

@@ -52,9 +52,9 @@ int main(int argc, char *argv[])
         }
         return QCoreApplication::exec();
     }
-    // The access token is for execd alone: no process it starts may read it from its environment.
+    // As the real execd does, the environment (the token in it too) goes on to every process it
+    // starts: a sandbox can read its own token, which is why each sandbox has its own.
     const QByteArray token = qgetenv("EXECD_ACCESS_TOKEN");
-    qunsetenv("EXECD_ACCESS_TOKEN");
 
     quint16 port = 44772;
     if (args.value(0) == QLatin1String("--port")) {

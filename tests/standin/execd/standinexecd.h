@@ -2,7 +2,8 @@
 // sandbox, serving the subset of execd-api.yaml the engine uses — /ping, /command (SSE output;
 // DELETE interrupts one by id), /session/* (bash sessions), /files/upload, /files/download,
 // /directories/list — and /proxy/{port}/... for HTTP and WebSocket. With EXECD_ACCESS_TOKEN in its
-// environment every request must carry it in X-EXECD-ACCESS-TOKEN (401 otherwise); children never see it.
+// environment every request must carry it in X-EXECD-ACCESS-TOKEN (401 otherwise); like the real
+// execd, the processes it starts inherit it.
 #pragma once
 
 #include "http/httpserver.h"

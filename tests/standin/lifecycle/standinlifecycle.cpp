@@ -84,6 +84,12 @@ Result<StandinConfig> StandinConfig::fromToml(const QString &path)
     c.dropCapabilities = strings(docker, "drop_capabilities");
     c.noNewPrivileges = docker ? docker->get_as<bool>("no_new_privileges").value_or(true) : true;
     c.pidsLimit = docker ? docker->get_as<int64_t>("pids_limit").value_or(0) : 0;
+    if (docker) {
+        if (auto mode = docker->get_as<std::string>("network_mode"))
+            c.networkMode = QString::fromStdString(*mode).toLower();
+    }
+    if (c.networkMode == QLatin1String("host"))
+        return Error::invalidInput(QStringLiteral("%1: network_mode host is not served by the stand-in").arg(path));
     if (c.execdImage.isEmpty())
         return Error::invalidInput(QStringLiteral("%1 names no [runtime] execd_image").arg(path));
     return c;
@@ -217,6 +223,15 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
         binds.append(QStringLiteral("%1:%2%3").arg(host, volume.value(QStringLiteral("mountPath")).toString(),
             volume.value(QStringLiteral("readOnly")).toBool() ? QStringLiteral(":ro") : QString()));
     }
+    // A user-defined network must exist, as the real server checks (_validate_network_exists).
+    const QString network = m_config.networkMode;
+    const bool userDefined = network != QLatin1String("bridge") && network != QLatin1String("none")
+        && !network.startsWith(QLatin1String("container:"));
+    if (userDefined && !m_docker.call("GET", QStringLiteral("/networks/") + network)) {
+        return reply.send(apiError(400, "INVALID_PARAMETER",
+            QStringLiteral("Docker network '%1' does not exist. Create it first with 'docker network create <name>'.")
+                .arg(network)));
+    }
     QJsonArray env {QStringLiteral("ASAN_OPTIONS=detect_leaks=0")};
     const QJsonObject envs = body.value(QStringLiteral("env")).toObject();
     for (auto it = envs.begin(); it != envs.end(); ++it)
@@ -234,11 +249,15 @@ void StandinLifecycle::create(const HttpRequest &request, HttpReply reply)
             QString::fromUtf8(
                 QJsonDocument(body.value(QStringLiteral("metadata")).toObject()).toJson(QJsonDocument::Compact))}};
     const QJsonObject limits = body.value(QStringLiteral("resourceLimits")).toObject();
+    // Published on every interface, as the real server does (port_allocator.py: DOCKER_PUBLISH_HOST
+    // "0.0.0.0"; an explicit host IP overrides the network's host_binding_ipv4): the stand-in must
+    // not make execd look more private than it is. See docs/runtime.md, "execd's access token".
     QJsonObject host {
         {QStringLiteral("Binds"), binds},
+        {QStringLiteral("NetworkMode"), network},
         {QStringLiteral("PortBindings"),
             QJsonObject {{QStringLiteral("%1/tcp").arg(kExecdPort),
-                QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("127.0.0.1")},
+                QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("0.0.0.0")},
                     {QStringLiteral("HostPort"), QString()}}}}}},
         {QStringLiteral("CapDrop"), QJsonArray::fromStringList(m_config.dropCapabilities)},
     };

@@ -25,6 +25,7 @@ struct StandinConfig
     QStringList dropCapabilities;
     bool noNewPrivileges = true;
     qint64 pidsLimit = 0;
+    QString networkMode = QStringLiteral("host"); // [docker] network_mode, as the real server reads it
 
     static Result<StandinConfig> fromToml(const QString &path);
 };
