@@ -1,6 +1,7 @@
 #include "lifecyclecontainer.h"
 
 #include "curlrequest.h"
+#include "dockerproxy.h"
 #include "imagedigests.h"
 
 #include <QCryptographicHash>
@@ -11,7 +12,6 @@
 #include <QLoggingCategory>
 #include <QThread>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 Q_DECLARE_LOGGING_CATEGORY(lcRuntime)
@@ -21,6 +21,8 @@ namespace isolation {
 namespace {
 
 const QString kRole = QStringLiteral("lifecycle");
+// 2: Docker through the engine's proxy (DOCKER_HOST), no more its socket.
+const QByteArray kSpecVersion = QByteArrayLiteral("spec 2");
 
 QString shortHash(const QByteArray &data)
 {
@@ -102,17 +104,12 @@ Result<QString, LifecycleContainer::Outcome> LifecycleContainer::verifiedImage(
 QJsonObject LifecycleContainer::containerSpec(const QString &imageId, const QString &configHash, quint16 port) const
 {
     const QString portKey = QStringLiteral("%1/tcp").arg(LifecycleConfig::ContainerPort);
-    const QString socket = m_docker.socketPath();
-    QJsonArray groups;
-    struct stat st
-    {
-    };
-    if (::stat(QFile::encodeName(socket).constData(), &st) == 0)
-        groups.append(QString::number(st.st_gid)); // may use the Docker socket without being root
     QJsonObject host {
         {QStringLiteral("Binds"),
+            // Docker only through the engine's proxy (dockerproxy.h), never its socket: the
+            // directory, not the socket file, so a restarted engine's new socket is seen too.
             QJsonArray {QStringLiteral("%1:/etc/opensandbox:ro").arg(m_spec.configDir),
-                QStringLiteral("%1:/var/run/docker.sock").arg(socket)}},
+                QStringLiteral("%1:%2").arg(m_spec.proxyDirectory, QLatin1String(DockerProxy::kContainerDirectory))}},
         {QStringLiteral("PortBindings"),
             QJsonObject {{portKey,
                 QJsonArray {QJsonObject {{QStringLiteral("HostIp"), QStringLiteral("127.0.0.1")},
@@ -120,7 +117,6 @@ QJsonObject LifecycleContainer::containerSpec(const QString &imageId, const QStr
         {QStringLiteral("CapDrop"), QJsonArray {QStringLiteral("ALL")}},
         {QStringLiteral("SecurityOpt"), QJsonArray {QStringLiteral("no-new-privileges")}},
         {QStringLiteral("PidsLimit"), 256},
-        {QStringLiteral("GroupAdd"), groups},
         {QStringLiteral("RestartPolicy"), QJsonObject {{QStringLiteral("Name"), QStringLiteral("no")}}},
     };
     QJsonObject labels {
@@ -135,7 +131,8 @@ QJsonObject LifecycleContainer::containerSpec(const QString &imageId, const QStr
         {QStringLiteral("Image"), imageId},
         {QStringLiteral("User"), QStringLiteral("%1:%2").arg(::getuid()).arg(::getgid())},
         {QStringLiteral("Env"),
-            QJsonArray {QStringLiteral("SANDBOX_CONFIG_PATH=%1").arg(QLatin1String(LifecycleConfig::ContainerPath))}},
+            QJsonArray {QStringLiteral("SANDBOX_CONFIG_PATH=%1").arg(QLatin1String(LifecycleConfig::ContainerPath)),
+                QStringLiteral("DOCKER_HOST=%1").arg(DockerProxy::containerDockerHost())}},
         {QStringLiteral("ExposedPorts"), QJsonObject {{portKey, QJsonObject {}}}},
         {QStringLiteral("Labels"), labels},
         {QStringLiteral("HostConfig"), host},
@@ -228,6 +225,8 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
         return fromDocker(v.error());
     if (m_spec.config.apiKey.isEmpty())
         return fail(RuntimeState::Failed, QStringLiteral("the runtime has no API key"));
+    if (m_spec.proxyDirectory.isEmpty())
+        return fail(RuntimeState::Failed, QStringLiteral("the engine's Docker proxy is not serving"));
     auto lifecycleId = verifiedImage(m_spec.lifecycleImage, m_spec.pin.digests.value(m_spec.lifecycleImage));
     if (!lifecycleId)
         return lifecycleId.error();
@@ -246,7 +245,8 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
     const QString configFile = m_spec.configDir + QStringLiteral("/config.toml");
     if (auto s = m_spec.config.write(configFile); !s)
         return fail(RuntimeState::Failed, s.error().message);
-    const QString configHash = shortHash(m_spec.config.toToml());
+    // The container's own spec changes with kSpecVersion: a container of an older spec is replaced.
+    const QString configHash = shortHash(m_spec.config.toToml() + kSpecVersion);
 
     auto existing = m_docker.listContainers(
         {label("role") + QLatin1Char('=') + kRole, label("engine") + QLatin1Char('=') + m_spec.engineId});

@@ -28,6 +28,7 @@ public:
         QString lifecycleImage; // the image to run (the pin's, or a setting)
         QString digestsFile; // runtime.json
         QString configDir; // holds config.toml; bind-mounted read-only at /etc/opensandbox
+        QString proxyDirectory; // the engine's DockerProxy serves its socket there; required
         LifecycleConfig config;
         quint16 port = 0; // host port on 127.0.0.1; 0: the system chooses
         int startTimeoutMs = 60000;

@@ -1,5 +1,7 @@
 #include "runtimemanager.h"
 
+#include "dockerproxy.h"
+
 #include "core/logging.h"
 #include "crypto/random.h"
 #include "pairing/credentialstore.h"
@@ -102,8 +104,25 @@ void RuntimeManager::start()
     begin();
 }
 
+bool RuntimeManager::ensureProxy()
+{
+    if (m_proxy && m_proxy->isListening())
+        return true;
+    auto docker = DockerClient::fromEnvironment(m_config.environment);
+    if (!docker)
+        return true; // prepare() says what is wrong with Docker
+    m_proxy = std::make_unique<DockerProxy>(docker.value().socketPath());
+    if (auto s = m_proxy->listen(m_config.dataDir + QStringLiteral("/runtime-docker")); !s) {
+        setState(RuntimeState::Failed, tr("Cannot serve Docker to the runtime: %1").arg(s.error().message));
+        return false;
+    }
+    return true;
+}
+
 void RuntimeManager::begin()
 {
+    if (!ensureProxy())
+        return;
     // Docker and the images first: the API key is minted (and the keychain touched) only once
     // there is a runtime to give it to.
     QPointer<RuntimeManager> self(this);
@@ -182,6 +201,7 @@ LifecycleContainer::Spec RuntimeManager::spec() const
     s.lifecycleImage = lifecycleImage();
     s.digestsFile = m_config.dataDir + QStringLiteral("/runtime.json");
     s.configDir = m_config.dataDir + QStringLiteral("/runtime");
+    s.proxyDirectory = m_proxy && m_proxy->isListening() ? m_proxy->directory() : QString();
     s.config.apiKey = m_apiKey;
     s.config.execdImage = execdImage();
     s.config.allowedHostPaths = {m_mounts.sessionDirectory()};
@@ -368,6 +388,11 @@ QJsonObject RuntimeManager::status() const
         {QStringLiteral("restarts"), m_restarts},
         {QStringLiteral("standin"), lifecycleImage().startsWith(QLatin1String("isolation-standin/"))},
     };
+    if (m_proxy && m_proxy->isListening()) {
+        o.insert(QStringLiteral("dockerProxy"),
+            QJsonObject {{QStringLiteral("socket"), m_proxy->socketPath()},
+                {QStringLiteral("rewrittenCreates"), m_proxy->rewrittenCreates()}});
+    }
     if (m_last.startedAt.isValid()) {
         o.insert(QStringLiteral("startedAt"), m_last.startedAt.toString(Qt::ISODate));
         o.insert(QStringLiteral("uptimeSeconds"), m_last.startedAt.secsTo(QDateTime::currentDateTimeUtc()));

@@ -23,6 +23,7 @@
 namespace isolation {
 
 class CredentialStore;
+class DockerProxy;
 
 struct RuntimeConfig
 {
@@ -86,6 +87,9 @@ Q_SIGNALS:
 private:
     void setState(RuntimeState state, const QString &reason);
     void begin();
+    // The Docker proxy the runtime's container uses (dockerproxy.h), serving; false (and the state
+    // Failed) when it cannot be.
+    bool ensureProxy();
     void loadApiKey();
     LifecycleContainer::Spec spec() const;
     using Job = std::function<LifecycleContainer::Outcome(LifecycleContainer &)>;
@@ -99,6 +103,7 @@ private:
     QString m_engineId;
     QByteArray m_apiKey;
     QThreadPool m_pool;
+    std::unique_ptr<DockerProxy> m_proxy;
     std::shared_ptr<std::atomic_bool> m_cancel = std::make_shared<std::atomic_bool>(false);
     void pace(); // the monitor's interval for the state and whether it is watched
     QTimer m_monitor;

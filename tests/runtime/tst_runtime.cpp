@@ -104,7 +104,7 @@ void tst_Runtime::startsHealthy()
     QVERIFY(key.open(QIODevice::ReadOnly));
     QCOMPARE(key.readAll(), m_runtime->apiKey());
     QVERIFY(m_runtime->apiKey().size() >= 40);
-    // The container as Docker sees it: labelled, hardened, the socket mounted, the config read-only.
+    // The container as Docker sees it: labelled, hardened, the proxy mounted, the config read-only.
     const QJsonObject c = dockerInspect(lifecycleContainer());
     const QJsonObject labels = c.value(QStringLiteral("Config")).toObject().value(QStringLiteral("Labels")).toObject();
     QCOMPARE(labels.value(QStringLiteral("io.isolation.role")).toString(), QStringLiteral("lifecycle"));
@@ -115,7 +115,15 @@ void tst_Runtime::startsHealthy()
     QVERIFY(host.value(QStringLiteral("PidsLimit")).toInt() > 0);
     const QJsonArray binds = host.value(QStringLiteral("Binds")).toArray();
     QVERIFY(binds.contains(QString(m_data + QStringLiteral("/runtime:/etc/opensandbox:ro"))));
-    QVERIFY(binds.contains(QStringLiteral("/var/run/docker.sock:/var/run/docker.sock")));
+    // Docker only through the engine's proxy: its directory, never Docker's socket.
+    QVERIFY(binds.contains(QString(m_data + QStringLiteral("/runtime-docker:/run/isolation-docker"))));
+    for (const QJsonValue &b : binds)
+        QVERIFY2(!b.toString().contains(QStringLiteral("docker.sock")), qPrintable(b.toString()));
+    QVERIFY(c.value(QStringLiteral("Config"))
+                .toObject()
+                .value(QStringLiteral("Env"))
+                .toArray()
+                .contains(QStringLiteral("DOCKER_HOST=unix:///run/isolation-docker/docker.sock")));
     // The API key is on no command line and in no environment variable of the container.
     QVERIFY(!QJsonDocument(c).toJson().contains(m_runtime->apiKey()));
 }
