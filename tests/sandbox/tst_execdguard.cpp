@@ -1,11 +1,12 @@
 // execd is closed to everyone but the engine (issue 20, point 1), on a real dockerd with the
-// stand-in runtime, which passes the create request's environment on and publishes execd's port
-// as the pinned runtime does. Two sessions' sandboxes A and B:
-// - A's execd refuses a request without a token, and one with B's token, from the host by its
-//   published port and by its container address; it answers A's token;
+// stand-in runtime, which passes the create request's environment on and asks for execd's port
+// on every interface, as the pinned runtime does. Two sessions' sandboxes A and B:
+// - A's port is published on 127.0.0.1 only (the engine's Docker proxy); A's execd refuses a
+//   request without a token, and one with B's token, from the host by that port and by its
+//   container address; it answers A's token;
 // - code in B, holding B's own token (it is in execd's environment, as with the real execd),
-//   cannot reach A's container at all (inter-container traffic off on the engine's network) and
-//   gets 401 through A's published port;
+//   cannot reach A's container at all (inter-container traffic off on the engine's network), nor
+//   A's published port by the host's address on that network;
 // - the tokens appear in no line of the engine's log and no process's command line;
 // - an engine restart re-derives the token and adopts A; a sandbox whose execd has no token (an
 //   older engine's) is not adopted, and stays; a runtime without an API key launches nothing.
