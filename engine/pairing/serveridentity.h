@@ -19,7 +19,7 @@ struct ServerIdentity
     SecureBytes credential; // the bearer for the hub's API and the tunnel
     SecureBytes x25519Private; // things sealed to this server (member key, launch secrets)
     QByteArray x25519Public;
-    SecureBytes ed25519Private; // signs the tunnel handshake
+    SecureBytes ed25519Private; // signs the tunnel handshake and session declarations
     QByteArray ed25519Public;
     QByteArray hubPublicKey; // Ed25519: verifies view tokens
     SecureBytes memberKey; // derives workspace keys

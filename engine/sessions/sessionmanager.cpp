@@ -150,7 +150,7 @@ void SessionManager::load()
 void SessionManager::setIdentity(const ServerIdentity &identity)
 {
     clearIdentity();
-    m_client = std::make_unique<StoreClient>(m_network, identity.hubUrl, identity.credential);
+    m_client = std::make_unique<StoreClient>(m_network, identity.hubUrl, identity);
     m_memberKey = identity.memberKey;
     for (Session *s : std::as_const(m_sessions)) {
         s->setStore(makeStore(s->workspaceId(), s->id()));

@@ -3,6 +3,8 @@
 #include "core/huburl.h"
 #include "core/logging.h"
 #include "core/version.h"
+#include "pairing/serveridentity.h"
+#include "sessiondeclaration.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -53,12 +55,14 @@ struct StoreClient::Exchange
     Progress progress; // upload progress for uploads, download progress for downloads
 };
 
-StoreClient::StoreClient(QNetworkAccessManager *network, const QUrl &hubUrl, const SecureBytes &serverCredential,
+StoreClient::StoreClient(QNetworkAccessManager *network, const QUrl &hubUrl, const ServerIdentity &server,
     const Clock *clock, QObject *parent)
     : QObject(parent)
     , m_network(network)
     , m_base(hubUrl)
-    , m_credential(serverCredential)
+    , m_credential(server.credential)
+    , m_serverId(server.serverId)
+    , m_signingKey(server.ed25519Private)
     , m_ownClock(clock ? nullptr : std::make_unique<SystemClock>())
     , m_clock(clock ? clock : m_ownClock.get())
 {
@@ -168,10 +172,21 @@ void StoreClient::withToken(const QString &workspaceId, std::function<void(Store
     if (queue.size() > 1)
         return; // a request for this token is already out
 
+    // The proof goes with every request: the hub needs it only for a session it does not know yet
+    // (one made here rather than launched by the hub), and cannot tell us which that is.
+    auto proof = SessionDeclaration::proof(
+        m_signingKey.view(), m_serverId, sessions.first(), workspaceId, m_clock->unixSeconds());
+    if (!proof) {
+        const auto waiting = m_waiting.take(workspaceId);
+        for (const auto &w : waiting)
+            w(StoreError::local(proof.error().message));
+        return;
+    }
     QNetworkRequest r = request(QStringLiteral("/v1/workspaces/%1/token").arg(workspaceId));
     r.setRawHeader("Authorization", "Bearer " + m_credential.toByteArray());
     r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-    const QByteArray body = QJsonDocument(QJsonObject {{QStringLiteral("session"), sessions.first()}})
+    const QByteArray body = QJsonDocument(QJsonObject {{QStringLiteral("session"), sessions.first()},
+                                              {QStringLiteral("proof"), proof.value()}})
                                 .toJson(QJsonDocument::Compact);
     QNetworkReply *reply = m_network->post(r, body);
     reply->setParent(this); // destroying the client aborts it

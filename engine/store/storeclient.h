@@ -1,6 +1,7 @@
 // StoreClient: the engine's HTTP client for the hub's workspace store (docs/protocol.md,
 // "Workspace store"). Gets and renews per-workspace bearers with the server credential, each for a
-// session of this engine that uses the workspace, streams segments from files and into devices, and
+// session of this engine that uses the workspace and proven by the server's Ed25519 key (a
+// SessionDeclaration), streams segments from files and into devices, and
 // reports manifest writes whose outcome is unknown. Sends nothing to a hub URL HubUrl::check
 // refuses. Asynchronous on the event loop of its thread; never logs a token.
 #pragma once
@@ -25,12 +26,16 @@ class QNetworkRequest;
 
 namespace isolation {
 
+struct ServerIdentity;
+
 class StoreClient final : public QObject
 {
     Q_OBJECT
 public:
-    // `clock` decides when a bearer is renewed; null means the system clock.
-    StoreClient(QNetworkAccessManager *network, const QUrl &hubUrl, const SecureBytes &serverCredential,
+    // Talks to `hubUrl` (usually server.hubUrl) as `server`: its credential, and its id and Ed25519
+    // key for the proofs. `clock` decides when a bearer is renewed and dates the proofs; null means
+    // the system clock.
+    StoreClient(QNetworkAccessManager *network, const QUrl &hubUrl, const ServerIdentity &server,
         const Clock *clock = nullptr, QObject *parent = nullptr);
     ~StoreClient() override;
 
@@ -112,6 +117,8 @@ private:
     QNetworkAccessManager *m_network;
     QUrl m_base;
     SecureBytes m_credential;
+    QString m_serverId;
+    SecureBytes m_signingKey; // the server's Ed25519 seed: proves its session declarations
     std::unique_ptr<Clock> m_ownClock;
     const Clock *m_clock;
     int m_timeoutMs = 60000;

@@ -5,6 +5,7 @@
 #include "core/huburl.h"
 #include "crypto/securebytes.h"
 #include "hubapi/hubclient.h"
+#include "pairing/serveridentity.h"
 #include "store/storeclient.h"
 
 #include <QNetworkAccessManager>
@@ -139,7 +140,9 @@ void tst_HubUrl::storeClientSendsNothingToARefusedHub()
 {
     Watch w;
     watch(w);
-    StoreClient client(&w.network, QUrl(QStringLiteral("http://example.invalid:8470")), SecureBytes("credential"));
+    ServerIdentity server;
+    server.credential = SecureBytes("credential");
+    StoreClient client(&w.network, QUrl(QStringLiteral("http://example.invalid:8470")), server);
     client.addSession(QStringLiteral("ws_00000000000000000001"), QStringLiteral("s000000000001"));
     std::optional<StoreResult<QList<StoreClient::Workspace>>> list;
     client.listWorkspaces([&](StoreResult<QList<StoreClient::Workspace>> r) { list = r; });

@@ -222,7 +222,7 @@ void HubServer::registerModules()
     WorkspaceService::Options workspaces;
     workspaces.tokenLifetimeSeconds = m_options.workspaceTokenLifetimeSeconds;
     m_workspaces = std::make_unique<WorkspaceService>(
-        *m_state, *m_log, *m_servers, m_options.dataDir + QStringLiteral("/workspaces"), workspaces);
+        *m_state, *m_log, *m_servers, m_clock, m_options.dataDir + QStringLiteral("/workspaces"), workspaces);
     m_workspaces->registerRoutes(m_app, admin);
     // Views: minted here, relayed on the preview origin to the view's server (docs/protocol.md).
     m_views = std::make_unique<ViewService>(*m_state, *m_log, m_clock,

@@ -1,12 +1,15 @@
 // Least privilege for workspace bearers, against the real isolation-hub (docs/protocol.md,
 // "Workspace bearers"): a server credential gets a bearer only for a session of that server that
-// uses the workspace; the bearer reads that workspace only, dies when it expires or when its
+// uses the workspace; a session the hub does not know is declared only with a proof by the
+// server's own key; the bearer reads that workspace only, dies when it expires or when its
 // session ended, and an engine's StoreClient asks none for a workspace no session of its uses.
 #include "hubprocess.h"
 #include "pairedserver.h"
 
+#include "store/sessiondeclaration.h"
 #include "store/storeclient.h"
 
+#include <QDateTime>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonDocument>
@@ -49,6 +52,10 @@ private Q_SLOTS:
     void noSessionNoBearer();
     void aSessionsBearerReadsItsWorkspaceOnly();
     void anotherServersSessionGetsNone();
+    void declarationNeedsTheServersKey();
+    void staleDeclarationIsRefused();
+    void proofCoversSessionAndWorkspace();
+    void launchedSessionNeedsNoProof();
     void expiredBearerIsRefused();
     void endedSessionLosesItsBearers();
     void sessionsSurviveAHubRestart();
@@ -56,7 +63,14 @@ private Q_SLOTS:
 
 private:
     Reply call(const QByteArray &method, const QString &path, const QByteArray &bearer, const QByteArray &body = {});
+    // A bearer request as the engine sends it: with a proof by the server's key, dated now.
     Reply mint(const ServerIdentity &server, const QString &workspace, const QString &session);
+    // A bearer request with `proof` as given (an empty one sends none).
+    Reply declare(
+        const ServerIdentity &server, const QString &workspace, const QString &session, const QJsonObject &proof);
+    static QJsonObject proof(const ServerIdentity &signer, const QString &serverId, const QString &workspace,
+        const QString &session, qint64 time = QDateTime::currentSecsSinceEpoch());
+    bool recorded(const QString &session) const;
     Reply readManifest(const QString &workspace, const QByteArray &bearer)
     {
         return call("GET", QStringLiteral("/v1/workspaces/%1/manifest").arg(workspace), bearer);
@@ -105,10 +119,33 @@ Reply tst_WorkspaceBearers::call(
 
 Reply tst_WorkspaceBearers::mint(const ServerIdentity &server, const QString &workspace, const QString &session)
 {
-    const QByteArray body = session.isNull()
-        ? QByteArray("{}")
-        : QJsonDocument(QJsonObject {{QStringLiteral("session"), session}}).toJson(QJsonDocument::Compact);
-    return call("POST", QStringLiteral("/v1/workspaces/%1/token").arg(workspace), server.credential.toByteArray(), body);
+    return declare(server, workspace, session,
+        session.isNull() ? QJsonObject {} : proof(server, server.serverId, workspace, session));
+}
+
+Reply tst_WorkspaceBearers::declare(
+    const ServerIdentity &server, const QString &workspace, const QString &session, const QJsonObject &proof)
+{
+    QJsonObject o;
+    if (!session.isNull())
+        o.insert(QStringLiteral("session"), session);
+    if (!proof.isEmpty())
+        o.insert(QStringLiteral("proof"), proof);
+    return call("POST", QStringLiteral("/v1/workspaces/%1/token").arg(workspace), server.credential.toByteArray(),
+        QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+QJsonObject tst_WorkspaceBearers::proof(const ServerIdentity &signer, const QString &serverId, const QString &workspace,
+    const QString &session, qint64 time)
+{
+    auto made = SessionDeclaration::proof(signer.ed25519Private.view(), serverId, session, workspace, time);
+    return made ? made.value() : QJsonObject {};
+}
+
+bool tst_WorkspaceBearers::recorded(const QString &session) const
+{
+    QFile f(m_hub.dataDir() + QStringLiteral("/sessions.json"));
+    return f.open(QIODevice::ReadOnly) && f.readAll().contains(session.toLatin1());
 }
 
 QString tst_WorkspaceBearers::createWorkspace(const QString &name)
@@ -193,6 +230,101 @@ void tst_WorkspaceBearers::anotherServersSessionGetsNone()
         404);
 }
 
+void tst_WorkspaceBearers::declarationNeedsTheServersKey()
+{
+    const QString ws = createWorkspace(QStringLiteral("declared"));
+    const QString session = QStringLiteral("s0000000a0007");
+    // A's credential alone, as a thief of it would ask: refused, nothing recorded or minted.
+    const Reply alone = declare(*m_a, ws, session, {});
+    QCOMPARE(alone.status, 403);
+    QCOMPARE(alone.code(), QStringLiteral("declare_proof"));
+    QVERIFY(alone.token().isEmpty());
+    // A's credential with a proof by another key (B's, naming A), and B's credential with A's proof.
+    const Reply otherKey = declare(*m_a, ws, session, proof(*m_b, m_a->serverId, ws, session));
+    QCOMPARE(otherKey.status, 403);
+    QCOMPARE(otherKey.code(), QStringLiteral("declare_proof"));
+    QCOMPARE(
+        declare(*m_b, ws, session, proof(*m_a, m_a->serverId, ws, session)).code(), QStringLiteral("declare_proof"));
+    // A signature that is not base64url, or not one at all.
+    QCOMPARE(declare(*m_a, ws, session,
+                 {{QStringLiteral("timestamp"), QDateTime::currentSecsSinceEpoch()},
+                     {QStringLiteral("signature"), QStringLiteral("!!")}})
+                 .code(),
+        QStringLiteral("declare_proof"));
+    QVERIFY(!recorded(session));
+    QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 0);
+    QCOMPARE(logged(QStringLiteral("workspace.token"), QStringLiteral("session"), session), 0);
+    QCOMPARE(logged(QStringLiteral("session.declare_refused"), QStringLiteral("session"), session), 4);
+
+    // With A's own proof: granted and declared, once.
+    const Reply granted = declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session));
+    QCOMPARE(granted.status, 200);
+    QCOMPARE(readManifest(ws, granted.token()).code(), QStringLiteral("no_manifest"));
+    QVERIFY(recorded(session));
+    QCOMPARE(mint(*m_a, ws, session).status, 200);
+    QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 1);
+    QCOMPARE(logged(QStringLiteral("workspace.token"), QStringLiteral("session"), session), 2);
+}
+
+void tst_WorkspaceBearers::staleDeclarationIsRefused()
+{
+    const QString ws = createWorkspace(QStringLiteral("stale"));
+    const QString session = QStringLiteral("s0000000a0008");
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    const Reply stale = declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session, now - 301));
+    QCOMPARE(stale.status, 403);
+    QCOMPARE(stale.code(), QStringLiteral("declare_proof"));
+    QCOMPARE(declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session, now + 301)).code(),
+        QStringLiteral("declare_proof"));
+    QVERIFY(!recorded(session));
+    // Within the window either way: fine (the engine's clock may be a little off the hub's).
+    QCOMPARE(declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session, now - 240)).status, 200);
+    QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 1);
+}
+
+void tst_WorkspaceBearers::proofCoversSessionAndWorkspace()
+{
+    const QString one = createWorkspace(QStringLiteral("proof one"));
+    const QString two = createWorkspace(QStringLiteral("proof two"));
+    const QString session = QStringLiteral("s0000000a0009");
+    const QJsonObject valid = proof(*m_a, m_a->serverId, one, session);
+    QCOMPARE(declare(*m_a, one, session, valid).status, 200);
+    // The same proof, replayed for a new session or for another workspace: refused.
+    const QString fresh = QStringLiteral("s0000000a000a");
+    const Reply otherSession = declare(*m_a, one, fresh, valid);
+    QCOMPARE(otherSession.status, 403);
+    QCOMPARE(otherSession.code(), QStringLiteral("declare_proof"));
+    const Reply otherWorkspace = declare(*m_a, two, fresh, proof(*m_a, m_a->serverId, one, fresh));
+    QCOMPARE(otherWorkspace.status, 403);
+    QCOMPARE(otherWorkspace.code(), QStringLiteral("declare_proof"));
+    QVERIFY(!recorded(fresh));
+    QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 1);
+}
+
+void tst_WorkspaceBearers::launchedSessionNeedsNoProof()
+{
+    const QString ws = createWorkspace(QStringLiteral("launched"));
+    // The hub records the session it launches before it asks the server; A has no tunnel up, so the
+    // launch itself fails, and what stays is the record.
+    QVERIFY(m_hub.admin({QStringLiteral("launch"), QStringLiteral("--server"), m_a->serverId,
+                QStringLiteral("--workspace"), ws})
+        != 0);
+    QString session;
+    QFile log(m_hub.dataDir() + QStringLiteral("/actions.log"));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    for (const QByteArray &line : log.readAll().split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.value(QStringLiteral("action")).toString() == QLatin1String("session.launched")
+            && o.value(QStringLiteral("workspace")).toString() == ws)
+            session = o.value(QStringLiteral("session")).toString();
+    }
+    QVERIFY(recorded(session));
+    const Reply granted = declare(*m_a, ws, session, {});
+    QCOMPARE(granted.status, 200);
+    QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 0);
+    QCOMPARE(declare(*m_b, ws, session, {}).code(), QStringLiteral("no_session"));
+}
+
 void tst_WorkspaceBearers::expiredBearerIsRefused()
 {
     const QString ws = createWorkspace(QStringLiteral("expiring"));
@@ -243,7 +375,7 @@ void tst_WorkspaceBearers::sessionsSurviveAHubRestart()
 void tst_WorkspaceBearers::engineAsksNoneWithoutASession()
 {
     const QString ws = createWorkspace(QStringLiteral("not ours"));
-    StoreClient client(&m_nam, m_a->hubUrl, m_a->credential);
+    StoreClient client(&m_nam, m_a->hubUrl, *m_a);
     std::optional<StoreResult<StoreClient::ManifestReply>> refused;
     client.getManifest(ws, {}, [&](StoreResult<StoreClient::ManifestReply> r) { refused = r; });
     QTRY_VERIFY(refused.has_value());

@@ -4,6 +4,7 @@
 #include "hubstate.h"
 #include "segmentupload.h"
 #include "serverservice.h"
+#include "store/sessiondeclaration.h"
 
 #include <QDir>
 #include <QFile>
@@ -38,10 +39,11 @@ HttpResponse noSuchSegment()
 } // namespace
 
 WorkspaceService::WorkspaceService(
-    HubState &state, ActionLog &log, ServerService &servers, const QString &root, Options options)
+    HubState &state, ActionLog &log, ServerService &servers, const Clock &clock, const QString &root, Options options)
     : m_state(state)
     , m_log(log)
     , m_servers(servers)
+    , m_clock(clock)
     , m_options(options)
     , m_store(root)
     , m_sessions(QFileInfo(root).dir().filePath(QStringLiteral("sessions.json")))
@@ -180,6 +182,20 @@ void WorkspaceService::mintToken(const HttpRequest &request, HttpReply reply)
         reply.send(HttpResponse::error(
             400, QStringLiteral("bad_request"), QStringLiteral("a session id is s and 12 lowercase hex digits")));
         return;
+    }
+    // A session the hub does not know yet is declared by this request: only with a proof by the
+    // server's own key, so that the credential alone (leaked, say) declares nothing.
+    if (!m_sessions.session(session)) {
+        const ServerRecord &s = *server.value();
+        auto proven = SessionDeclaration::verify(
+            body.value(QStringLiteral("proof")).toObject(), s.ed25519Public, s.id, session, id, m_clock.unixSeconds());
+        if (!proven) {
+            m_log.record(QStringLiteral("session.declare_refused"),
+                {{QStringLiteral("session"), session}, {QStringLiteral("server"), s.id},
+                    {QStringLiteral("workspace"), id}, {QStringLiteral("why"), proven.error().message}});
+            reply.send(HttpResponse::error(403, QStringLiteral("declare_proof"), proven.error().message));
+            return;
+        }
     }
     bool declared = false;
     if (auto used = m_sessions.use(session, server.value()->id, id, &declared); !used) {

@@ -4,6 +4,7 @@
 // in and out), plus the admin verbs' routes.
 #pragma once
 
+#include "core/clock.h"
 #include "core/result.h"
 #include "http/httpserver.h"
 #include "objectstore.h"
@@ -28,7 +29,9 @@ public:
         qint64 maxSegmentBytes = qint64(8) * 1024 * 1024 * 1024;
     };
 
-    WorkspaceService(HubState &state, ActionLog &log, ServerService &servers, const QString &root, Options options);
+    // `clock` (the proofs' time) must outlive the service.
+    WorkspaceService(HubState &state, ActionLog &log, ServerService &servers, const Clock &clock, const QString &root,
+        Options options);
 
     Status load();
     void registerRoutes(HttpServer &app, std::function<bool(const HttpRequest &)> isAdmin);
@@ -56,6 +59,7 @@ private:
     HubState &m_state;
     ActionLog &m_log;
     ServerService &m_servers;
+    const Clock &m_clock;
     Options m_options;
     ObjectStore m_store;
     WorkspaceSessions m_sessions; // before m_tokens, which reads it

@@ -17,7 +17,7 @@ bool StoreFixture::start(const QStringList &extraArgs)
     m_server = pairServer(m_hub.appUrl(), m_dir.filePath(QStringLiteral("engine")), QStringLiteral("store-test"));
     if (!m_server)
         return false;
-    m_client = std::make_unique<StoreClient>(&m_network, m_server->hubUrl, m_server->credential);
+    m_client = std::make_unique<StoreClient>(&m_network, m_server->hubUrl, *m_server);
     return true;
 }
 

@@ -47,7 +47,7 @@ void tst_AmbiguousUpload::connectionCut()
     QFETCH(bool, committed);
     CutProxy proxy(quint16(m_f.hub().appUrl().port()));
     QVERIFY(proxy.listen());
-    StoreClient viaProxy(&m_f.network(), proxy.url(), m_f.server().credential);
+    StoreClient viaProxy(&m_f.network(), proxy.url(), m_f.server());
     viaProxy.setTimeout(20000);
     const QString ws = m_f.createWorkspace(QStringLiteral("ambiguous"));
     auto s = m_f.store(ws, QStringLiteral("ambiguous-%1").arg(cut), &viaProxy);

@@ -9,6 +9,7 @@
 #include "crypto/objectcipher.h"
 #include "store/segmentfile.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -280,8 +281,8 @@ void tst_WorkspaceStore::bearersAreRenewed()
 
     // A client whose clock says the bearer is fresh while the hub says it expired: it renews once
     // and the call goes through.
-    ManualClock frozen;
-    StoreClient stuck(&m_f.network(), m_f.server().hubUrl, m_f.server().credential, &frozen);
+    ManualClock frozen(QDateTime::currentSecsSinceEpoch()); // its wall clock also dates the session's proof
+    StoreClient stuck(&m_f.network(), m_f.server().hubUrl, m_f.server(), &frozen);
     auto t = m_f.store(ws, QStringLiteral("frozen"), &stuck);
     QVERIFY(fetch(*t).ok());
     QCOMPARE(m_f.actions(QStringLiteral("workspace.token"), ws), 3);
