@@ -171,6 +171,18 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     const Run secret = inSandbox(session, QStringLiteral("cat /dev/shm/isolation-secrets/ISOLATION_TEST_CANARY"));
     QCOMPARE(secret.out, canary);
     QVERIFY(!QJsonDocument(dockerInspect(container0)).toJson().contains(canary));
+    // Issue 20's first reproduction: another local process asks execd, on its published port, for
+    // the secret's file. No token, no answer but 401.
+    const auto ports = publishedPorts(dockerInspect(container0));
+    QCOMPARE(ports.size(), 1);
+    QCOMPARE(ports.first().first, QStringLiteral("127.0.0.1"));
+    const Run stolen = runProgram(QStringLiteral("curl"),
+        {QStringLiteral("-sS"), QStringLiteral("-w"), QStringLiteral("\nstatus=%{http_code}"), QStringLiteral("-X"),
+            QStringLiteral("POST"), QStringLiteral("http://127.0.0.1:%1/command").arg(ports.first().second),
+            QStringLiteral("-H"), QStringLiteral("Content-Type: application/json"), QStringLiteral("-d"),
+            QStringLiteral("{\"command\":\"cat /dev/shm/isolation-secrets/*\"}")});
+    QVERIFY2(stolen.out.endsWith("status=401"), stolen.out.constData());
+    QVERIFY(!stolen.out.contains(canary));
     for (const QString &where : {m_fx->home(0), m_fx->hub().dataDir()}) {
         const Run grep = runProgram(QStringLiteral("grep"), {QStringLiteral("-rl"), QString::fromLatin1(canary), where});
         QVERIFY2(grep.exitCode == 1, grep.out.constData()); // 1: nothing found
