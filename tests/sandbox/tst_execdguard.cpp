@@ -9,7 +9,8 @@
 //   A's published port by the host's address on that network;
 // - the tokens appear in no line of the engine's log and no process's command line;
 // - an engine restart re-derives the token and adopts A; a sandbox whose execd has no token (an
-//   older engine's) is not adopted, and stays; a runtime without an API key launches nothing.
+//   older engine's) is not adopted, and stays; a runtime without an API key launches nothing;
+// - a restarted engine serves the adopted runtime container's Docker again.
 #include "core/logging.h"
 #include "runtime/execdclient.h"
 #include "runtime/execdtoken.h"
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void adoptionRederivesTheToken();
     void openExecdIsNotAdopted();
     void noRuntimeKeyNoLaunch();
+    void restartedEngineKeepsTheRuntimesDocker();
 
 private:
     std::unique_ptr<SandboxLauncher> launch(const QString &session);
@@ -48,6 +50,7 @@ private:
     QString m_logFile;
     QNetworkAccessManager m_net;
     std::unique_ptr<RuntimeManager> m_runtime;
+    std::unique_ptr<RuntimeManager> m_stopped; // the engine before a restart
     std::unique_ptr<LifecycleClient> m_lifecycle;
     std::unique_ptr<SandboxLauncher> m_a;
     std::unique_ptr<SandboxLauncher> m_b;
@@ -84,6 +87,7 @@ void tst_ExecdGuard::cleanupTestCase()
     if (m_runtime)
         m_runtime->stop();
     m_runtime.reset();
+    m_stopped.reset();
     m_fixture.cleanup();
     logging::uninstall();
 }
@@ -310,6 +314,30 @@ void tst_ExecdGuard::noRuntimeKeyNoLaunch()
     QVERIFY(!*r);
     QVERIFY2(r->error().message.contains(QStringLiteral("no API key")), qPrintable(r->error().message));
     QVERIFY(launcher.sandboxId().isEmpty()); // nothing was asked of the runtime
+}
+
+// The runtime's container outlives the engine; the engine that comes back serves its Docker proxy
+// again at the same place (a new socket in the mounted directory), and the adopted container
+// creates sandboxes through it, published on 127.0.0.1 still.
+void tst_ExecdGuard::restartedEngineKeepsTheRuntimesDocker()
+{
+    const QString before = RuntimeFixture::container(m_runtime.get());
+    QVERIFY(!before.isEmpty());
+    m_runtime->stop();
+    m_stopped = std::move(m_runtime); // its mount policy stays, for the client A and B use
+    m_runtime = m_fixture.makeManager(QStringLiteral("guard"), kLifecycle);
+    m_runtime->start();
+    QVERIFY(RuntimeFixture::waitHealthy(m_runtime.get()));
+    QCOMPARE(RuntimeFixture::container(m_runtime.get()), before); // adopted, not made again
+    // The launchers of A and B keep this client: it is pointed at the runtime as it is now.
+    m_lifecycle->setEndpoint(m_runtime->lifecycleUrl(), m_runtime->apiKey());
+    auto c = launch(QStringLiteral("guard-c"));
+    QVERIFY(c);
+    const auto ports = publishedPorts(dockerInspect(containerOf(*c)));
+    QCOMPARE(ports.size(), 1);
+    QCOMPARE(ports.first().first, QStringLiteral("127.0.0.1"));
+    QCOMPARE(ping(c->execd()->base(), c->execd()->accessToken()), 200);
+    await<Result<void, SandboxError>>([&](auto done) { c->remove(done); });
 }
 
 QTEST_GUILESS_MAIN(tst_ExecdGuard)
