@@ -5,6 +5,7 @@
 #include "core/version.h"
 #include "crypto/ed25519.h"
 #include "doorman/doorman.h"
+#include "engineevents.h"
 #include "heartbeat/heartbeat.h"
 #include "hubapi/hubclient.h"
 #include "localapi/localapiserver.h"
@@ -69,6 +70,7 @@ Status Engine::start()
     registerRoutes();
     if (auto s = m_localApi->listen(m_paths.socketPath()); !s) {
         m_localApi.reset();
+        m_events.reset();
         m_lock.release();
         return s;
     }
@@ -84,6 +86,7 @@ Status Engine::start()
         [this]() -> const ServerIdentity * { return m_pairing ? m_pairing->identity() : nullptr; },
         m_settings.sandboxImage());
     connect(this, &Engine::runtimeChanged, m_sandboxes.get(), &SessionSandboxes::runtimeChanged);
+    m_events->watch(m_sessions.get());
     const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
     std::unique_ptr<CredentialStore> store;
     if (m_options.credentialStore == CredentialStoreKind::File)
@@ -185,6 +188,7 @@ void Engine::stop()
         m_localApi->close();
         m_localApi.reset();
     }
+    m_events.reset(); // after the LocalAPI: its routes point at it
     delete m_network;
     m_network = nullptr;
     m_lock.release();

@@ -25,6 +25,7 @@ class QNetworkAccessManager;
 namespace isolation {
 
 class Doorman;
+class EngineEvents;
 class Heartbeat;
 class HubClient;
 class LocalApiServer;
@@ -121,6 +122,7 @@ private:
     InstanceLock m_lock;
     QNetworkAccessManager *m_network = nullptr;
     std::unique_ptr<LocalApiServer> m_localApi;
+    std::unique_ptr<EngineEvents> m_events; // with m_localApi: GET /v1/events and /v1/snapshot
     std::unique_ptr<PairingController> m_pairing;
     std::unique_ptr<HubClient> m_hub;
     std::unique_ptr<Heartbeat> m_heartbeat;

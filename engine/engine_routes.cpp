@@ -3,6 +3,7 @@
 #include "engine.h"
 
 #include "core/huburl.h"
+#include "engineevents.h"
 #include "http/httpserver.h"
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
@@ -82,6 +83,7 @@ void Engine::registerRoutes()
     });
     SessionRoutes::add(http, [this] { return m_sessions.get(); });
     SessionSandboxes::addRoutes(http, [this] { return m_sandboxes.get(); });
+    m_events = std::make_unique<EngineEvents>(this, http); // a new run id per start
 }
 
 void Engine::routePair(const HttpRequest &request, HttpReply reply)

@@ -1,4 +1,4 @@
-// isolation-server up / status.
+// isolation-server up / status / events.
 #include "command.h"
 #include "exitcodes.h"
 #include "output.h"
@@ -7,11 +7,14 @@
 #include "core/paths.h"
 #include "core/signalwatcher.h"
 #include "engine.h"
+#include "localapi/eventfollower.h"
 #include "localapi/localapiclient.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QTime>
 
 namespace isolation {
 
@@ -111,6 +114,103 @@ int runStatus(const QStringList &arguments)
     return exitcode::Ok;
 }
 
+// One line for people: what happened, without the JSON.
+QString describeEvent(const LocalApiEvent &e)
+{
+    const QJsonObject &d = e.data;
+    const auto str = [&d](const char *key) { return d.value(QLatin1String(key)).toString(); };
+    const QString session = str("session").isEmpty() ? str("id") : str("session");
+    if (e.kind == QLatin1String("state"))
+        return str("reason");
+    if (e.kind == QLatin1String("pairing"))
+        return d.value(QStringLiteral("paired")).toBool() ? QStringLiteral("paired (%1)").arg(str("serverId"))
+                                                          : QStringLiteral("%1 %2").arg(str("state"), str("userCode").isEmpty() ? str("reason") : str("userCode"));
+    if (e.kind == QLatin1String("runtime"))
+        return QStringLiteral("%1: %2").arg(str("state"), str("reason"));
+    if (e.kind == QLatin1String("session.progress")) {
+        if (d.value(QStringLiteral("operation")).isNull())
+            return QStringLiteral("%1 idle").arg(session);
+        QString bytes;
+        if (d.contains(QStringLiteral("totalBytes")))
+            bytes = QStringLiteral(" %1/%2 bytes")
+                        .arg(d.value(QStringLiteral("bytes")).toInteger())
+                        .arg(d.value(QStringLiteral("totalBytes")).toInteger());
+        return QStringLiteral("%1 %2: %3%4").arg(session, str("operation"), str("phase"), bytes);
+    }
+    if (e.kind == QLatin1String("save") || e.kind == QLatin1String("sync")) {
+        const QString message = d.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString();
+        return QStringLiteral("%1 %2%3").arg(session, str("outcome"), message.isEmpty() ? QString() : ": " + message);
+    }
+    if (e.kind.startsWith(QLatin1String("session."))) {
+        const int conflicts = int(d.value(QStringLiteral("conflicts")).toArray().size());
+        return QStringLiteral("%1 %2%3")
+            .arg(session, str("state"), conflicts ? QStringLiteral(" (%1 conflicted)").arg(conflicts) : QString());
+    }
+    if (e.kind == QLatin1String("activity"))
+        return QStringLiteral("[%1] %2").arg(str("kind"), str("message"));
+    if (e.kind == QLatin1String("reset"))
+        return QStringLiteral("events were missed (%1): read the state again (isolation-server status)").arg(str("reason"));
+    return QString::fromUtf8(QJsonDocument(d).toJson(QJsonDocument::Compact));
+}
+
+int runEvents(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Print the engine's events as they happen (state, pairing, runtime, sessions, progress, "
+                       "saves, syncs, activity) until Ctrl-C. Follows the engine across restarts."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("json"),
+        QStringLiteral("One JSON object a line: {\"id\", \"event\", \"data\"} (docs/architecture.md, \"Events\").")});
+    parser.addOption({QStringLiteral("since"),
+        QStringLiteral("Start after this event id (from GET /v1/snapshot or an earlier run of this command): "
+                       "the missed events first, or a reset event when the engine no longer has them."),
+        QStringLiteral("id")});
+    if (!parser.parse(arguments))
+        return out::usage(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out::line(parser.helpText());
+        return exitcode::Ok;
+    }
+    auto client = out::client();
+    if (!client)
+        return out::fail(client.error().message);
+    // The engine must be there to start with; once following, a restart is waited for.
+    if (auto status = client.value().call("GET", QStringLiteral("/v1/status")); !status)
+        return out::localApiFailure(status.error());
+
+    const bool json = parser.isSet(QStringLiteral("json"));
+    EventFollower follower(client.value().socketPath());
+    int rc = exitcode::Ok;
+    bool everSubscribed = false;
+    QObject::connect(&follower, &EventFollower::subscribed, qApp, [&everSubscribed] { everSubscribed = true; });
+    QObject::connect(&follower, &EventFollower::event, qApp, [json](const LocalApiEvent &e) {
+        if (json)
+            out::line(QString::fromUtf8(QJsonDocument(QJsonObject {{QStringLiteral("id"), e.id},
+                                                          {QStringLiteral("event"), e.kind},
+                                                          {QStringLiteral("data"), e.data}})
+                    .toJson(QJsonDocument::Compact)));
+        else
+            out::line(QStringLiteral("%1  %2  %3")
+                          .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), e.kind, describeEvent(e)));
+    });
+    QObject::connect(&follower, &EventFollower::disconnected, qApp, [&](const QString &why) {
+        if (!everSubscribed && why.contains(QLatin1String("refused"))) {
+            out::error(why); // e.g. too many event streams: retrying would not help
+            rc = exitcode::Failure;
+            QCoreApplication::quit();
+            return;
+        }
+        out::error(QStringLiteral("%1; reconnecting").arg(why));
+    });
+    SignalWatcher signals;
+    QObject::connect(&signals, &SignalWatcher::terminationRequested, qApp, [] { QCoreApplication::quit(); });
+    follower.start(parser.value(QStringLiteral("since")));
+    QCoreApplication::exec();
+    follower.stop();
+    return rc;
+}
+
 } // namespace
 
 QList<Command> engineCommands()
@@ -120,6 +220,8 @@ QList<Command> engineCommands()
             QStringLiteral("Run the engine headless until SIGINT or SIGTERM."), runUp},
         {QStringLiteral("status"), QStringLiteral("status [--json]"),
             QStringLiteral("Show whether the engine runs, its state and hub."), runStatus},
+        {QStringLiteral("events"), QStringLiteral("events [--json] [--since ID]"),
+            QStringLiteral("Print the engine's events as they happen, until Ctrl-C."), runEvents},
     };
 }
 

@@ -108,6 +108,12 @@ bool HttpReply::connected() const
     return m_connection && m_connection->isCurrent(m_sequence);
 }
 
+void HttpReply::close() const
+{
+    if (m_connection && m_connection->isCurrent(m_sequence))
+        m_connection->evict(); // uncounted now, gone on the next turn of the event loop
+}
+
 HttpServer::HttpServer(QObject *parent)
     : QObject(parent)
 {

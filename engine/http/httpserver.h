@@ -54,6 +54,9 @@ public:
     // that ends early closes the connection (the peer sees a short answer, never a wrong one).
     void sendDevice(int status, HttpHeaders headers, std::unique_ptr<QIODevice> body, qint64 size) const;
     bool connected() const;
+    // Closes the connection at once, dropping what is still queued: a streamed answer's peer that
+    // fell too far behind (reading nothing) must not hold the engine's memory.
+    void close() const;
 
 private:
     friend class HttpConnection;

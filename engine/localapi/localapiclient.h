@@ -1,5 +1,6 @@
 // Client of an engine's LocalAPI, for the CLI and scripts: blocking calls over the unix socket
-// through libcurl. Not for the GUI thread (the tray talks to its in-process Engine instead).
+// through libcurl. Not for the GUI thread (the tray talks to its in-process Engine instead). The
+// event stream (GET /v1/events) has its own client on the event loop: EventFollower.
 #pragma once
 
 #include "core/result.h"

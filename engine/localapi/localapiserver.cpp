@@ -23,6 +23,8 @@ HttpLimits LocalApiServer::limits()
     // user (the socket is 0600 in a 0700 directory), and unix-socket peers have no address, so
     // the cap per peer is one cap for all: 64 connections at once. Telling processes apart by
     // SO_PEERCRED would not bound anything: one process forks as many as it likes.
+    // An event stream (GET /v1/events) is inside its request: no idle timeout cuts it, and
+    // EventStream caps streams at 16 so they never take all 64.
     return HttpLimits {};
 }
 

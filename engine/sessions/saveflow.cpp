@@ -427,7 +427,7 @@ void SaveFlow::finish(Result<SaveReport, SessionError> result)
     Session &session = m_session;
     session.m_record.interrupted.reset();
     session.m_record.lastSave = result ? toJson(result.value()) : toJson(result.error());
-    session.m_record.lastSave.insert(QStringLiteral("at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    session.m_record.lastSave.insert(QStringLiteral("at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
     session.persist();
     done(result);
     deleteLater();

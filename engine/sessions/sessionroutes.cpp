@@ -60,6 +60,28 @@ bool body(const HttpRequest &request, HttpReply &reply, QJsonObject *out)
 
 } // namespace
 
+QJsonObject SessionRoutes::cacheStatus(SessionManager &m)
+{
+    QJsonArray list;
+    qint64 spareBytes = 0;
+    for (const CacheEntry &e : m.cache().list()) {
+        QJsonObject o = toJson(e);
+        if (const auto spare = m.spares() ? m.spares()->spare(e.workspaceId) : std::nullopt) {
+            o.insert(QStringLiteral("spare"), toJson(*spare));
+            spareBytes += spare->bytes;
+        }
+        list.append(o);
+    }
+    QJsonObject answer {{QStringLiteral("workspaces"), list}, {QStringLiteral("bytes"), m.cache().totalBytes()},
+        {QStringLiteral("maxBytes"), m.cache().maxBytes()}, {QStringLiteral("directory"), m.cache().directory()},
+        {QStringLiteral("spareSessions"), m.spares() != nullptr}};
+    if (m.spares()) {
+        answer.insert(QStringLiteral("spareBytes"), spareBytes);
+        answer.insert(QStringLiteral("spareDirectory"), m.spares()->directory());
+    }
+    return answer;
+}
+
 void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sessions)
 {
     // Finds the session named by the path, or answers 404 (or 503) and returns null.
@@ -212,24 +234,7 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
             reply.send(notRunning());
             return;
         }
-        QJsonArray list;
-        qint64 spareBytes = 0;
-        for (const CacheEntry &e : m->cache().list()) {
-            QJsonObject o = toJson(e);
-            if (const auto spare = m->spares() ? m->spares()->spare(e.workspaceId) : std::nullopt) {
-                o.insert(QStringLiteral("spare"), toJson(*spare));
-                spareBytes += spare->bytes;
-            }
-            list.append(o);
-        }
-        QJsonObject answer {{QStringLiteral("workspaces"), list}, {QStringLiteral("bytes"), m->cache().totalBytes()},
-            {QStringLiteral("maxBytes"), m->cache().maxBytes()}, {QStringLiteral("directory"), m->cache().directory()},
-            {QStringLiteral("spareSessions"), m->spares() != nullptr}};
-        if (m->spares()) {
-            answer.insert(QStringLiteral("spareBytes"), spareBytes);
-            answer.insert(QStringLiteral("spareDirectory"), m->spares()->directory());
-        }
-        reply.send(HttpResponse::json(200, answer));
+        reply.send(HttpResponse::json(200, cacheStatus(*m)));
     });
     http.route("POST", QStringLiteral("/v1/cache/evict"), [sessions](const HttpRequest &request, HttpReply reply) {
         QJsonObject o;

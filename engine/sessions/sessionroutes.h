@@ -3,6 +3,8 @@
 // save, sync, exports) answer when done, and GET /v1/sessions/{id} shows their progress meanwhile.
 #pragma once
 
+#include <QJsonObject>
+
 #include <functional>
 
 namespace isolation {
@@ -15,6 +17,8 @@ class SessionRoutes
 public:
     // `sessions` gives the manager at request time (null while the engine is stopped).
     static void add(HttpServer &http, std::function<SessionManager *()> sessions);
+    // GET /v1/cache's answer (also part of GET /v1/snapshot).
+    static QJsonObject cacheStatus(SessionManager &sessions);
 };
 
 } // namespace isolation

@@ -184,7 +184,7 @@ void SyncFlow::finish(Result<SyncReport, SessionError> result)
     if (!done)
         return;
     m_session.m_record.lastSync = result ? toJson(result.value()) : toJson(result.error());
-    m_session.m_record.lastSync.insert(QStringLiteral("at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    m_session.m_record.lastSync.insert(QStringLiteral("at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
     m_session.persist();
     done(result);
     deleteLater();
