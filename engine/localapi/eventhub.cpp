@@ -38,7 +38,7 @@ void EventHub::publish(const QByteArray &kind, const QJsonObject &data)
 
 std::optional<quint64> EventHub::resumeAfter(const QByteArray &lastEventId, QString *why) const
 {
-    const qsizetype dash = lastEventId.lastIndexOf('-');
+    const qsizetype dash = lastEventId.indexOf('-'); // run ids are hex: the first dash splits
     bool ok = false;
     const quint64 n = dash > 0 ? lastEventId.mid(dash + 1).toULongLong(&ok) : 0;
     if (!ok) {
