@@ -1,7 +1,7 @@
 // Least privilege for workspace bearers, against the real isolation-hub (docs/protocol.md,
 // "Workspace bearers"): a server credential gets a bearer only for a session of that server that
-// uses the workspace; a session the hub does not know is declared only with a proof by the
-// server's own key; the bearer reads that workspace only, dies when it expires or when its
+// uses the workspace, and only with a proof by the server's own key (a session the hub does not know
+// is declared by it, one it launched needs it too); the bearer reads that workspace only, dies when it expires or when its
 // session ended, and an engine's StoreClient asks none for a workspace no session of its uses.
 #include "hubprocess.h"
 #include "pairedserver.h"
@@ -55,7 +55,7 @@ private Q_SLOTS:
     void declarationNeedsTheServersKey();
     void staleDeclarationIsRefused();
     void proofCoversSessionAndWorkspace();
-    void launchedSessionNeedsNoProof();
+    void launchedSessionNeedsTheProofToo();
     void expiredBearerIsRefused();
     void endedSessionLosesItsBearers();
     void sessionsSurviveAHubRestart();
@@ -237,24 +237,24 @@ void tst_WorkspaceBearers::declarationNeedsTheServersKey()
     // A's credential alone, as a thief of it would ask: refused, nothing recorded or minted.
     const Reply alone = declare(*m_a, ws, session, {});
     QCOMPARE(alone.status, 403);
-    QCOMPARE(alone.code(), QStringLiteral("declare_proof"));
+    QCOMPARE(alone.code(), QStringLiteral("session_proof"));
     QVERIFY(alone.token().isEmpty());
     // A's credential with a proof by another key (B's, naming A), and B's credential with A's proof.
     const Reply otherKey = declare(*m_a, ws, session, proof(*m_b, m_a->serverId, ws, session));
     QCOMPARE(otherKey.status, 403);
-    QCOMPARE(otherKey.code(), QStringLiteral("declare_proof"));
+    QCOMPARE(otherKey.code(), QStringLiteral("session_proof"));
     QCOMPARE(
-        declare(*m_b, ws, session, proof(*m_a, m_a->serverId, ws, session)).code(), QStringLiteral("declare_proof"));
+        declare(*m_b, ws, session, proof(*m_a, m_a->serverId, ws, session)).code(), QStringLiteral("session_proof"));
     // A signature that is not base64url, or not one at all.
     QCOMPARE(declare(*m_a, ws, session,
                  {{QStringLiteral("timestamp"), QDateTime::currentSecsSinceEpoch()},
                      {QStringLiteral("signature"), QStringLiteral("!!")}})
                  .code(),
-        QStringLiteral("declare_proof"));
+        QStringLiteral("session_proof"));
     QVERIFY(!recorded(session));
     QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 0);
     QCOMPARE(logged(QStringLiteral("workspace.token"), QStringLiteral("session"), session), 0);
-    QCOMPARE(logged(QStringLiteral("session.declare_refused"), QStringLiteral("session"), session), 4);
+    QCOMPARE(logged(QStringLiteral("session.proof_refused"), QStringLiteral("session"), session), 4);
 
     // With A's own proof: granted and declared, once.
     const Reply granted = declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session));
@@ -273,9 +273,9 @@ void tst_WorkspaceBearers::staleDeclarationIsRefused()
     const qint64 now = QDateTime::currentSecsSinceEpoch();
     const Reply stale = declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session, now - 301));
     QCOMPARE(stale.status, 403);
-    QCOMPARE(stale.code(), QStringLiteral("declare_proof"));
+    QCOMPARE(stale.code(), QStringLiteral("session_proof"));
     QCOMPARE(declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session, now + 301)).code(),
-        QStringLiteral("declare_proof"));
+        QStringLiteral("session_proof"));
     QVERIFY(!recorded(session));
     // Within the window either way: fine (the engine's clock may be a little off the hub's).
     QCOMPARE(declare(*m_a, ws, session, proof(*m_a, m_a->serverId, ws, session, now - 240)).status, 200);
@@ -293,15 +293,15 @@ void tst_WorkspaceBearers::proofCoversSessionAndWorkspace()
     const QString fresh = QStringLiteral("s0000000a000a");
     const Reply otherSession = declare(*m_a, one, fresh, valid);
     QCOMPARE(otherSession.status, 403);
-    QCOMPARE(otherSession.code(), QStringLiteral("declare_proof"));
+    QCOMPARE(otherSession.code(), QStringLiteral("session_proof"));
     const Reply otherWorkspace = declare(*m_a, two, fresh, proof(*m_a, m_a->serverId, one, fresh));
     QCOMPARE(otherWorkspace.status, 403);
-    QCOMPARE(otherWorkspace.code(), QStringLiteral("declare_proof"));
+    QCOMPARE(otherWorkspace.code(), QStringLiteral("session_proof"));
     QVERIFY(!recorded(fresh));
     QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 1);
 }
 
-void tst_WorkspaceBearers::launchedSessionNeedsNoProof()
+void tst_WorkspaceBearers::launchedSessionNeedsTheProofToo()
 {
     const QString ws = createWorkspace(QStringLiteral("launched"));
     // The hub records the session it launches before it asks the server; A has no tunnel up, so the
@@ -319,10 +319,12 @@ void tst_WorkspaceBearers::launchedSessionNeedsNoProof()
             session = o.value(QStringLiteral("session")).toString();
     }
     QVERIFY(recorded(session));
-    const Reply granted = declare(*m_a, ws, session, {});
+    // The credential alone gets no bearer for it, although the hub knows it runs on A.
+    QCOMPARE(declare(*m_a, ws, session, {}).code(), QStringLiteral("session_proof"));
+    const Reply granted = mint(*m_a, ws, session);
     QCOMPARE(granted.status, 200);
     QCOMPARE(logged(QStringLiteral("session.declared"), QStringLiteral("session"), session), 0);
-    QCOMPARE(declare(*m_b, ws, session, {}).code(), QStringLiteral("no_session"));
+    QCOMPARE(mint(*m_b, ws, session).code(), QStringLiteral("no_session"));
 }
 
 void tst_WorkspaceBearers::expiredBearerIsRefused()

@@ -183,17 +183,17 @@ void WorkspaceService::mintToken(const HttpRequest &request, HttpReply reply)
             400, QStringLiteral("bad_request"), QStringLiteral("a session id is s and 12 lowercase hex digits")));
         return;
     }
-    // A session the hub does not know yet is declared by this request: only with a proof by the
-    // server's own key, so that the credential alone (leaked, say) declares nothing.
-    if (!m_sessions.session(session)) {
+    // Every request carries a proof by the server's own key, so that the credential alone (leaked,
+    // say) gets no bearer: not for a session it declares, not for one the hub knows.
+    {
         const ServerRecord &s = *server.value();
         auto proven = SessionDeclaration::verify(
             body.value(QStringLiteral("proof")).toObject(), s.ed25519Public, s.id, session, id, m_clock.unixSeconds());
         if (!proven) {
-            m_log.record(QStringLiteral("session.declare_refused"),
+            m_log.record(QStringLiteral("session.proof_refused"),
                 {{QStringLiteral("session"), session}, {QStringLiteral("server"), s.id},
                     {QStringLiteral("workspace"), id}, {QStringLiteral("why"), proven.error().message}});
-            reply.send(HttpResponse::error(403, QStringLiteral("declare_proof"), proven.error().message));
+            reply.send(HttpResponse::error(403, QStringLiteral("session_proof"), proven.error().message));
             return;
         }
     }
