@@ -49,7 +49,7 @@ void EventFollower::connectNow()
         m_socket->abort();
         m_socket->deleteLater();
     }
-    m_parser = SseParser();
+    m_parser.reset();
     m_subscribed = false;
     m_socket = new QLocalSocket(this);
     connect(m_socket, &QLocalSocket::connected, this, [this] {

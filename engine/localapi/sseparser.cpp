@@ -1,13 +1,98 @@
 #include "sseparser.h"
 
+#include "http/llhttpresult.h"
+
+#include <algorithm>
+
 namespace isolation {
+
+namespace {
+
+SseParser *self(llhttp_t *p)
+{
+    return static_cast<SseParser *>(p->data);
+}
+
+} // namespace
+
+SseParser::SseParser()
+{
+    reset();
+}
+
+void SseParser::reset()
+{
+    m_state = State::Head;
+    m_headBytes = 0;
+    m_text.clear();
+    m_body.clear();
+    m_status = 0;
+    m_event = {};
+    m_lastId.clear();
+    m_hasData = false;
+    m_error.clear();
+    llhttp_settings_init(&m_settings);
+    m_settings.on_status = &SseParser::onHeaderBytes;
+    m_settings.on_header_field = &SseParser::onHeaderBytes;
+    m_settings.on_header_value = &SseParser::onHeaderBytes;
+    m_settings.on_headers_complete = &SseParser::onHeadersComplete;
+    m_settings.on_body = &SseParser::onBody;
+    m_settings.on_message_complete = &SseParser::onMessageComplete;
+    llhttp_init(&m_parser, HTTP_RESPONSE, &m_settings);
+    m_parser.data = this;
+}
 
 void SseParser::fail(const QString &why)
 {
     m_state = State::Error;
     m_error = why;
-    m_in.clear();
     m_text.clear();
+}
+
+int SseParser::onHeaderBytes(llhttp_t *p, const char *, size_t len)
+{
+    SseParser *s = self(p);
+    s->m_headBytes += qsizetype(len);
+    if (s->m_headBytes > kMaxHeadBytes) {
+        s->fail(QStringLiteral("the answer's head is too large"));
+        return -1;
+    }
+    return 0;
+}
+
+int SseParser::onHeadersComplete(llhttp_t *p)
+{
+    SseParser *s = self(p);
+    s->m_status = int(llhttp_get_status_code(p));
+    s->m_state = s->m_status == 200 ? State::Events : State::Refused;
+    if (s->m_state == State::Events && !(p->flags & F_CHUNKED)) {
+        s->fail(QStringLiteral("the event stream is not chunked"));
+        return -1;
+    }
+    return 0;
+}
+
+int SseParser::onBody(llhttp_t *p, const char *at, size_t len)
+{
+    SseParser *s = self(p);
+    if (s->m_state == State::Refused) {
+        s->m_body.append(at, qsizetype(len));
+        if (s->m_body.size() > kMaxEventBytes) {
+            s->fail(QStringLiteral("the engine's answer is too large"));
+            return -1;
+        }
+        return 0;
+    }
+    s->m_text.append(at, qsizetype(len));
+    return 0;
+}
+
+int SseParser::onMessageComplete(llhttp_t *p)
+{
+    SseParser *s = self(p);
+    if (s->m_state == State::Events || s->m_state == State::Refused)
+        s->m_state = State::Ended;
+    return HPE_PAUSED; // nothing after the answer is ours
 }
 
 QList<SseEvent> SseParser::feed(QByteArrayView bytes)
@@ -15,132 +100,31 @@ QList<SseEvent> SseParser::feed(QByteArrayView bytes)
     QList<SseEvent> out;
     if (m_state == State::Error || m_state == State::Ended)
         return out;
-    m_in.append(bytes);
-    if (m_state == State::Head && !parseHead())
-        return out;
-    while (m_state == State::Events || m_state == State::Refused) {
-        const bool more = unchunk();
-        if (m_state == State::Events)
+    // In slices, so that events are cut (and a line over its limit caught) as the body grows.
+    constexpr qsizetype kSlice = 64 * 1024;
+    for (qsizetype at = 0; at < bytes.size() && m_state != State::Error && m_state != State::Ended; at += kSlice) {
+        const QByteArrayView slice = bytes.sliced(at, std::min(kSlice, bytes.size() - at));
+        const llhttp_errno_t err = llhttp_execute(&m_parser, slice.data(), size_t(slice.size()));
+        if (err != HPE_OK && err != HPE_PAUSED && m_state != State::Error)
+            fail(QStringLiteral("the engine's answer is not valid HTTP: %1").arg(llhttpWhy(&m_parser, err)));
+        if (m_state == State::Events || m_state == State::Ended)
             parseLines(&out);
-        else if (m_state == State::Refused) {
-            m_body += m_text;
-            m_text.clear();
-            if (m_body.size() > kMaxEventBytes)
-                fail(QStringLiteral("the engine's answer is too large"));
-        }
-        if (!more)
-            break;
     }
     return out;
 }
 
 void SseParser::finish()
 {
-    if (m_state == State::Head)
+    if (m_state == State::Error || m_state == State::Ended)
+        return;
+    if (m_state == State::Head) {
         fail(QStringLiteral("the engine closed the connection before answering"));
-    else if (m_state != State::Error)
+        return;
+    }
+    // A refusal delimited by the connection's close is complete now; a stream simply ended.
+    (void)llhttp_finish(&m_parser);
+    if (m_state != State::Error)
         m_state = State::Ended;
-}
-
-bool SseParser::parseHead()
-{
-    const qsizetype end = m_in.indexOf("\r\n\r\n");
-    if (end < 0) {
-        if (m_in.size() > kMaxHeadBytes)
-            fail(QStringLiteral("the answer's head is too large"));
-        return false;
-    }
-    const QList<QByteArray> lines = m_in.first(end).split('\n');
-    m_in.remove(0, end + 4);
-    const QList<QByteArray> statusLine = lines.first().trimmed().split(' ');
-    bool ok = false;
-    m_status = statusLine.size() >= 2 && statusLine.first().startsWith("HTTP/1.") ? statusLine.at(1).toInt(&ok) : 0;
-    if (!ok || m_status < 100 || m_status > 599) {
-        fail(QStringLiteral("the answer has no valid status line"));
-        return false;
-    }
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const QByteArray &line = lines.at(i);
-        const qsizetype colon = line.indexOf(':');
-        if (colon <= 0)
-            continue;
-        const QByteArray name = line.first(colon).trimmed().toLower();
-        const QByteArray value = line.mid(colon + 1).trimmed();
-        if (name == "transfer-encoding")
-            m_chunked = value.toLower() == "chunked";
-        else if (name == "content-length")
-            m_contentLength = value.toLongLong(&ok);
-        if (name == "content-length" && (!ok || m_contentLength < 0)) {
-            fail(QStringLiteral("the answer has an invalid Content-Length"));
-            return false;
-        }
-    }
-    m_state = m_status == 200 ? State::Events : State::Refused;
-    if (m_state == State::Events && !m_chunked) {
-        fail(QStringLiteral("the event stream is not chunked"));
-        return false;
-    }
-    return true;
-}
-
-bool SseParser::unchunk()
-{
-    if (!m_chunked) {
-        // A refusal under Content-Length (or until the connection closes).
-        const qint64 n = m_contentLength < 0 ? m_in.size() : std::min<qint64>(m_in.size(), m_contentLength);
-        m_text += m_in.first(n);
-        m_in.remove(0, n);
-        if (m_contentLength >= 0) {
-            m_contentLength -= n;
-            if (m_contentLength == 0) {
-                m_body += m_text;
-                m_text.clear();
-                m_state = State::Ended;
-            }
-        }
-        return false;
-    }
-    if (m_chunkLeft < 0) {
-        const qsizetype eol = m_in.indexOf("\r\n");
-        if (eol < 0) {
-            if (m_in.size() > 64)
-                fail(QStringLiteral("a chunk size line is too long"));
-            return false;
-        }
-        QByteArray size = m_in.first(eol);
-        if (const qsizetype semi = size.indexOf(';'); semi >= 0)
-            size.truncate(semi); // chunk extensions: none of ours, ignored
-        bool ok = false;
-        const qint64 n = size.trimmed().toLongLong(&ok, 16);
-        if (!ok || n < 0 || n > kMaxEventBytes) {
-            fail(QStringLiteral("a chunk size is invalid"));
-            return false;
-        }
-        m_in.remove(0, eol + 2);
-        if (n == 0) {
-            m_state = State::Ended; // trailers, if any, are not read
-            return false;
-        }
-        m_chunkLeft = n;
-    }
-    if (m_chunkLeft > 0) {
-        const qint64 take = std::min<qint64>(m_chunkLeft, m_in.size());
-        m_text += m_in.first(take);
-        m_in.remove(0, take);
-        m_chunkLeft -= take;
-        if (m_chunkLeft > 0)
-            return false;
-    }
-    // 0: the CRLF after a chunk's data.
-    if (m_in.size() < 2)
-        return false;
-    if (!m_in.startsWith("\r\n")) {
-        fail(QStringLiteral("a chunk does not end with CRLF"));
-        return false;
-    }
-    m_in.remove(0, 2);
-    m_chunkLeft = -1;
-    return true;
 }
 
 void SseParser::parseLines(QList<SseEvent> *out)

@@ -1,11 +1,14 @@
-// localapi: the client side of GET /v1/events. Reads the answer as it comes off the unix socket
-// (status line, headers, chunked body) and cuts the body into server-sent events. Bounded: a
-// head, a line or an event past its limit is an error, never an ever-growing buffer.
+// localapi: the client side of GET /v1/events. The answer's HTTP (status line, headers, chunked
+// body) is read by llhttp as it comes off the unix socket; the body is cut here into server-sent
+// events (WHATWG "Server-sent events", the parts EventSource reads). Bounded: a head, a line or an
+// event past its limit is an error, never an ever-growing buffer.
 #pragma once
 
 #include <QByteArray>
 #include <QList>
 #include <QString>
+
+#include <llhttp.h>
 
 namespace isolation {
 
@@ -21,6 +24,12 @@ class SseParser
 public:
     static constexpr qsizetype kMaxHeadBytes = 64 * 1024;
     static constexpr qsizetype kMaxEventBytes = 4 * 1024 * 1024;
+
+    SseParser();
+    SseParser(const SseParser &) = delete;
+    SseParser &operator=(const SseParser &) = delete;
+    // As new, for the next connection.
+    void reset();
 
     enum class State {
         Head, // the status line and headers are coming
@@ -43,20 +52,20 @@ public:
     QByteArray lastId() const { return m_lastId; }
 
 private:
-    bool parseHead();
-    // Takes body bytes out of m_in (unchunked as needed) into m_text; false when it needs more.
-    bool unchunk();
+    static int onHeaderBytes(llhttp_t *p, const char *at, size_t len);
+    static int onHeadersComplete(llhttp_t *p);
+    static int onBody(llhttp_t *p, const char *at, size_t len);
+    static int onMessageComplete(llhttp_t *p);
     void parseLines(QList<SseEvent> *out);
     void fail(const QString &why);
 
+    llhttp_settings_t m_settings {}; // the parser points to it: neither moves
+    llhttp_t m_parser {};
     State m_state = State::Head;
-    QByteArray m_in; // raw bytes not consumed yet
+    qsizetype m_headBytes = 0;
     QByteArray m_text; // body bytes not yet cut into lines
     QByteArray m_body; // the body of a refusal
     int m_status = 0;
-    bool m_chunked = false;
-    qint64 m_contentLength = -1;
-    qint64 m_chunkLeft = -1; // bytes left in the current chunk; -1: a size line comes next
     SseEvent m_event; // the event being read
     QByteArray m_lastId;
     bool m_hasData = false;
