@@ -698,6 +698,10 @@
         <source>The runtime was removed</source>
         <translation>Die Laufzeitumgebung wurde entfernt</translation>
     </message>
+    <message>
+        <source>Cannot serve Docker to the runtime: %1</source>
+        <translation>Docker kann der Laufzeitumgebung nicht bereitgestellt werden: %1</translation>
+    </message>
 </context>
 <context>
     <name>isolation::RuntimePage</name>

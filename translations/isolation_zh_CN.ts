@@ -694,6 +694,10 @@
         <source>The runtime was removed</source>
         <translation>运行时已被移除</translation>
     </message>
+    <message>
+        <source>Cannot serve Docker to the runtime: %1</source>
+        <translation>无法为运行时提供 Docker：%1</translation>
+    </message>
 </context>
 <context>
     <name>isolation::RuntimePage</name>
