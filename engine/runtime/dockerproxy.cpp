@@ -44,8 +44,9 @@ QByteArray head(const HttpRequest &r, bool dropFraming)
 {
     QByteArray out = r.method + ' ' + r.target + " HTTP/1.1\r\n";
     for (const auto &[name, value] : r.headers) {
-        if (dropFraming && (name.compare("content-length", Qt::CaseInsensitive) == 0
-                               || name.compare("transfer-encoding", Qt::CaseInsensitive) == 0))
+        if (dropFraming
+            && (name.compare("content-length", Qt::CaseInsensitive) == 0
+                || name.compare("transfer-encoding", Qt::CaseInsensitive) == 0))
             continue;
         out += name + ": " + value + "\r\n";
     }
@@ -209,7 +210,10 @@ public:
         m_parser.onHeaders = [this](const HttpRequest &r) { onHeaders(r); };
         m_client->onReadable = [this] { fromClient(); };
         m_upstream->onReadable = [this] { fromUpstream(); };
-        m_client->onDrained = [this] { m_upstream->pauseReading(false); maybeEnd(); };
+        m_client->onDrained = [this] {
+            m_upstream->pauseReading(false);
+            maybeEnd();
+        };
         m_upstream->onDrained = [this] { m_client->pauseReading(m_failed); };
         m_client->onBroken = [this] { deleteLater(); };
         m_upstream->onBroken = [this] { refuse(502, QStringLiteral("Docker closed the connection")); };
@@ -329,9 +333,9 @@ private:
             return;
         m_failed = true;
         qCWarning(lcRuntime).noquote() << "docker proxy: refused a request:" << why;
-        const QByteArray body
-            = QJsonDocument(QJsonObject {{QStringLiteral("message"), QString(QStringLiteral("isolation docker proxy: ") + why)}})
-                  .toJson(QJsonDocument::Compact);
+        const QByteArray body = QJsonDocument(
+            QJsonObject {{QStringLiteral("message"), QString(QStringLiteral("isolation docker proxy: ") + why)}})
+                                    .toJson(QJsonDocument::Compact);
         m_client->write("HTTP/1.1 " + QByteArray::number(status) + " Refused\r\nContent-Type: application/json\r\n"
             + "Connection: close\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
         m_client->finishWriting();

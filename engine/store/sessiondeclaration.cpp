@@ -36,27 +36,26 @@ Status SessionDeclaration::verify(const QJsonObject &proof, QByteArrayView ed255
     const QString &sessionId, const QString &workspaceId, qint64 now)
 {
     if (proof.isEmpty())
-        return Error::invalidInput(QStringLiteral("the hub does not know session %1: declaring it needs a proof "
-                                                  "signed by this server's key (\"proof\": {\"timestamp\", "
-                                                  "\"signature\"})")
+        return Error::invalidInput(QStringLiteral("a workspace bearer for session %1 needs a proof signed by this "
+                                                  "server's key (\"proof\": {\"timestamp\", \"signature\"})")
                                        .arg(sessionId));
     const QJsonValue time = proof.value(QStringLiteral("timestamp"));
     const QJsonValue signature = proof.value(QStringLiteral("signature"));
     if (!time.isDouble() || !signature.isString())
         return Error::invalidInput(
-            QStringLiteral("a session declaration's proof is {\"timestamp\": unix seconds, \"signature\": base64url}"));
+            QStringLiteral("a session proof is {\"timestamp\": unix seconds, \"signature\": base64url}"));
     const qint64 timestamp = time.toInteger();
     if (qAbs(now - timestamp) > MaxSkewSeconds)
         return Error::invalidInput(
-            QStringLiteral("the session declaration's time is %1 s off the hub's clock (at most %2 s): is the "
+            QStringLiteral("the session proof's time is %1 s off the hub's clock (at most %2 s): is the "
                            "server's clock right?")
                 .arg(timestamp - now)
                 .arg(MaxSkewSeconds));
     const QByteArray text = signature.toString().toLatin1();
     const auto decoded = QByteArray::fromBase64Encoding(text, kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded || !ed25519Verify(ed25519Public, signedMessage(serverId, sessionId, workspaceId, timestamp), *decoded))
-        return Error::invalidInput(QStringLiteral(
-            "the session declaration is not signed by this server's key for this session and workspace"));
+        return Error::invalidInput(
+            QStringLiteral("the session proof is not signed by this server's key for this session and workspace"));
     return {};
 }
 

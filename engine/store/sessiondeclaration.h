@@ -1,7 +1,7 @@
-// The proof a server sends with a workspace bearer request (docs/protocol.md, "Workspace
+// The proof a server sends with every workspace bearer request (docs/protocol.md, "Workspace
 // bearers"): an Ed25519 signature by the server's own key over the server, the session, the
-// workspace and the time. The hub learns of a session it did not launch only with it, so a leaked
-// server credential alone cannot declare one.
+// workspace and the time. The hub mints no bearer without it, and learns of a session it did not
+// launch only with it, so a leaked server credential alone gets nothing.
 #pragma once
 
 #include "core/result.h"
@@ -29,7 +29,7 @@ public:
         const QString &workspaceId, qint64 unixSeconds);
 
     // Does `proof` (the request's "proof" object) show that the server whose Ed25519 public key is
-    // `ed25519Public` declares this session on this workspace, with a time within MaxSkewSeconds
+    // `ed25519Public` uses (or declares) this session on this workspace, with a time within MaxSkewSeconds
     // of `now`? Else InvalidInput with a reason fit to send back (it never quotes the signature).
     static Status verify(const QJsonObject &proof, QByteArrayView ed25519Public, const QString &serverId,
         const QString &sessionId, const QString &workspaceId, qint64 now);

@@ -1,8 +1,9 @@
 // Least privilege for workspace bearers, against the real isolation-hub (docs/protocol.md,
 // "Workspace bearers"): a server credential gets a bearer only for a session of that server that
-// uses the workspace, and only with a proof by the server's own key (a session the hub does not know
-// is declared by it, one it launched needs it too); the bearer reads that workspace only, dies when it expires or when its
-// session ended, and an engine's StoreClient asks none for a workspace no session of its uses.
+// uses the workspace, and only with a proof by the server's own key (a session the hub does not
+// know is declared by it, one it launched needs it too); the bearer reads that workspace only,
+// dies when it expires or when its session ended, and an engine's StoreClient asks none for a
+// workspace no session of its uses.
 #include "hubprocess.h"
 #include "pairedserver.h"
 

@@ -64,11 +64,11 @@ void tst_SseParser::refusals_data()
     QTest::addColumn<QByteArray>("answer");
     QTest::addColumn<bool>("closes");
     const QByteArray body = "{\"error\":{\"code\":\"busy\"}}";
-    QTest::newRow("content-length") << QByteArray("HTTP/1.1 503 Busy\r\nContent-Length: " + QByteArray::number(body.size())
-                                           + "\r\n\r\n" + body)
+    QTest::newRow("content-length") << QByteArray(
+        "HTTP/1.1 503 Busy\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body)
                                     << false;
-    QTest::newRow("chunked") << QByteArray("HTTP/1.1 503 Busy\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk(body.left(5))
-                                    + chunk(body.mid(5)) + "0\r\n\r\n")
+    QTest::newRow("chunked") << QByteArray("HTTP/1.1 503 Busy\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + chunk(body.left(5)) + chunk(body.mid(5)) + "0\r\n\r\n")
                              << false;
     QTest::newRow("until the close") << QByteArray("HTTP/1.1 503 Busy\r\nConnection: close\r\n\r\n" + body) << true;
 }
@@ -93,10 +93,11 @@ void tst_SseParser::errors_data()
     QTest::addColumn<QByteArray>("answer");
     QTest::addColumn<QString>("why");
     QTest::newRow("not HTTP") << QByteArray("SSH-2.0-OpenSSH\r\n\r\n") << QStringLiteral("not valid HTTP");
-    QTest::newRow("not chunked")
-        << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\ndata: x\n\n") << QStringLiteral("not chunked");
+    QTest::newRow("not chunked") << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\ndata: x\n\n")
+                                 << QStringLiteral("not chunked");
     QTest::newRow("bad chunk size") << QByteArray(kHead + "zz\r\ndata\r\n") << QStringLiteral("not valid HTTP");
-    QTest::newRow("head too large") << QByteArray("HTTP/1.1 200 OK\r\nX-Pad: " + QByteArray(SseParser::kMaxHeadBytes + 1, 'a'))
+    QTest::newRow("head too large") << QByteArray(
+        "HTTP/1.1 200 OK\r\nX-Pad: " + QByteArray(SseParser::kMaxHeadBytes + 1, 'a'))
                                     << QStringLiteral("head is too large");
     QByteArray huge = kHead;
     for (int i = 0; i < 5; ++i)

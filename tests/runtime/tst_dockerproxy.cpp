@@ -100,11 +100,13 @@ void tst_DockerProxy::rewriteRules_data()
             .toJson(QJsonDocument::Compact);
     };
     const QString lo = QStringLiteral("127.0.0.1");
-    QTest::newRow("0.0.0.0, as the pinned runtime asks") << create({QStringLiteral("0.0.0.0")}) << true << QStringList {lo};
+    QTest::newRow("0.0.0.0, as the pinned runtime asks")
+        << create({QStringLiteral("0.0.0.0")}) << true << QStringList {lo};
     QTest::newRow("no address") << create({QString()}) << true << QStringList {lo};
     QTest::newRow("::") << create({QStringLiteral("::")}) << true << QStringList {lo};
     QTest::newRow("an interface's address") << create({QStringLiteral("192.168.1.20")}) << true << QStringList {lo};
-    QTest::newRow("loopback already") << create({lo, QStringLiteral("::1")}) << false << QStringList {lo, QStringLiteral("::1")};
+    QTest::newRow("loopback already") << create({lo, QStringLiteral("::1")}) << false
+                                      << QStringList {lo, QStringLiteral("::1")};
     QTest::newRow("mixed") << create({lo, QStringLiteral("0.0.0.0")}) << true << QStringList {lo, lo};
     QTest::newRow("no bindings") << QByteArray(R"({"Image":"x","HostConfig":{}})") << false << QStringList();
     QTest::newRow("not JSON") << QByteArray("{\"Image\":") << false << QStringList();
@@ -130,7 +132,8 @@ void tst_DockerProxy::rewriteRules()
         got << b.toObject().value(QStringLiteral("HostIp")).toString();
     QCOMPARE(got, hostIps);
     QCOMPARE(QJsonDocument::fromJson(body).object().value(QStringLiteral("Image")).toString(),
-        changed ? QStringLiteral("x") : QJsonDocument::fromJson(before).object().value(QStringLiteral("Image")).toString());
+        changed ? QStringLiteral("x")
+                : QJsonDocument::fromJson(before).object().value(QStringLiteral("Image")).toString());
 }
 
 void tst_DockerProxy::socketIsTheUsersAlone()
@@ -148,7 +151,8 @@ void tst_DockerProxy::socketIsTheUsersAlone()
 
 void tst_DockerProxy::cliThroughTheProxy()
 {
-    const Run version = viaProxy({QStringLiteral("version"), QStringLiteral("--format"), QStringLiteral("{{.Server.APIVersion}}")});
+    const Run version
+        = viaProxy({QStringLiteral("version"), QStringLiteral("--format"), QStringLiteral("{{.Server.APIVersion}}")});
     QVERIFY2(version.exitCode == 0, version.err.constData());
     QVERIFY(!version.out.trimmed().isEmpty());
     const Run images = viaProxy({QStringLiteral("image"), QStringLiteral("inspect"), kSandbox});
@@ -158,8 +162,9 @@ void tst_DockerProxy::cliThroughTheProxy()
 void tst_DockerProxy::publishedOnLoopback()
 {
     const int before = m_proxy->rewrittenCreates();
-    const Run run = viaProxy({QStringLiteral("run"), QStringLiteral("-d"), QStringLiteral("-p"), QStringLiteral("0.0.0.0::8000"),
-        QStringLiteral("-p"), QStringLiteral(":8001"), kSandbox, QStringLiteral("sleep"), QStringLiteral("300")});
+    const Run run
+        = viaProxy({QStringLiteral("run"), QStringLiteral("-d"), QStringLiteral("-p"), QStringLiteral("0.0.0.0::8000"),
+            QStringLiteral("-p"), QStringLiteral(":8001"), kSandbox, QStringLiteral("sleep"), QStringLiteral("300")});
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QString id = QString::fromUtf8(run.out.trimmed());
     m_containers << id;
@@ -185,7 +190,8 @@ void tst_DockerProxy::attachAndStreamedCopies()
     QVERIFY2(attached.out == "through the proxy\n", QByteArray(attached.out + "|" + attached.err).constData());
     QCOMPARE(attached.err, QByteArray("to stderr\n"));
 
-    const Run made = viaProxy({QStringLiteral("run"), QStringLiteral("-d"), kSandbox, QStringLiteral("sleep"), QStringLiteral("300")});
+    const Run made = viaProxy(
+        {QStringLiteral("run"), QStringLiteral("-d"), kSandbox, QStringLiteral("sleep"), QStringLiteral("300")});
     QVERIFY2(made.exitCode == 0, made.err.constData());
     const QString id = QString::fromUtf8(made.out.trimmed());
     m_containers << id;

@@ -150,7 +150,12 @@ void tst_ExecdGuard::closedToOtherTokensFromTheHost()
     QCOMPARE(ports.first().first, QStringLiteral("127.0.0.1"));
     for (const QString &address : listeners(ports.first().second))
         QCOMPARE(address, QStringLiteral("127.0.0.1:") + ports.first().second);
-    QVERIFY(m_runtime->status().value(QStringLiteral("dockerProxy")).toObject().value(QStringLiteral("rewrittenCreates")).toInt() >= 2);
+    QVERIFY(m_runtime->status()
+                .value(QStringLiteral("dockerProxy"))
+                .toObject()
+                .value(QStringLiteral("rewrittenCreates"))
+                .toInt()
+        >= 2);
     const QUrl published = m_a->execd()->base();
     QCOMPARE(ping(published, {}), 401);
     QCOMPARE(ping(published, tokenB), 401);
@@ -174,11 +179,15 @@ void tst_ExecdGuard::closedToOtherTokensFromTheHost()
 void tst_ExecdGuard::closedToTheOtherSandbox()
 {
     const QString network = RuntimeManager::sandboxNetwork();
-    const QJsonObject net = QJsonDocument::fromJson(docker({QStringLiteral("network"), QStringLiteral("inspect"), network}).out)
-                                .array()
-                                .first()
-                                .toObject();
-    QCOMPARE(net.value(QStringLiteral("Options")).toObject().value(QStringLiteral("com.docker.network.bridge.enable_icc")).toString(),
+    const QJsonObject net
+        = QJsonDocument::fromJson(docker({QStringLiteral("network"), QStringLiteral("inspect"), network}).out)
+              .array()
+              .first()
+              .toObject();
+    QCOMPARE(net.value(QStringLiteral("Options"))
+                 .toObject()
+                 .value(QStringLiteral("com.docker.network.bridge.enable_icc"))
+                 .toString(),
         QStringLiteral("false"));
     const QString gateway = net.value(QStringLiteral("IPAM"))
                                 .toObject()
@@ -205,24 +214,25 @@ void tst_ExecdGuard::closedToTheOtherSandbox()
 
     // A's container cannot be reached from B at all. (busybox nc: its wget crashes on a refused
     // connection.) `ask HOST PORT [TOKEN]` prints the status line execd answers /ping with, if any.
-    const QString ask = QStringLiteral(
-        "ask() { { printf 'GET /ping HTTP/1.1\\r\\nHost: %s\\r\\nConnection: close\\r\\n' \"$1\"; "
-        "[ -n \"$3\" ] && printf 'X-EXECD-ACCESS-TOKEN: %s\\r\\n' \"$3\"; printf '\\r\\n'; sleep 3; } "
-        "| nc -w 3 \"$1\" \"$2\" 2>&1 | head -1; }; ");
-    const CommandOutput direct = run(*m_b,
-        ask + QStringLiteral("ask %1 %2 \"$EXECD_ACCESS_TOKEN\"; echo end").arg(addressA).arg(ExecdClient::Port));
+    const QString ask
+        = QStringLiteral("ask() { { printf 'GET /ping HTTP/1.1\\r\\nHost: %s\\r\\nConnection: close\\r\\n' \"$1\"; "
+                         "[ -n \"$3\" ] && printf 'X-EXECD-ACCESS-TOKEN: %s\\r\\n' \"$3\"; printf '\\r\\n'; sleep 3; } "
+                         "| nc -w 3 \"$1\" \"$2\" 2>&1 | head -1; }; ");
+    const CommandOutput direct = run(
+        *m_b, ask + QStringLiteral("ask %1 %2 \"$EXECD_ACCESS_TOKEN\"; echo end").arg(addressA).arg(ExecdClient::Port));
     QVERIFY2(direct.stdOut.endsWith("end\n"), direct.stdOut.constData());
     QVERIFY2(!direct.stdOut.contains("HTTP/1.1"), direct.stdOut.constData()); // not even an answer
     // A control: B's own execd answers B's token on its own address, so the silence above is the network's.
-    const CommandOutput self = run(*m_b,
-        ask + QStringLiteral("ask 127.0.0.1 %1 \"$EXECD_ACCESS_TOKEN\"").arg(ExecdClient::Port));
+    const CommandOutput self
+        = run(*m_b, ask + QStringLiteral("ask 127.0.0.1 %1 \"$EXECD_ACCESS_TOKEN\"").arg(ExecdClient::Port));
     QVERIFY2(self.stdOut.startsWith("HTTP/1.1 200"), self.stdOut.constData());
 
     // Nor through A's published port by the host's address on this network: the stand-in asks
     // for 0.0.0.0 as the pinned runtime does, and the engine's Docker proxy published it on
     // 127.0.0.1, which is the sandbox's own loopback from inside it.
     const int portA = m_a->execd()->base().port();
-    const CommandOutput published = run(*m_b, ask + QStringLiteral("ask %1 %2 \"$EXECD_ACCESS_TOKEN\"; echo end").arg(gateway).arg(portA));
+    const CommandOutput published
+        = run(*m_b, ask + QStringLiteral("ask %1 %2 \"$EXECD_ACCESS_TOKEN\"; echo end").arg(gateway).arg(portA));
     QVERIFY2(published.stdOut.endsWith("end\n"), published.stdOut.constData());
     QVERIFY2(!published.stdOut.contains("HTTP/1.1"), published.stdOut.constData());
 }
@@ -281,7 +291,8 @@ void tst_ExecdGuard::openExecdIsNotAdopted()
     spec.image = kSandbox;
     spec.entrypoint = {QStringLiteral("tail"), QStringLiteral("-f"), QStringLiteral("/dev/null")};
     spec.mounts = {{QStringLiteral("workspace"), worktree, QStringLiteral("/workspace"), false}};
-    auto created = await<Result<QJsonObject, LifecycleError>>([&](auto done) { m_lifecycle->createSandbox(spec, done); });
+    auto created
+        = await<Result<QJsonObject, LifecycleError>>([&](auto done) { m_lifecycle->createSandbox(spec, done); });
     QVERIFY(created && created->ok());
     const QString id = created->value().value(QStringLiteral("id")).toString();
     QVERIFY(!id.isEmpty());
@@ -289,7 +300,8 @@ void tst_ExecdGuard::openExecdIsNotAdopted()
     auto request = LaunchRequest::fromWorkspace(QStringLiteral("guard-old"), worktree, kSandbox);
     QVERIFY(request);
     SandboxLauncher launcher(&m_net, m_lifecycle.get());
-    auto r = await<Result<void, SandboxError>>([&](auto done) { launcher.adopt(request.value(), id, nullptr, done); }, 90000);
+    auto r = await<Result<void, SandboxError>>(
+        [&](auto done) { launcher.adopt(request.value(), id, nullptr, done); }, 90000);
     QVERIFY(r);
     QVERIFY(!*r);
     QVERIFY2(r->error().message.contains(QStringLiteral("answers without its access token")),
