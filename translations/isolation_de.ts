@@ -494,6 +494,21 @@
     </message>
 </context>
 <context>
+    <name>isolation::EngineConnection</name>
+    <message>
+        <source>Cannot start the engine (%1): %2</source>
+        <translation>Die Engine kann nicht gestartet werden (%1): %2</translation>
+    </message>
+    <message>
+        <source>Starting the engine</source>
+        <translation>Die Engine wird gestartet</translation>
+    </message>
+    <message>
+        <source>The engine was started but did not answer within %1 s; its log (engine.log in its state directory) says why</source>
+        <translation>Die Engine wurde gestartet, hat aber nicht innerhalb von %1 s geantwortet; ihr Protokoll (engine.log in ihrem Statusverzeichnis) nennt den Grund</translation>
+    </message>
+</context>
+<context>
     <name>isolation::MainWindow</name>
     <message>
         <source>Isolation</source>

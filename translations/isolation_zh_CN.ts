@@ -490,6 +490,21 @@
     </message>
 </context>
 <context>
+    <name>isolation::EngineConnection</name>
+    <message>
+        <source>Cannot start the engine (%1): %2</source>
+        <translation>无法启动引擎（%1）：%2</translation>
+    </message>
+    <message>
+        <source>Starting the engine</source>
+        <translation>正在启动引擎</translation>
+    </message>
+    <message>
+        <source>The engine was started but did not answer within %1 s; its log (engine.log in its state directory) says why</source>
+        <translation>引擎已启动，但在 %1 秒内没有响应；其日志（状态目录中的 engine.log）说明了原因</translation>
+    </message>
+</context>
+<context>
     <name>isolation::MainWindow</name>
     <message>
         <source>Isolation</source>
