@@ -7,12 +7,15 @@
 
 bench_start_hub() {
   local build=$1 work=$2
+  # The log exists before the hub does: the background job opens it only when it gets to run, and
+  # a sed of a missing file fails the assignment below, which ends the script under `set -e`.
+  : >"$work/hub.log"
   "$build/tests/hub/isolation-hub" serve --data "$work/hub" --listen 127.0.0.1:0 --preview 127.0.0.1:0 \
     --poll-interval 1 >"$work/hub.log" 2>&1 &
   HUB_PID=$!
   HUB_URL=
   for _ in $(seq 1 300); do
-    HUB_URL=$(sed -n 's/^app origin:[[:space:]]*\(http[^ ]*\)\/$/\1/p' "$work/hub.log")
+    HUB_URL=$(sed -n 's/^app origin:[[:space:]]*\(http[^ ]*\)\/$/\1/p' "$work/hub.log" || true)
     [ -n "$HUB_URL" ] && return 0
     sleep 0.1
   done
