@@ -2,12 +2,14 @@
 // kill, tag, logs) and `ss` for what listens on the host. Header only; tests/runtime/ only.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QStringList>
+#include <QTest>
 
 namespace isolation::test {
 
@@ -18,12 +20,11 @@ struct Run
     QByteArray err;
 };
 
-inline Run runProgram(const QString &program, const QStringList &args, int timeoutMs = 120000)
+// What a process that was waited for left: killed when it did not finish in time.
+inline Run collect(QProcess &p, bool finished)
 {
     Run r;
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForFinished(timeoutMs)) {
+    if (!finished) {
         p.kill();
         p.waitForFinished();
         r.err = "timed out";
@@ -33,6 +34,28 @@ inline Run runProgram(const QString &program, const QStringList &args, int timeo
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+inline Run runProgram(const QString &program, const QStringList &args, int timeoutMs = 120000)
+{
+    QProcess p;
+    p.start(program, args);
+    return collect(p, p.waitForFinished(timeoutMs));
+}
+
+// As runProgram, in `env`, with this thread's event loop turning meanwhile: for a peer under test
+// that lives on it (the Docker proxy, say), which a blocking wait would starve.
+inline Run runProgramTurning(
+    const QString &program, const QStringList &args, const QProcessEnvironment &env, int timeoutMs = 120000)
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(program, args);
+    QElapsedTimer t;
+    t.start();
+    while (p.state() != QProcess::NotRunning && t.elapsed() < timeoutMs)
+        QTest::qWait(10);
+    return collect(p, p.state() == QProcess::NotRunning);
 }
 
 inline Run docker(const QStringList &args, int timeoutMs = 120000)

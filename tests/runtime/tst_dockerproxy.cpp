@@ -38,6 +38,8 @@ private Q_SLOTS:
 private:
     // The docker CLI through the proxy, run while the event loop turns (the proxy lives on it).
     Run viaProxy(const QStringList &args, int timeoutMs = 120000);
+    // One request written raw to a unix socket, and all that came back until it closed (5 s at most).
+    static QByteArray exchange(const QString &socket, const QByteArray &request);
 
     QTemporaryDir m_dir;
     std::unique_ptr<DockerProxy> m_proxy;
@@ -62,26 +64,26 @@ void tst_DockerProxy::cleanupTestCase()
 
 Run tst_DockerProxy::viaProxy(const QStringList &args, int timeoutMs)
 {
-    QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("DOCKER_HOST"), QStringLiteral("unix://") + m_proxy->socketPath());
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral("docker"), args);
+    return runProgramTurning(QStringLiteral("docker"), args, env, timeoutMs);
+}
+
+QByteArray tst_DockerProxy::exchange(const QString &socket, const QByteArray &request)
+{
+    QLocalSocket s;
+    s.connectToServer(socket);
+    if (!s.waitForConnected(2000))
+        return "not connected: " + s.errorString().toUtf8();
+    s.write(request);
+    QByteArray answer;
     QElapsedTimer t;
     t.start();
-    while (p.state() != QProcess::NotRunning && t.elapsed() < timeoutMs)
+    while (s.state() == QLocalSocket::ConnectedState && t.elapsed() < 5000) {
         QTest::qWait(10);
-    Run r;
-    if (p.state() != QProcess::NotRunning) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
+        answer += s.readAll();
     }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return answer + s.readAll();
 }
 
 void tst_DockerProxy::rewriteRules_data()
@@ -218,18 +220,7 @@ void tst_DockerProxy::attachAndStreamedCopies()
 
 void tst_DockerProxy::garbageIsRefusedAndServingGoesOn()
 {
-    QLocalSocket s;
-    s.connectToServer(m_proxy->socketPath());
-    QVERIFY(s.waitForConnected(2000));
-    s.write("NOT HTTP AT ALL\r\n\r\n");
-    QByteArray answer;
-    QElapsedTimer t;
-    t.start();
-    while (s.state() == QLocalSocket::ConnectedState && t.elapsed() < 5000) {
-        QTest::qWait(10);
-        answer += s.readAll();
-    }
-    answer += s.readAll();
+    const QByteArray answer = exchange(m_proxy->socketPath(), "NOT HTTP AT ALL\r\n\r\n");
     QVERIFY2(answer.startsWith("HTTP/1.1 400"), answer.constData());
     QVERIFY(answer.contains("isolation docker proxy"));
     const Run version = viaProxy({QStringLiteral("version")});
@@ -241,18 +232,7 @@ void tst_DockerProxy::dockerUnreachableIsSaid()
     QTemporaryDir dir;
     DockerProxy nowhere(dir.filePath(QStringLiteral("no-docker.sock")));
     QVERIFY(nowhere.listen(dir.filePath(QStringLiteral("proxy"))));
-    QLocalSocket s;
-    s.connectToServer(nowhere.socketPath());
-    QVERIFY(s.waitForConnected(2000));
-    s.write("GET /_ping HTTP/1.1\r\nHost: docker\r\n\r\n");
-    QByteArray answer;
-    QElapsedTimer t;
-    t.start();
-    while (s.state() == QLocalSocket::ConnectedState && t.elapsed() < 5000) {
-        QTest::qWait(10);
-        answer += s.readAll();
-    }
-    answer += s.readAll();
+    const QByteArray answer = exchange(nowhere.socketPath(), "GET /_ping HTTP/1.1\r\nHost: docker\r\n\r\n");
     QVERIFY2(answer.startsWith("HTTP/1.1 502"), answer.constData());
     QVERIFY2(answer.contains("cannot reach Docker at"), answer.constData());
 }
