@@ -22,25 +22,6 @@
 
 namespace isolation {
 
-QString engineStateName(EngineState state)
-{
-    switch (state) {
-    case EngineState::Stopped:
-        return QStringLiteral("stopped");
-    case EngineState::NotPaired:
-        return QStringLiteral("not_paired");
-    case EngineState::Pairing:
-        return QStringLiteral("pairing");
-    case EngineState::Online:
-        return QStringLiteral("online");
-    case EngineState::Reconnecting:
-        return QStringLiteral("reconnecting");
-    case EngineState::Error:
-        return QStringLiteral("error");
-    }
-    return QStringLiteral("error");
-}
-
 Engine::Engine(Paths paths, EngineOptions options, QObject *parent)
     : QObject(parent)
     , m_paths(std::move(paths))

@@ -17,6 +17,8 @@ enum class EngineState {
 
 // Stable identifiers for JSON and the CLI ("not_paired", ...).
 QString engineStateName(EngineState state);
+// The state a name stands for; `ok` false (and Error) for a name this version does not know.
+EngineState engineStateFromName(const QString &name, bool *ok = nullptr);
 
 } // namespace isolation
 
