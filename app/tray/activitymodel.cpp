@@ -12,6 +12,11 @@ ActivityModel::ActivityModel(ActivityLog &log, QObject *parent)
     for (const ActivityEntry &e : log.entries())
         m_entries.push_front(e);
     connect(&log, &ActivityLog::recorded, this, &ActivityModel::onRecorded);
+    connect(&log, &ActivityLog::cleared, this, [this] {
+        beginResetModel();
+        m_entries.clear();
+        endResetModel();
+    });
 }
 
 int ActivityModel::rowCount(const QModelIndex &parent) const

@@ -2,7 +2,7 @@
 
 #include "activitymodel.h"
 
-#include "engine.h"
+#include "enginemodel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -37,7 +37,7 @@ protected:
 };
 } // namespace
 
-ActivityPage::ActivityPage(Engine &engine, QWidget *parent)
+ActivityPage::ActivityPage(EngineModel &engine, QWidget *parent)
     : QWidget(parent)
 {
     setObjectName(QStringLiteral("activityTab"));

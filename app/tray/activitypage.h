@@ -11,13 +11,13 @@ class QTableView;
 namespace isolation {
 
 class ActivityModel;
-class Engine;
+class EngineModel;
 
 class ActivityPage final : public QWidget
 {
     Q_OBJECT
 public:
-    explicit ActivityPage(Engine &engine, QWidget *parent = nullptr);
+    explicit ActivityPage(EngineModel &engine, QWidget *parent = nullptr);
 
     QTableView *view() const { return m_view; }
 

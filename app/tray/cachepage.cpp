@@ -1,22 +1,20 @@
 #include "cachepage.h"
 
-#include "cache/warmcache.h"
-#include "engine.h"
-#include "sessions/sessionmanager.h"
+#include "enginemodel.h"
 
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
-#include <QtConcurrent>
 #include <QTreeWidget>
+#include <QJsonArray>
+#include <QPointer>
 #include <QVBoxLayout>
 
 namespace isolation {
 
-CachePage::CachePage(Engine &engine, QWidget *parent)
+CachePage::CachePage(EngineModel &engine, QWidget *parent)
     : QWidget(parent)
     , m_engine(engine)
 {
@@ -57,7 +55,8 @@ CachePage::CachePage(Engine &engine, QWidget *parent)
 
     connect(m_evict, &QPushButton::clicked, this, &CachePage::evict);
     connect(m_clear, &QPushButton::clicked, this, &CachePage::clear);
-    connect(refresh, &QPushButton::clicked, this, &CachePage::reload);
+    connect(refresh, &QPushButton::clicked, &m_engine, &EngineModel::refreshCache);
+    connect(&m_engine, &EngineModel::cacheChanged, this, &CachePage::reload);
     connect(m_list, &QTreeWidget::currentItemChanged, this, [this] {
         m_evict->setEnabled(
             !m_busy && m_list->currentItem() && m_list->currentItem()->data(3, Qt::UserRole).toBool() == false);
@@ -68,20 +67,20 @@ CachePage::CachePage(Engine &engine, QWidget *parent)
 void CachePage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
+    m_engine.refreshCache(); // sizes change without an event
     reload();
 }
 
 void CachePage::reload()
 {
-    SessionManager *sessions = m_engine.sessions();
+    const api::Cache &cache = m_engine.cache();
     const QString keep = m_list->currentItem() ? m_list->currentItem()->data(0, Qt::UserRole).toString() : QString();
     m_list->clear();
     const QLocale locale;
-    if (!sessions) {
+    if (!m_engine.attached() || !cache.available) {
         m_total->setText(tr("The engine is not running."));
     } else {
-        const WarmCache &cache = sessions->cache();
-        for (const CacheEntry &e : cache.list()) {
+        for (const api::CacheEntry &e : cache.workspaces) {
             auto *item = new QTreeWidgetItem(m_list);
             item->setText(0, e.name.isEmpty() ? e.workspaceId : e.name);
             item->setToolTip(0, e.workspaceId);
@@ -96,7 +95,7 @@ void CachePage::reload()
         }
         m_total->setText(
             tr("%n workspace(s), %1 of at most %2", nullptr, m_list->topLevelItemCount())
-                .arg(locale.formattedDataSize(cache.totalBytes()), locale.formattedDataSize(cache.maxBytes())));
+                .arg(locale.formattedDataSize(cache.bytes), locale.formattedDataSize(cache.maxBytes)));
     }
     m_clear->setEnabled(!m_busy && m_list->topLevelItemCount() > 0);
     m_evict->setEnabled(
@@ -104,45 +103,43 @@ void CachePage::reload()
     m_evict->setToolTip(m_evict->isEnabled() ? QString() : tr("Choose a workspace that no session is using now"));
 }
 
-void CachePage::runOffThread(std::function<QString()> work)
+void CachePage::ask(const QString &path, const QJsonObject &body, std::function<QString(const QJsonObject &)> said,
+    std::function<QString(const QString &)> failed)
 {
     m_busy = true;
     reload();
-    auto *watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        m_busy = false;
-        m_status->setText(watcher->result());
-        reload();
+    QPointer<CachePage> self(this);
+    m_engine.client().post(path, body, [self, said, failed](EngineClient::Answer r) {
+        if (!self)
+            return;
+        self->m_busy = false;
+        self->m_status->setText(r ? said(r.value()) : failed(describe(r.error())));
+        self->m_engine.refreshCache();
     });
-    watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
 
 void CachePage::evict()
 {
-    SessionManager *sessions = m_engine.sessions();
-    if (!sessions || !m_list->currentItem())
+    if (!m_engine.attached() || !m_list->currentItem())
         return;
     const QString id = m_list->currentItem()->data(0, Qt::UserRole).toString();
     const QString name = m_list->currentItem()->text(0);
-    WarmCache *cache = &sessions->cache();
-    runOffThread([cache, id, name] {
-        const Status s = cache->evict(id);
-        return s ? tr("Evicted %1.").arg(name) : tr("%1 was not evicted: %2").arg(name, s.error().message);
-    });
+    ask(QStringLiteral("/v1/cache/evict"), QJsonObject {{QStringLiteral("workspace"), id}},
+        [name](const QJsonObject &) { return tr("Evicted %1.").arg(name); },
+        [name](const QString &why) { return tr("%1 was not evicted: %2").arg(name, why); });
 }
 
 void CachePage::clear()
 {
-    SessionManager *sessions = m_engine.sessions();
-    if (!sessions)
+    if (!m_engine.attached())
         return;
-    WarmCache *cache = &sessions->cache();
-    runOffThread([cache] {
-        const QStringList kept = cache->clear();
-        return kept.isEmpty() ? tr("The cache is empty.")
-                              : tr("Cleared, except %n workspace(s) in use now.", nullptr, int(kept.size()));
-    });
+    ask(QStringLiteral("/v1/cache/clear"), {},
+        [](const QJsonObject &answer) {
+            const int kept = int(answer.value(QStringLiteral("kept")).toArray().size());
+            return kept == 0 ? tr("The cache is empty.")
+                             : tr("Cleared, except %n workspace(s) in use now.", nullptr, kept);
+        },
+        [](const QString &why) { return why; });
 }
 
 } // namespace isolation

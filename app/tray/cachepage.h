@@ -1,8 +1,11 @@
 // The Warm cache tab: the workspaces cached on this computer for fast session starts — size,
-// last use — with Evict and Clear, the total and the cap. Deleting runs off the GUI thread.
+// last use — with Evict and Clear, the total and the cap. The engine deletes; the page asks it.
 #pragma once
 
+#include <QJsonObject>
 #include <QWidget>
+
+#include <functional>
 
 class QLabel;
 class QPushButton;
@@ -10,13 +13,13 @@ class QTreeWidget;
 
 namespace isolation {
 
-class Engine;
+class EngineModel;
 
 class CachePage final : public QWidget
 {
     Q_OBJECT
 public:
-    explicit CachePage(Engine &engine, QWidget *parent = nullptr);
+    explicit CachePage(EngineModel &engine, QWidget *parent = nullptr);
 
     void reload();
 
@@ -26,9 +29,10 @@ protected:
 private:
     void evict();
     void clear();
-    void runOffThread(std::function<QString()> work);
+    void ask(const QString &path, const QJsonObject &body, std::function<QString(const QJsonObject &)> said,
+        std::function<QString(const QString &)> failed);
 
-    Engine &m_engine;
+    EngineModel &m_engine;
     QLabel *m_total = nullptr;
     QTreeWidget *m_list = nullptr;
     QPushButton *m_evict = nullptr;

@@ -21,20 +21,20 @@ namespace isolation {
 
 QString fileStatusText(int status)
 {
-    switch (FileStatus(status)) {
-    case FileStatus::Added:
+    switch (api::FileStatus(status)) {
+    case api::FileStatus::Added:
         return ChangesPage::tr("added");
-    case FileStatus::Modified:
+    case api::FileStatus::Modified:
         return ChangesPage::tr("modified");
-    case FileStatus::Deleted:
+    case api::FileStatus::Deleted:
         return ChangesPage::tr("deleted");
-    case FileStatus::Renamed:
+    case api::FileStatus::Renamed:
         return ChangesPage::tr("renamed");
-    case FileStatus::TypeChange:
+    case api::FileStatus::TypeChange:
         return ChangesPage::tr("type changed");
-    case FileStatus::Conflicted:
+    case api::FileStatus::Conflicted:
         return ChangesPage::tr("in conflict");
-    case FileStatus::Untracked:
+    case api::FileStatus::Untracked:
         return ChangesPage::tr("new");
     }
     return {};
@@ -124,7 +124,7 @@ ChangesPage::ChangesPage(SessionsController &sessions, QWidget *parent)
     connect(m_files, &QTreeWidget::currentItemChanged, this, &ChangesPage::showDiff);
     connect(m_saveSelected, &QPushButton::clicked, this, [this] { save(true); });
     connect(m_saveAll, &QPushButton::clicked, this, [this] { save(false); });
-    connect(&m_sessions, &SessionsController::saved, this, [this](const QString &id, const SaveReport &report) {
+    connect(&m_sessions, &SessionsController::saved, this, [this](const QString &id, const api::SaveOutcome &report) {
         if (id != m_picker->currentSession())
             return;
         m_message->clear();
@@ -173,9 +173,9 @@ void ChangesPage::reload()
         const QSignalBlocker quiet(m_files);
         m_files->clear();
         if (s && s->changesKnown) {
-            for (const FileChange &f : s->changes.files) {
+            for (const api::FileChange &f : s->changes.files) {
                 auto *item = new QTreeWidgetItem(m_files);
-                item->setText(0, f.status == FileStatus::Renamed ? tr("%1 (from %2)").arg(f.path, f.oldPath) : f.path);
+                item->setText(0, f.status == api::FileStatus::Renamed ? tr("%1 (from %2)").arg(f.path, f.oldPath) : f.path);
                 item->setData(0, Qt::UserRole, f.path);
                 item->setText(1, fileStatusText(int(f.status)));
                 item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
@@ -196,7 +196,7 @@ void ChangesPage::reload()
                 .arg(s->changes.ahead)
                 .arg(s->changes.behind)
                 .arg(s->changes.mergeInProgress ? tr("; a merge is in progress (save completes it)") : QString()));
-    const bool working = s && (s->state == SessionState::Saving || s->state == SessionState::Syncing);
+    const bool working = s && (s->state == api::SessionState::Saving || s->state == api::SessionState::Syncing);
     m_progress->setVisible(working);
     if (working)
         m_progress->setFormat(sessionStateText(*s));
@@ -210,7 +210,7 @@ void ChangesPage::updateActions()
     QString whyAll;
     if (!s)
         whyAll = tr("Choose a session first");
-    else if (s->state != SessionState::Ready)
+    else if (s->state != api::SessionState::Ready)
         whyAll = tr("The session is busy: %1").arg(sessionStateText(*s));
     else if (!m_sessions.paired())
         whyAll = tr("Pair this computer first: saving needs the hub");
@@ -224,7 +224,7 @@ void ChangesPage::updateActions()
     m_saveSelected->setEnabled(whySelected.isEmpty());
     m_saveSelected->setToolTip(whySelected);
     m_saveSelected->setText(checked ? tr("Save s&elected (%1)").arg(checked) : tr("Save s&elected"));
-    m_refresh->setEnabled(s && s->state == SessionState::Ready);
+    m_refresh->setEnabled(s && s->state == api::SessionState::Ready);
     // The line under the buttons says why they are disabled, unless it reports what just happened.
     if (!whySelected.isEmpty() && (!s || s->lastError.isEmpty())) {
         m_why->setText(whySelected);
@@ -246,7 +246,7 @@ void ChangesPage::showDiff()
     const int request = ++m_diffRequest;
     m_diff->setPlainText(tr("Reading %1…").arg(path));
     QPointer<ChangesPage> self(this);
-    m_sessions.diff(m_picker->currentSession(), path, [self, request, path](Result<FileDiff, SessionError> d) {
+    m_sessions.diff(m_picker->currentSession(), path, [self, request, path](Result<api::FileDiff> d) {
         if (!self || request != self->m_diffRequest)
             return;
         if (!d) {

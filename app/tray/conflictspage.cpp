@@ -83,7 +83,7 @@ void ConflictsPage::reload()
         const QSignalBlocker quiet(m_files);
         m_files->clear();
         if (s) {
-            for (const ConflictedFile &f : s->conflicts) {
+            for (const api::ConflictedFile &f : s->conflicts) {
                 auto *item = new QTreeWidgetItem(m_files);
                 item->setText(0, f.path);
                 item->setData(0, Qt::UserRole, f.path);
@@ -101,7 +101,7 @@ void ConflictsPage::reload()
                 m_files->setCurrentItem(m_files->topLevelItem(0));
         }
     }
-    const bool ready = s && s->state == SessionState::Ready && m_sessions.paired();
+    const bool ready = s && s->state == api::SessionState::Ready && m_sessions.paired();
     if (!s || s->conflicts.isEmpty()) {
         // The badge is for every session: say which one it is about.
         QStringList elsewhere;

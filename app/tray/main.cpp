@@ -1,4 +1,5 @@
-// isolation-tray: the product's face. Runs the engine in-process, one per state directory.
+// isolation-tray: the product's face, a client of the user's engine (`isolation-server up`, a
+// process of its own that this tray attaches to, or starts when none runs). One per state directory.
 #include "singleinstance.h"
 #include "translations.h"
 #include "trayapplication.h"
@@ -8,16 +9,17 @@
 #include "core/processhardening.h"
 #include "core/signalwatcher.h"
 #include "core/version.h"
-#include "engine.h"
+#include "enginemodel.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QMessageBox>
 
 #include <cstdio>
 
 int main(int argc, char *argv[])
 {
-    // The tray runs the engine in-process: it holds the server credential and the member key.
+    // The tray holds no credential, but it shows what the engine says: no core dumps, no ptrace.
     if (auto hardened = isolation::hardenProcess(); !hardened)
         std::fprintf(stderr, "isolation-tray: warning: %s\n", qPrintable(hardened.error().message));
     // Answer --help and --version, and refuse a headless start, before Qt needs a display.
@@ -30,8 +32,11 @@ int main(int argc, char *argv[])
         if (arg == "--help" || arg == "-h") {
             std::printf("Usage: isolation-tray\n\nThe Isolation tray: pairs this computer, shows sessions, changes, "
                         "conflicts,\n"
-                        "the warm cache and the runtime. One per state directory (ISOLATION_HOME);\n"
-                        "a second start shows the first one's window.\n");
+                        "the warm cache and the runtime. It is a window on the engine (`isolation-server up`),\n"
+                        "which runs on its own: the tray attaches to it, or starts it when none runs.\n"
+                        "Quitting the tray leaves the engine running; stop it from the tray's menu or with\n"
+                        "`isolation-server down`.\n\n"
+                        "One per state directory (ISOLATION_HOME); a second start shows the first one's window.\n");
             return 0;
         }
     }
@@ -75,32 +80,22 @@ int main(int argc, char *argv[])
     if (!instance.listen())
         return fail(QObject::tr("Cannot start the tray: %1").arg(instance.errorString()));
 
-    // A session logout or `kill` stops the tray the same way Quit does.
+    // A session logout or `kill` closes the tray the same way Quit does (the engine stays).
     isolation::SignalWatcher signals;
-    isolation::TrayApplication *trayApp = nullptr;
-    QObject::connect(&signals, &isolation::SignalWatcher::terminationRequested, &app, [&trayApp] {
-        // Before the tray exists there is nothing to drain.
-        if (trayApp)
-            trayApp->quit();
-        else
-            QApplication::quit();
-    });
+    QObject::connect(&signals, &isolation::SignalWatcher::terminationRequested, &app, &QApplication::quit);
 
-    isolation::logging::install(paths.value().logFile());
+    // The tray's own log beside the engine's (engine.log is the engine's alone).
+    isolation::logging::install(QFileInfo(paths.value().logFile()).absolutePath() + QStringLiteral("/tray.log"));
     qCInfo(lcCore).noquote() << "tray language:" << language;
-    isolation::Engine engine(paths.value());
-    if (auto s = engine.start(); !s)
-        return fail(QObject::tr("Cannot start the engine: %1").arg(s.error().message));
-
+    isolation::EngineModel engine(paths.value());
     isolation::TrayApplication tray(engine);
-    trayApp = &tray;
     QObject::connect(&instance, &isolation::SingleInstance::raiseRequested, &tray, [&tray] {
         qCInfo(lcCore) << "another start of the tray asked to raise the window";
         tray.showWindow();
     });
     tray.show();
+    engine.connection().attach();
     const int rc = QApplication::exec();
-    engine.stop();
     isolation::logging::uninstall();
     return rc;
 }

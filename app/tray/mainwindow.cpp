@@ -9,15 +9,17 @@
 #include "sessionspage.h"
 #include "trayicons.h"
 
-#include "engine.h"
+#include "enginemodel.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace isolation {
 
-MainWindow::MainWindow(Engine &engine, SessionsController &sessions, QWidget *parent)
+MainWindow::MainWindow(EngineModel &engine, SessionsController &sessions, QWidget *parent)
     : QMainWindow(parent)
     , m_engine(engine)
 {
@@ -31,7 +33,18 @@ MainWindow::MainWindow(Engine &engine, SessionsController &sessions, QWidget *pa
     m_state->setObjectName(QStringLiteral("stateLine"));
     m_state->setAccessibleName(tr("Engine state"));
     m_state->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_state);
+    m_state->setWordWrap(true);
+    auto *stateRow = new QHBoxLayout;
+    stateRow->addWidget(m_state, 1);
+    m_start = new QPushButton(tr("S&tart the engine"), central);
+    m_start->setObjectName(QStringLiteral("startEngine"));
+    m_pair = new QPushButton(tr("&Pair this computer…"), central);
+    m_pair->setObjectName(QStringLiteral("pairButton"));
+    stateRow->addWidget(m_start);
+    stateRow->addWidget(m_pair);
+    layout->addLayout(stateRow);
+    connect(m_start, &QPushButton::clicked, this, &MainWindow::startRequested);
+    connect(m_pair, &QPushButton::clicked, this, &MainWindow::pairRequested);
 
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("tabs"));
@@ -56,7 +69,8 @@ MainWindow::MainWindow(Engine &engine, SessionsController &sessions, QWidget *pa
     connect(m_sessionsPage, &SessionsPage::showChanges, this,
         [this](const QString &id) { showTab(QStringLiteral("changesTab"), id); });
 
-    connect(&m_engine, &Engine::stateChanged, this, &MainWindow::updateState);
+    connect(&m_engine, &EngineModel::stateChanged, this, &MainWindow::updateState);
+    connect(&m_engine.connection(), &EngineConnection::stateChanged, this, &MainWindow::updateState);
     updateState();
 }
 
@@ -84,6 +98,8 @@ void MainWindow::showTab(const QString &objectName, const QString &session)
 void MainWindow::updateState()
 {
     m_state->setText(m_engine.stateReason());
+    m_start->setVisible(!m_engine.attached() && m_engine.connection().state() == EngineConnection::State::Down);
+    m_pair->setVisible(m_engine.attached() && m_engine.state() == EngineState::NotPaired);
 }
 
 void MainWindow::bringToFront()

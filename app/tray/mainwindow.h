@@ -1,17 +1,19 @@
 // The main window: one tab per part of the product (Sessions, Changes, Conflicts, Warm cache,
-// Runtime, Activity) under a line that says the engine's state.
+// Runtime, Activity) under a line that says the engine's state — with Start when no engine runs,
+// and Pair when it is not paired.
 #pragma once
 
 #include <QMainWindow>
 
 class QLabel;
+class QPushButton;
 class QTabWidget;
 
 namespace isolation {
 
 class ChangesPage;
 class ConflictsPage;
-class Engine;
+class EngineModel;
 class SessionsController;
 class SessionsPage;
 
@@ -19,18 +21,24 @@ class MainWindow final : public QMainWindow
 {
     Q_OBJECT
 public:
-    MainWindow(Engine &engine, SessionsController &sessions, QWidget *parent = nullptr);
+    MainWindow(EngineModel &engine, SessionsController &sessions, QWidget *parent = nullptr);
 
     QTabWidget *tabs() const { return m_tabs; }
     void bringToFront();
     // Shows one tab ("sessionsTab", "changesTab", "conflictsTab", ...) on `session` (empty: as is).
     void showTab(const QString &objectName, const QString &session = {});
 
+Q_SIGNALS:
+    void startRequested(); // Start the engine
+    void pairRequested();
+
 private:
     void updateState();
     void pickSession(const QString &id);
 
-    Engine &m_engine;
+    EngineModel &m_engine;
+    QPushButton *m_start = nullptr;
+    QPushButton *m_pair = nullptr;
     SessionsPage *m_sessionsPage = nullptr;
     ChangesPage *m_changesPage = nullptr;
     ConflictsPage *m_conflictsPage = nullptr;

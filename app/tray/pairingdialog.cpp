@@ -2,7 +2,7 @@
 
 #include "qrmatrix.h"
 
-#include "engine.h"
+#include "enginemodel.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -15,11 +15,12 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
+#include <QPointer>
 #include <QVBoxLayout>
 
 namespace isolation {
 
-PairingDialog::PairingDialog(Engine &engine, QWidget *parent)
+PairingDialog::PairingDialog(EngineModel &engine, QWidget *parent)
     : QDialog(parent)
     , m_engine(engine)
 {
@@ -78,11 +79,11 @@ PairingDialog::PairingDialog(Engine &engine, QWidget *parent)
     });
     connect(m_retry, &QPushButton::clicked, this, &PairingDialog::begin);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
-        m_engine.cancelPairing();
+        m_engine.client().call("DELETE", QStringLiteral("/v1/pair"), {}, {}, 10000);
         reject();
     });
-    connect(&m_engine, &Engine::pairingChanged, this, &PairingDialog::update);
-    connect(&m_engine, &Engine::stateChanged, this, &PairingDialog::update);
+    connect(&m_engine, &EngineModel::pairingChanged, this, &PairingDialog::update);
+    connect(&m_engine, &EngineModel::stateChanged, this, &PairingDialog::update);
     m_tick.setInterval(1000);
     connect(&m_tick, &QTimer::timeout, this, &PairingDialog::tick);
     update();
@@ -92,11 +93,25 @@ void PairingDialog::begin()
 {
     m_link.clear();
     m_qr->clear();
-    if (auto s = m_engine.startPairing(); !s) {
-        m_message->setText(s.error().message);
+    if (!m_engine.attached()) {
+        m_message->setText(m_engine.stateReason());
         return;
     }
+    // The engine answers once the hub issued a code (or refused); its events show the rest.
+    m_asking = true;
     update();
+    QPointer<PairingDialog> self(this);
+    m_engine.client().post(QStringLiteral("/v1/pair"), {}, [self](EngineClient::Answer r) {
+        if (!self)
+            return;
+        self->m_asking = false;
+        if (!r) {
+            self->m_message->setText(describe(r.error()));
+            self->m_retry->setVisible(true);
+            return;
+        }
+        self->update();
+    }, 60000);
 }
 
 void PairingDialog::showQr(const QString &link)
@@ -121,23 +136,23 @@ void PairingDialog::showQr(const QString &link)
 
 void PairingDialog::update()
 {
-    const QJsonObject s = m_engine.pairingStatus();
-    const QString state = s.value(QStringLiteral("state")).toString();
+    const api::Pairing &s = m_engine.pairing();
+    const QString state = m_asking && (s.state.isEmpty() || s.state == QLatin1String("idle")) ? QStringLiteral("starting") : s.state;
     const bool waiting = state == QLatin1String("waiting_for_approval");
     m_open->setEnabled(waiting);
     m_copy->setEnabled(waiting);
     m_retry->setVisible(
         state == QLatin1String("denied") || state == QLatin1String("expired") || state == QLatin1String("failed"));
     if (waiting) {
-        const QString link = s.value(QStringLiteral("verificationUriComplete")).toString();
+        const QString link = s.verificationUriComplete;
         if (link != m_link) {
             m_link = link;
             showQr(link);
         }
-        m_code->setText(s.value(QStringLiteral("userCode")).toString());
+        m_code->setText(s.userCode);
         m_message->setText(tr("Open the link (or scan the code) and approve this computer. Check that the page "
                               "shows this code:"));
-        m_expiresAt = QDateTime::fromString(s.value(QStringLiteral("expiresAt")).toString(), Qt::ISODate);
+        m_expiresAt = s.expiresAt;
         if (!m_tick.isActive())
             m_tick.start();
         tick();
@@ -146,17 +161,17 @@ void PairingDialog::update()
     m_tick.stop();
     m_countdown->clear();
     if (state == QLatin1String("starting")) {
-        m_message->setText(tr("Asking %1 for a code…").arg(m_engine.settings().hubUrl().toString()));
+        m_message->setText(tr("Asking %1 for a code…").arg(m_engine.status().hub));
         m_code->setText(QStringLiteral("····-····"));
     } else if (state == QLatin1String("storing")
-        || (state == QLatin1String("approved") && s.value(QStringLiteral("paired")).toBool())) {
+        || (state == QLatin1String("approved") && s.paired)) {
         m_message->setText(state == QLatin1String("storing")
                 ? tr("Approved. Saving this computer's keys…")
                 : tr("Paired. This computer is now connected to Isolation."));
         m_qr->clear();
         m_cancel->setText(tr("Close"));
     } else if (!state.isEmpty() && state != QLatin1String("idle")) {
-        m_message->setText(s.value(QStringLiteral("reason")).toString());
+        m_message->setText(s.reason);
         m_code->setText(QString());
         m_qr->clear();
     }

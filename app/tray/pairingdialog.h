@@ -11,13 +11,13 @@ class QPushButton;
 
 namespace isolation {
 
-class Engine;
+class EngineModel;
 
 class PairingDialog final : public QDialog
 {
     Q_OBJECT
 public:
-    explicit PairingDialog(Engine &engine, QWidget *parent = nullptr);
+    explicit PairingDialog(EngineModel &engine, QWidget *parent = nullptr);
 
     // Starts a pairing in the engine and shows its progress.
     void begin();
@@ -27,7 +27,8 @@ private:
     void tick();
     void showQr(const QString &link);
 
-    Engine &m_engine;
+    EngineModel &m_engine;
+    bool m_asking = false; // POST /v1/pair is on its way
     QLabel *m_code = nullptr;
     QLabel *m_qr = nullptr;
     QLabel *m_message = nullptr;

@@ -1,7 +1,6 @@
 #include "runtimepage.h"
 
-#include "engine.h"
-#include "runtime/runtimemanager.h"
+#include "enginemodel.h"
 
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -13,7 +12,7 @@
 
 namespace isolation {
 
-RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
+RuntimePage::RuntimePage(EngineModel &engine, QWidget *parent)
     : QWidget(parent)
     , m_engine(engine)
 {
@@ -56,22 +55,14 @@ RuntimePage::RuntimePage(Engine &engine, QWidget *parent)
     m_tick = new QTimer(this);
     m_tick->setInterval(1000);
     connect(m_tick, &QTimer::timeout, this, &RuntimePage::refresh);
-    connect(&m_engine, &Engine::runtimeChanged, this, &RuntimePage::refresh);
-    connect(&m_engine, &Engine::runtimeChanged, this, [this] {
-        if (isVisible() && m_engine.runtime())
-            m_engine.runtime()->setWatched(true); // a runtime that came while the page shows
-    });
-    connect(&m_engine, &Engine::stateChanged, this, &RuntimePage::refresh);
+    connect(&m_engine, &EngineModel::runtimeChanged, this, &RuntimePage::refresh);
+    connect(&m_engine, &EngineModel::stateChanged, this, &RuntimePage::refresh);
     refresh();
 }
 
 void RuntimePage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
-    // On screen, the state shown is checked at the runtime's full pace; off screen, a healthy
-    // runtime is checked only as often as the heartbeat goes.
-    if (RuntimeManager *runtime = m_engine.runtime())
-        runtime->setWatched(true);
     refresh();
     m_tick->start();
 }
@@ -79,8 +70,6 @@ void RuntimePage::showEvent(QShowEvent *event)
 void RuntimePage::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
-    if (RuntimeManager *runtime = m_engine.runtime())
-        runtime->setWatched(false);
     m_tick->stop();
 }
 
@@ -125,49 +114,47 @@ QString RuntimePage::stateText(const QString &stateName)
 
 void RuntimePage::refresh()
 {
-    const QJsonObject s = m_engine.runtimeStatus();
-    auto text = [&s](const char *key) {
-        const QString v = s.value(QLatin1String(key)).toString();
-        return v.isEmpty() ? QStringLiteral("—") : v;
-    };
-    m_state->setText(stateText(s.value(QStringLiteral("state")).toString()));
-    m_reason->setText(s.value(QStringLiteral("reason")).toString());
-    m_pin->setText(text("pin"));
-    QString image = text("image");
-    if (s.value(QStringLiteral("standin")).toBool())
+    const api::Runtime &r = m_engine.runtime();
+    const bool known = m_engine.attached();
+    auto text = [known](const QString &v) { return !known || v.isEmpty() ? QStringLiteral("—") : v; };
+    m_state->setText(stateText(known ? r.state : QString()));
+    m_reason->setText(known ? r.reason : m_engine.stateReason());
+    m_pin->setText(text(r.pin));
+    QString image = text(r.image);
+    if (known && r.standin)
         image += QLatin1Char(' ') + tr("(offline stand-in)");
     m_image->setText(image);
-    m_execdImage->setText(text("execdImage"));
-    m_digest->setText(text("digest"));
-    const QString container = s.value(QStringLiteral("container")).toString();
-    m_container->setText(container.isEmpty()
-            ? QStringLiteral("—")
-            : QStringLiteral("%1 (%2)").arg(container, s.value(QStringLiteral("containerId")).toString()));
-    m_uptime->setText(s.contains(QStringLiteral("uptimeSeconds"))
-            ? formatUptime(s.value(QStringLiteral("uptimeSeconds")).toInteger())
+    m_execdImage->setText(text(r.execdImage));
+    m_digest->setText(text(r.digest));
+    m_container->setText(!known || r.container.isEmpty() ? QStringLiteral("—")
+                                                         : QStringLiteral("%1 (%2)").arg(r.container, r.containerId));
+    m_uptime->setText(known && r.startedAt.isValid()
+            ? formatUptime(qMax<qint64>(0, r.startedAt.secsTo(QDateTime::currentDateTimeUtc())))
             : QStringLiteral("—"));
-    m_restarts->setText(s.contains(QStringLiteral("restarts"))
-            ? QString::number(s.value(QStringLiteral("restarts")).toInt())
+    m_restarts->setText(known && !r.state.isEmpty() && r.state != QLatin1String("absent")
+            ? QString::number(r.restarts)
             : QStringLiteral("—"));
-    m_sessions->setText(text("sessionDirectory"));
-    m_restart->setEnabled(m_engine.runtime() && !m_restarting);
+    m_sessions->setText(text(r.sessionDirectory));
+    const bool running = known && !r.state.isEmpty() && r.state != QLatin1String("absent");
+    m_restart->setEnabled(running && !m_restarting);
     m_restart->setText(m_restarting ? tr("Restarting…") : tr("Res&tart runtime"));
 }
 
 void RuntimePage::restart()
 {
-    RuntimeManager *runtime = m_engine.runtime();
-    if (!runtime || m_restarting)
+    if (!m_engine.attached() || m_restarting)
         return;
     m_restarting = true;
     refresh();
     QPointer<RuntimePage> self(this);
-    runtime->restart([self](Status) {
-        if (!self)
-            return;
-        self->m_restarting = false;
-        self->refresh();
-    });
+    m_engine.client().post(QStringLiteral("/v1/runtime/restart"), {},
+        [self](EngineClient::Answer) {
+            if (!self)
+                return;
+            self->m_restarting = false;
+            self->refresh();
+        },
+        EngineClient::LongTimeoutMs);
 }
 
 } // namespace isolation

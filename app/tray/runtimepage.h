@@ -1,5 +1,5 @@
 // The Runtime tab: the pinned sandbox runtime container — state, images and digest, container,
-// uptime, restarts — and a Restart button. Reads the engine's RuntimeManager; never blocks.
+// uptime, restarts — and a Restart button. Reads the engine's runtime status; never blocks.
 #pragma once
 
 #include <QJsonObject>
@@ -12,13 +12,13 @@ class QTimer;
 
 namespace isolation {
 
-class Engine;
+class EngineModel;
 
 class RuntimePage final : public QWidget
 {
     Q_OBJECT
 public:
-    explicit RuntimePage(Engine &engine, QWidget *parent = nullptr);
+    explicit RuntimePage(EngineModel &engine, QWidget *parent = nullptr);
 
     // "2 h 05 min", "4 min 10 s", "12 s".
     static QString formatUptime(qint64 seconds);
@@ -34,7 +34,7 @@ private:
     void restart();
     QLabel *addRow(const QString &objectName, const QString &label);
 
-    Engine &m_engine;
+    EngineModel &m_engine;
     QLabel *m_state = nullptr;
     QLabel *m_reason = nullptr;
     QLabel *m_pin = nullptr;

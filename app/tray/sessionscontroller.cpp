@@ -1,15 +1,12 @@
 #include "sessionscontroller.h"
 
-#include "sandbox/sessionsandboxes.h"
-
-#include "engine.h"
-#include "sessions/session.h"
-#include "sessions/sessionmanager.h"
+#include "enginemodel.h"
 
 #include <QFile>
 #include <QFutureWatcher>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QUrl>
 #include <QtConcurrent>
 
 namespace isolation {
@@ -28,9 +25,14 @@ int markerRegions(const QString &file)
     }
     return regions;
 }
+
+bool idle(const SessionSnapshot &s)
+{
+    return s.state == api::SessionState::Ready;
+}
 } // namespace
 
-SessionsController::SessionsController(Engine &engine, QObject *parent)
+SessionsController::SessionsController(EngineModel &engine, QObject *parent)
     : QObject(parent)
     , m_engine(engine)
 {
@@ -43,89 +45,129 @@ SessionsController::SessionsController(Engine &engine, QObject *parent)
             }
         }
     });
-    connect(&m_engine, &Engine::stateChanged, this, &SessionsController::bind);
-    bind();
+    connect(&m_engine, &EngineModel::sessionsReset, this, &SessionsController::reset);
+    connect(&m_engine, &EngineModel::attachedChanged, this, [this](bool attached) {
+        if (!attached)
+            Q_EMIT badgeChanged();
+    });
+    connect(&m_engine, &EngineModel::sessionAdded, this, [this](const QString &id) {
+        if (const api::Session *s = m_engine.session(id)) {
+            track(*s);
+            Q_EMIT sessionsChanged();
+        }
+    });
+    connect(&m_engine, &EngineModel::sessionChanged, this, &SessionsController::update);
+    connect(&m_engine, &EngineModel::sessionProgress, this, [this](const QString &id) {
+        SessionSnapshot *snap = snapshotOf(id);
+        const api::Session *s = m_engine.session(id);
+        if (!snap || !s)
+            return;
+        snap->progress = s->progress;
+        Q_EMIT sessionUpdated(id);
+    });
+    connect(&m_engine, &EngineModel::sessionRemoved, this, &SessionsController::forget);
+    reset();
 }
 
 SessionsController::~SessionsController() = default;
 
-void SessionsController::bind()
+QString SessionsController::sessionPath(const QString &id, const QString &rest)
 {
-    SessionManager *manager = m_engine.sessions();
-    if (manager == m_manager)
-        return;
-    if (m_manager)
-        disconnect(m_manager, nullptr, this, nullptr);
-    m_manager = manager;
-    m_order.clear();
-    m_snapshots.clear();
-    if (m_manager) {
-        connect(m_manager, &SessionManager::sessionAdded, this, [this](Session *s) {
-            track(s);
-            Q_EMIT sessionsChanged();
-        });
-        connect(m_manager, &SessionManager::sessionChanged, this, &SessionsController::update);
-        connect(m_manager, &SessionManager::sessionRemoved, this, [this](const QString &id) {
-            m_order.removeAll(id);
-            if (const SessionSnapshot *snap = snapshotOf(id)) {
-                const QString root = snap->workTree + QLatin1Char('/');
-                for (const QString &file : m_watcher->files()) {
-                    if (file.startsWith(root))
-                        m_watcher->removePath(file);
-                }
-            }
-            m_snapshots.remove(id);
-            Q_EMIT sessionsChanged();
-            Q_EMIT badgeChanged();
-        });
-        for (Session *s : m_manager->sessions())
-            track(s);
+    QString path = QStringLiteral("/v1/sessions/") + QString::fromLatin1(QUrl::toPercentEncoding(id));
+    if (!rest.isEmpty())
+        path += QLatin1Char('/') + rest;
+    return path;
+}
+
+void SessionsController::reset()
+{
+    // The engine's list, read whole (an attachment or a reset): sessions it no longer has go,
+    // the others keep what the tray already knew of them (changes, markers, notified outcomes).
+    QStringList now;
+    for (const api::Session &s : m_engine.sessions())
+        now << s.id;
+    for (const QString &id : QStringList(m_order)) {
+        if (!now.contains(id))
+            forget(id);
     }
+    for (const api::Session &s : m_engine.sessions())
+        track(s);
+    Q_EMIT sessionsChanged();
+    Q_EMIT badgeChanged();
+}
+
+void SessionsController::forget(const QString &id)
+{
+    m_order.removeAll(id);
+    if (const SessionSnapshot *snap = snapshotOf(id)) {
+        const QString root = snap->workTree + QLatin1Char('/');
+        for (const QString &file : m_watcher->files()) {
+            if (file.startsWith(root))
+                m_watcher->removePath(file);
+        }
+    }
+    m_snapshots.remove(id);
     Q_EMIT sessionsChanged();
     Q_EMIT badgeChanged();
 }
 
 bool SessionsController::paired() const
 {
-    return m_manager && m_manager->paired();
+    return m_engine.attached() && m_engine.status().paired;
 }
 
-void SessionsController::track(Session *session)
+void SessionsController::track(const api::Session &session)
 {
-    if (!m_order.contains(session->id()))
-        m_order << session->id();
-    const bool known = m_snapshots.contains(session->id());
-    SessionSnapshot &snap = m_snapshots[session->id()];
+    if (!m_order.contains(session.id))
+        m_order << session.id;
+    const bool known = m_snapshots.contains(session.id);
+    SessionSnapshot &snap = m_snapshots[session.id];
     if (!known) {
-        // What happened before the tray looked is no news.
-        snap.seenSave = session->record().lastSave;
-        snap.seenSync = session->record().lastSync;
+        // What happened before the tray looked is no news, but its state is: conflicts and a
+        // save the hub refused show as badges (they come from the record, never from an event).
+        snap.id = session.id;
+        snap.workspaceName = session.workspaceName;
+        if (session.lastSync.at > session.lastSave.at) {
+            takeSave(snap, session.lastSave, false);
+            takeSync(snap, session.lastSync, false);
+        } else {
+            takeSync(snap, session.lastSync, false);
+            takeSave(snap, session.lastSave, false);
+        }
+        snap.seenSave = session.lastSave;
+        snap.seenSync = session.lastSync;
+        if (session.pending) {
+            // The snapshot counted the changes; the list itself comes with refresh().
+            snap.changes.ahead = session.pending->ahead;
+            snap.changes.behind = session.pending->behind;
+            snap.changes.mergeInProgress = session.pending->mergeInProgress;
+        }
     }
-    snap.id = session->id();
-    snap.workspaceName = session->workspaceName();
-    snap.workTree = session->workTree();
-    const QJsonObject last = session->record().lastSave;
-    if (last.value(QStringLiteral("published")).toBool())
-        snap.lastSave = QDateTime::fromString(last.value(QStringLiteral("at")).toString(), Qt::ISODate).toLocalTime();
-    update(session);
-    refresh(session->id());
+    snap.id = session.id;
+    snap.workspaceName = session.workspaceName;
+    snap.workTree = session.workTree;
+    if (session.lastSave.published)
+        snap.lastSave = session.lastSave.at.toLocalTime();
+    update(session.id);
+    refresh(session.id);
 }
 
-void SessionsController::update(Session *session)
+void SessionsController::update(const QString &id)
 {
-    SessionSnapshot *snap = snapshotOf(session->id());
-    if (!snap)
+    SessionSnapshot *snap = snapshotOf(id);
+    const api::Session *session = m_engine.session(id);
+    if (!snap || !session)
         return;
-    const bool wasReady = snap->state == SessionState::Ready;
-    snap->state = session->state();
-    snap->reason = session->reason();
-    snap->sandboxState = session->record().sandbox.value(QStringLiteral("state")).toString();
-    snap->progress = session->progress();
+    const bool wasReady = snap->state == api::SessionState::Ready;
+    snap->state = session->state;
+    snap->reason = session->reason;
+    snap->sandbox = session->sandbox;
+    snap->progress = session->progress;
     // Operations the command line (or anything else) started end up here too.
-    takeOutcomes(session);
+    takeOutcomes(*session);
     Q_EMIT sessionUpdated(snap->id);
-    // A session that just opened has its changes to show.
-    if (!wasReady && snap->state == SessionState::Ready && !snap->changesKnown)
+    // A session that just opened (or finished an operation) has its changes to show.
+    if (!wasReady && snap->state == api::SessionState::Ready)
         refresh(snap->id);
     Q_EMIT badgeChanged();
 }
@@ -140,11 +182,6 @@ const SessionSnapshot *SessionsController::snapshot(const QString &id) const
 {
     auto it = m_snapshots.constFind(id);
     return it == m_snapshots.constEnd() ? nullptr : &*it;
-}
-
-Session *SessionsController::sessionOf(const QString &id) const
-{
-    return m_manager ? m_manager->session(id) : nullptr;
 }
 
 bool SessionsController::anyConflict() const
@@ -168,7 +205,7 @@ bool SessionsController::anyMovedOn() const
 bool SessionsController::anyWorking() const
 {
     for (const SessionSnapshot &s : m_snapshots) {
-        if (s.state == SessionState::Saving || s.state == SessionState::Syncing)
+        if (s.state == api::SessionState::Saving || s.state == api::SessionState::Syncing)
             return true;
     }
     return false;
@@ -180,16 +217,16 @@ int SessionsController::resolvedCount(const QString &id) const
     if (!s || !s->resolveMode)
         return 0;
     int resolved = 0;
-    for (const ConflictedFile &f : s->conflicts)
+    for (const api::ConflictedFile &f : s->conflicts)
         resolved += s->regionsLeft.value(f.path, f.regions) == 0;
     return resolved;
 }
 
-void SessionsController::setError(const QString &id, const QString &operation, const SessionError &error)
+void SessionsController::setError(const QString &id, const QString &operation, const QString &message)
 {
     if (SessionSnapshot *snap = snapshotOf(id))
-        snap->lastError = error.message;
-    Q_EMIT failed(id, operation, error.message);
+        snap->lastError = message;
+    Q_EMIT failed(id, operation, message);
     Q_EMIT sessionUpdated(id);
 }
 
@@ -202,51 +239,55 @@ void SessionsController::clearConflicts(SessionSnapshot &snap)
 
 void SessionsController::createSession(const QString &workspace)
 {
-    if (!m_manager) {
+    if (!m_engine.attached()) {
         Q_EMIT createFailed(tr("The engine is not running"));
         return;
     }
     QPointer<SessionsController> self(this);
-    m_manager->create(workspace, [self](Result<Session *, SessionError> r) {
-        if (!self)
-            return;
-        if (!r) {
-            Q_EMIT self->createFailed(r.error().message);
-            return;
-        }
-        self->track(r.value());
-        Q_EMIT self->sessionsChanged();
-        Q_EMIT self->created(r.value()->id());
-    });
+    m_engine.client().post(QStringLiteral("/v1/sessions"), QJsonObject {{QStringLiteral("workspace"), workspace}},
+        [self](EngineClient::Answer r) {
+            if (!self)
+                return;
+            if (!r) {
+                Q_EMIT self->createFailed(describe(r.error()));
+                return;
+            }
+            const api::Session session = api::sessionFromJson(r.value());
+            // The event may come first or after: tracking twice changes nothing.
+            self->track(session);
+            Q_EMIT self->sessionsChanged();
+            Q_EMIT self->created(session.id);
+        },
+        EngineClient::LongTimeoutMs);
 }
 
 void SessionsController::refresh(const QString &id, bool askHub)
 {
-    Session *session = sessionOf(id);
-    if (!session || session->state() == SessionState::Opening || session->state() == SessionState::Failed)
+    const SessionSnapshot *s = snapshot(id);
+    if (!s || !idle(*s) || !m_engine.attached())
         return;
     QPointer<SessionsController> self(this);
-    session->changes(askHub && paired(), [self, id](Result<ChangesReport, SessionError> r) {
+    const QString path = sessionPath(id, QStringLiteral("changes")) + (askHub && paired() ? QStringLiteral("?refresh=1") : QString());
+    m_engine.client().get(path, [self, id](EngineClient::Answer r) {
         if (!self)
             return;
         SessionSnapshot *snap = self->snapshotOf(id);
         if (!snap)
             return;
         if (!r) {
-            self->setError(id, QStringLiteral("changes"), r.error());
+            self->setError(id, QStringLiteral("changes"), describe(r.error()));
             return;
         }
-        snap->changes = r.value().changes;
+        snap->changes = api::changesFromJson(r.value());
         snap->changesKnown = true;
         // A merge no longer in progress means the markers were saved away.
-        if (snap->resolveMode && !snap->changes.mergeInProgress) {
+        if (snap->resolveMode && !snap->changes.mergeInProgress)
             clearConflicts(*snap);
-        }
         Q_EMIT self->sessionUpdated(id);
         Q_EMIT self->badgeChanged();
         if (snap->resolveMode)
             self->scanMarkers(id);
-    });
+    }, EngineClient::LongTimeoutMs);
 }
 
 void SessionsController::scanMarkers(const QString &id)
@@ -255,10 +296,10 @@ void SessionsController::scanMarkers(const QString &id)
     if (!snap)
         return;
     QStringList files;
-    for (const ConflictedFile &f : snap->conflicts)
+    for (const api::ConflictedFile &f : snap->conflicts)
         files << snap->workTree + QLatin1Char('/') + f.path;
     QStringList paths;
-    for (const ConflictedFile &f : snap->conflicts)
+    for (const api::ConflictedFile &f : snap->conflicts)
         paths << f.path;
     // Reading files is disk work: not on the GUI thread.
     auto *watcher = new QFutureWatcher<QList<int>>(this);
@@ -288,181 +329,180 @@ void SessionsController::scanMarkers(const QString &id)
 
 void SessionsController::save(const QString &id, const QStringList &files, const QString &message)
 {
-    Session *session = sessionOf(id);
-    if (!session)
+    if (!snapshot(id))
         return;
+    QJsonObject body;
+    if (!files.isEmpty())
+        body.insert(QStringLiteral("files"), QJsonArray::fromStringList(files));
+    if (!message.isEmpty())
+        body.insert(QStringLiteral("message"), message);
     QPointer<SessionsController> self(this);
-    session->save(files, message, [self, id](Result<SaveReport, SessionError> r) {
-        if (!self)
-            return;
-        // The badge and notifications follow the session's record (takeOutcomes); this callback
-        // adds what only the GUI that asked wants: the report, or the error of this click.
-        if (Session *s = self->sessionOf(id))
-            self->takeOutcomes(s);
-        if (!self->snapshotOf(id))
+    m_engine.client().post(sessionPath(id, QStringLiteral("save")), body, [self, id](EngineClient::Answer r) {
+        // The badge and notifications follow the session's record (its events); this answer adds
+        // what only the GUI that asked wants: the report, or the error of this click.
+        if (!self || !self->snapshotOf(id))
             return;
         if (!r) {
-            if (r.error().code != SessionError::Code::MovedOn)
-                self->setError(id, QStringLiteral("save"), r.error());
+            if (r.error().errorCode != QLatin1String("moved_on"))
+                self->setError(id, QStringLiteral("save"), describe(r.error()));
             return;
         }
-        Q_EMIT self->saved(id, r.value());
-    });
+        const api::Session parsed = api::sessionFromJson(QJsonObject {{QStringLiteral("lastSave"), r.value()}});
+        Q_EMIT self->saved(id, parsed.lastSave);
+    }, EngineClient::LongTimeoutMs);
 }
 
 void SessionsController::sync(const QString &id, bool resolve)
 {
-    Session *session = sessionOf(id);
-    if (!session)
+    if (!snapshot(id))
         return;
     QPointer<SessionsController> self(this);
-    session->sync(resolve ? ConflictMode::Resolve : ConflictMode::Stop, [self, id](Result<SyncReport, SessionError> r) {
-        if (!self)
-            return;
-        if (Session *s = self->sessionOf(id))
-            self->takeOutcomes(s);
-        if (!self->snapshotOf(id))
-            return;
-        if (!r) {
-            if (r.error().code != SessionError::Code::Conflict || r.error().conflicts.isEmpty())
-                self->setError(id, QStringLiteral("sync"), r.error());
-            return;
-        }
-        Q_EMIT self->synced(id, r.value());
-    });
+    m_engine.client().post(sessionPath(id, QStringLiteral("sync")), QJsonObject {{QStringLiteral("resolve"), resolve}},
+        [self, id](EngineClient::Answer r) {
+            if (!self || !self->snapshotOf(id))
+                return;
+            if (!r) {
+                const bool conflicts = r.error().errorCode == QLatin1String("conflict")
+                    && !r.error().body.value(QStringLiteral("error")).toObject().value(QStringLiteral("conflicts")).toArray().isEmpty();
+                if (!conflicts)
+                    self->setError(id, QStringLiteral("sync"), describe(r.error()));
+                return;
+            }
+            const api::Session parsed = api::sessionFromJson(QJsonObject {{QStringLiteral("lastSync"), r.value()}});
+            Q_EMIT self->synced(id, parsed.lastSync);
+        },
+        EngineClient::LongTimeoutMs);
 }
 
 void SessionsController::suspend(const QString &id)
 {
-    SessionSandboxes *sandboxes = m_engine.sandboxes();
-    if (!sandboxes)
-        return;
     QPointer<SessionsController> self(this);
-    sandboxes->suspend(id, [self, id](Result<QJsonObject> r) {
+    m_engine.client().post(sessionPath(id, QStringLiteral("suspend")), {}, [self, id](EngineClient::Answer r) {
         if (self && !r)
-            Q_EMIT self->failed(id, QStringLiteral("suspend"), r.error().message);
-    });
+            self->setError(id, QStringLiteral("suspend"), describe(r.error()));
+    }, EngineClient::LongTimeoutMs);
 }
 
 void SessionsController::resume(const QString &id)
 {
-    SessionSandboxes *sandboxes = m_engine.sandboxes();
-    if (!sandboxes)
-        return;
     QPointer<SessionsController> self(this);
-    sandboxes->resume(id, [self, id](Result<QJsonObject> r) {
+    m_engine.client().post(sessionPath(id, QStringLiteral("resume")), {}, [self, id](EngineClient::Answer r) {
         if (self && !r)
-            Q_EMIT self->failed(id, QStringLiteral("resume"), r.error().message);
-    });
+            self->setError(id, QStringLiteral("resume"), describe(r.error()));
+    }, EngineClient::LongTimeoutMs);
 }
 
 void SessionsController::finish(const QString &id, bool discard, std::function<void(Result<void>)> done)
 {
-    SessionSandboxes *sandboxes = m_engine.sandboxes();
-    if (!sandboxes) {
+    if (!m_engine.attached()) {
         done(Error::unavailable(tr("The engine is not running")));
         return;
     }
-    sandboxes->finish(id, discard, [done](Result<QJsonObject> r) {
-        done(r ? Result<void>() : Result<void>(r.error()));
-    });
+    QPointer<SessionsController> self(this);
+    m_engine.client().post(sessionPath(id, QStringLiteral("finish")), QJsonObject {{QStringLiteral("discard"), discard}},
+        [self, done](EngineClient::Answer r) {
+            if (!self)
+                return;
+            if (r) {
+                done({});
+                return;
+            }
+            // 409: refused (unsaved work) — the member decides; anything else failed.
+            done(r.error().status == 409 ? Error::invalidInput(describe(r.error())) : Error::failed(describe(r.error())));
+        },
+        EngineClient::LongTimeoutMs);
 }
 
-void SessionsController::takeOutcomes(Session *session)
+void SessionsController::takeOutcomes(const api::Session &session)
 {
-    SessionSnapshot *snap = snapshotOf(session->id());
+    SessionSnapshot *snap = snapshotOf(session.id);
     if (!snap)
         return;
-    const SessionRecord &record = session->record();
-    const bool newSave = record.lastSave != snap->seenSave;
-    const bool newSync = record.lastSync != snap->seenSync;
+    const bool newSave = !(session.lastSave == snap->seenSave);
+    const bool newSync = !(session.lastSync == snap->seenSync);
     if (!newSave && !newSync)
         return;
-    snap->seenSave = record.lastSave;
-    snap->seenSync = record.lastSync;
-    const QString saveAt = record.lastSave.value(QStringLiteral("at")).toString();
-    const QString syncAt = record.lastSync.value(QStringLiteral("at")).toString();
+    snap->seenSave = session.lastSave;
+    snap->seenSync = session.lastSync;
     // Both new only when several operations ended between two looks: the older one first.
-    if (newSave && newSync && syncAt < saveAt) {
-        takeSync(*snap, record.lastSync);
-        takeSave(*snap, record.lastSave);
+    if (newSave && newSync && session.lastSync.at < session.lastSave.at) {
+        takeSync(*snap, session.lastSync, true);
+        takeSave(*snap, session.lastSave, true);
     } else {
         if (newSave)
-            takeSave(*snap, record.lastSave);
+            takeSave(*snap, session.lastSave, true);
         if (newSync)
-            takeSync(*snap, record.lastSync);
+            takeSync(*snap, session.lastSync, true);
     }
     Q_EMIT sessionUpdated(snap->id);
     Q_EMIT badgeChanged();
     refresh(snap->id);
 }
 
-void SessionsController::takeSave(SessionSnapshot &snap, const QJsonObject &save)
+void SessionsController::takeSave(SessionSnapshot &snap, const api::SaveOutcome &save, bool notify)
 {
-    const QString outcome = save.value(QStringLiteral("outcome")).toString();
-    const QString error = save.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString();
-    if (outcome == QLatin1String("moved_on")) {
+    if (save.outcome.isEmpty())
+        return; // no save yet
+    if (save.outcome == QLatin1String("moved_on")) {
         const bool first = !snap.movedOn;
         snap.movedOn = true;
-        snap.lastError = error;
-        if (first) // the same event never notifies twice
+        snap.lastError = save.errorMessage;
+        if (first && notify) // the same event never notifies twice
             Q_EMIT movedOn(snap.id, snap.workspaceName);
-    } else if (outcome == QLatin1String("published") || outcome == QLatin1String("nothing_to_save")) {
+    } else if (save.outcome == QLatin1String("published") || save.outcome == QLatin1String("nothing_to_save")) {
         snap.lastError.clear();
         snap.movedOn = false;
-        if (save.value(QStringLiteral("published")).toBool())
-            snap.lastSave
-                = QDateTime::fromString(save.value(QStringLiteral("at")).toString(), Qt::ISODate).toLocalTime();
-        if (save.value(QStringLiteral("completedMerge")).toBool())
+        if (save.published)
+            snap.lastSave = save.at.toLocalTime();
+        if (save.completedMerge)
             clearConflicts(snap);
     } else {
-        snap.lastError = error;
+        snap.lastError = save.errorMessage;
     }
 }
 
-void SessionsController::takeSync(SessionSnapshot &snap, const QJsonObject &sync)
+void SessionsController::takeSync(SessionSnapshot &snap, const api::SyncOutcome &sync, bool notify)
 {
-    const QString outcome = sync.value(QStringLiteral("outcome")).toString();
-    const QJsonObject error = sync.value(QStringLiteral("error")).toObject();
+    if (sync.outcome.isEmpty())
+        return; // no sync yet
     const bool hadConflicts = !snap.conflicts.isEmpty();
-    QList<ConflictedFile> conflicts;
-    const QJsonArray list
-        = (outcome == QLatin1String("conflict") ? error : sync).value(QStringLiteral("conflicts")).toArray();
-    for (const QJsonValue &v : list)
-        conflicts.append(ConflictedFile {v.toObject().value(QStringLiteral("path")).toString(),
-            v.toObject().value(QStringLiteral("regions")).toInt()});
-    if (outcome == QLatin1String("conflict") && !conflicts.isEmpty()) {
+    if (sync.outcome == QLatin1String("conflict") && !sync.conflicts.isEmpty()) {
         // The default mode stopped: nothing changed in the worktree.
-        snap.conflicts = conflicts;
+        snap.conflicts = sync.conflicts;
         snap.resolveMode = false;
-        snap.lastError = error.value(QStringLiteral("message")).toString();
-    } else if (!error.isEmpty()) {
-        snap.lastError = error.value(QStringLiteral("message")).toString();
+        snap.lastError = sync.errorMessage;
+    } else if (!sync.errorMessage.isEmpty()) {
+        snap.lastError = sync.errorMessage;
         return;
     } else {
         snap.lastError.clear();
         snap.movedOn = false;
-        if (outcome == QLatin1String("conflicts_left")) {
-            snap.conflicts = conflicts;
+        if (sync.outcome == QLatin1String("conflicts_left")) {
+            snap.conflicts = sync.conflicts;
             snap.resolveMode = true;
             snap.regionsLeft.clear();
         } else {
             clearConflicts(snap);
         }
     }
-    if (!hadConflicts && !snap.conflicts.isEmpty())
+    if (!hadConflicts && !snap.conflicts.isEmpty() && notify)
         Q_EMIT conflicted(snap.id, snap.workspaceName, snap.conflicts);
 }
 
-void SessionsController::diff(
-    const QString &id, const QString &path, std::function<void(Result<FileDiff, SessionError>)> done)
+void SessionsController::diff(const QString &id, const QString &path, std::function<void(Result<api::FileDiff>)> done)
 {
-    Session *session = sessionOf(id);
-    if (!session) {
-        done(SessionError::notFound(tr("No such session")));
-        return;
-    }
-    session->diff(path, std::move(done));
+    QPointer<SessionsController> self(this);
+    m_engine.client().get(sessionPath(id, QStringLiteral("diff")) + QStringLiteral("?path=")
+            + QString::fromLatin1(QUrl::toPercentEncoding(path)),
+        [self, done](EngineClient::Answer r) {
+            if (!self)
+                return;
+            if (!r) {
+                done(Error::failed(describe(r.error())));
+                return;
+            }
+            done(api::diffFromJson(r.value()));
+        });
 }
 
 } // namespace isolation

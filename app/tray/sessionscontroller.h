@@ -1,13 +1,11 @@
 // The tray's view of the sessions: each session's last known changes and conflicts, the
 // operations the GUI started and how they ended, and the events that notify (another session
-// saved first; a sync conflicts). Over the Engine's SessionManager; everything asynchronous.
+// saved first; a sync conflicts). Over the engine's LocalAPI (EngineModel: the records and their
+// events; EngineClient: the calls); everything asynchronous.
 #pragma once
 
 #include "core/result.h"
-#include "sessions/sessionerror.h"
-#include "sessions/sessionreports.h"
-#include "sessions/sessionstate.h"
-#include "workspace/filediff.h"
+#include "localapi/apirecords.h"
 
 #include <QDateTime>
 #include <QFileSystemWatcher>
@@ -21,40 +19,38 @@
 
 namespace isolation {
 
-class Engine;
-class Session;
-class SessionManager;
+class EngineModel;
 
 struct SessionSnapshot
 {
     QString id;
     QString workspaceName;
     QString workTree;
-    SessionState state = SessionState::Opening;
+    api::SessionState state = api::SessionState::Opening;
     QString reason; // why Failed
-    SessionProgress progress;
+    api::Progress progress;
     bool changesKnown = false;
-    WorkspaceChanges changes;
+    api::Changes changes;
     QDateTime lastSave; // local time of the last published save (invalid: none yet)
     // Set when a save found the hub moved on (412); cleared by a sync or a save that succeeds.
     bool movedOn = false;
     // Conflicts of the last sync; they stay until a sync or save succeeds. `resolveMode`: the
     // markers are in the worktree (sync --resolve); otherwise nothing was changed.
-    QList<ConflictedFile> conflicts;
+    QList<api::ConflictedFile> conflicts;
     bool resolveMode = false;
     QHash<QString, int> regionsLeft; // resolve mode: conflict regions still in each file
     QString lastError; // the last operation's failure, one line (empty: it went well)
-    QString sandboxState; // the session's sandbox ("running", "paused", ...); empty: it has none
+    api::Sandbox sandbox; // state None: it has none
     // The session record's last save and sync already taken into the fields above.
-    QJsonObject seenSave;
-    QJsonObject seenSync;
+    api::SaveOutcome seenSave;
+    api::SyncOutcome seenSync;
 };
 
 class SessionsController final : public QObject
 {
     Q_OBJECT
 public:
-    explicit SessionsController(Engine &engine, QObject *parent = nullptr);
+    explicit SessionsController(EngineModel &engine, QObject *parent = nullptr);
     ~SessionsController() override;
 
     QStringList sessionIds() const { return m_order; }
@@ -78,8 +74,8 @@ public:
     // Finishes a session (its sandbox deleted, its worktree removed). Without `discard`, unsaved
     // work refuses it: `done` gets the refusal (InvalidInput) to ask the member about.
     void finish(const QString &id, bool discard, std::function<void(Result<void>)> done);
-    // One file's diff against the session branch (unified, "" when none), computed off the GUI thread.
-    void diff(const QString &id, const QString &path, std::function<void(Result<FileDiff, SessionError>)> done);
+    // One file's diff against the session branch (unified, "" when none), computed by the engine.
+    void diff(const QString &id, const QString &path, std::function<void(Result<api::FileDiff>)> done);
 
 Q_SIGNALS:
     void sessionsChanged(); // a session appeared or went
@@ -87,31 +83,32 @@ Q_SIGNALS:
     void badgeChanged(); // anyConflict/anyMovedOn/anyWorking may have changed
     void created(const QString &id);
     void createFailed(const QString &message);
-    void saved(const QString &id, const isolation::SaveReport &report);
-    void synced(const QString &id, const isolation::SyncReport &report);
+    void saved(const QString &id, const isolation::api::SaveOutcome &report);
+    void synced(const QString &id, const isolation::api::SyncOutcome &report);
     // Another session saved first: nothing of this save reached the hub; the work is kept.
     void movedOn(const QString &id, const QString &workspace);
     // A sync conflicts; `files` with their regions.
-    void conflicted(const QString &id, const QString &workspace, const QList<isolation::ConflictedFile> &files);
+    void conflicted(const QString &id, const QString &workspace, const QList<isolation::api::ConflictedFile> &files);
     void failed(const QString &id, const QString &operation, const QString &message);
 
 private:
-    void bind();
-    void track(Session *session);
-    void update(Session *session);
+    void reset();
+    void track(const api::Session &session);
+    void update(const QString &id);
+    void forget(const QString &id);
     void scanMarkers(const QString &id);
     // Takes a save or sync that ended (from the tray, the command line, anything) into the
-    // snapshot from the session's record: badges, and each event notified once.
-    void takeOutcomes(Session *session);
-    void takeSave(SessionSnapshot &snap, const QJsonObject &save);
-    void takeSync(SessionSnapshot &snap, const QJsonObject &sync);
+    // snapshot from the session's record: badges, and each event notified once. What ended
+    // before this tray looked sets the badges but is no news (`notify` false).
+    void takeOutcomes(const api::Session &session);
+    void takeSave(SessionSnapshot &snap, const api::SaveOutcome &save, bool notify);
+    void takeSync(SessionSnapshot &snap, const api::SyncOutcome &sync, bool notify);
     SessionSnapshot *snapshotOf(const QString &id);
-    Session *sessionOf(const QString &id) const;
-    void setError(const QString &id, const QString &operation, const SessionError &error);
+    void setError(const QString &id, const QString &operation, const QString &message);
     static void clearConflicts(SessionSnapshot &snap);
+    static QString sessionPath(const QString &id, const QString &rest = {});
 
-    Engine &m_engine;
-    QPointer<SessionManager> m_manager;
+    EngineModel &m_engine;
     // Files with markers in the worktree: an edit rescans them (no polling).
     QFileSystemWatcher *m_watcher = nullptr;
     QStringList m_order;

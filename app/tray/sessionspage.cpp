@@ -21,21 +21,21 @@ enum Column { Workspace, State, Changed, AheadBehind, LastSave, ColumnCount };
 QString sessionStateText(const SessionSnapshot &s)
 {
     switch (s.state) {
-    case SessionState::Opening:
+    case api::SessionState::Opening:
         return SessionsPage::tr("Opening…");
-    case SessionState::Ready:
+    case api::SessionState::Ready:
         if (!s.conflicts.isEmpty())
             return SessionsPage::tr("Conflicts");
         if (s.movedOn)
             return SessionsPage::tr("Another session saved first");
         return SessionsPage::tr("Ready");
-    case SessionState::Saving:
+    case api::SessionState::Saving:
         return s.progress.phase.isEmpty() ? SessionsPage::tr("Saving…")
                                           : SessionsPage::tr("Saving: %1").arg(s.progress.phase);
-    case SessionState::Syncing:
+    case api::SessionState::Syncing:
         return s.progress.phase.isEmpty() ? SessionsPage::tr("Syncing…")
                                           : SessionsPage::tr("Syncing: %1").arg(s.progress.phase);
-    case SessionState::Failed:
+    case api::SessionState::Failed:
         return SessionsPage::tr("Failed: %1").arg(s.reason);
     }
     return {};
@@ -196,7 +196,7 @@ void SessionsPage::updateActions()
     m_create->setEnabled(!m_workspace->text().trimmed().isEmpty() && m_sessions.paired());
     m_create->setToolTip(m_sessions.paired() ? QString() : tr("Pair this computer first: sessions come from the hub"));
     const SessionSnapshot *s = m_sessions.snapshot(currentSession());
-    const bool ready = s && s->state == SessionState::Ready;
+    const bool ready = s && s->state == api::SessionState::Ready;
     QString why;
     if (!s)
         why = tr("Choose a session first");

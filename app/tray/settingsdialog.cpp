@@ -1,6 +1,6 @@
 #include "settingsdialog.h"
 
-#include "engine.h"
+#include "enginemodel.h"
 #include "traypreferences.h"
 
 #include "core/huburl.h"
@@ -14,11 +14,12 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QPointer>
 #include <QVBoxLayout>
 
 namespace isolation {
 
-SettingsDialog::SettingsDialog(Engine &engine, QWidget *parent)
+SettingsDialog::SettingsDialog(EngineModel &engine, QWidget *parent)
     : QDialog(parent)
     , m_engine(engine)
 {
@@ -82,23 +83,22 @@ SettingsDialog::SettingsDialog(Engine &engine, QWidget *parent)
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_unpair, &QPushButton::clicked, this, &SettingsDialog::unpair);
-    connect(&m_engine, &Engine::stateChanged, this, &SettingsDialog::update);
-    m_hub->setText(m_engine.settings().hubUrl().toString());
+    connect(&m_engine, &EngineModel::stateChanged, this, &SettingsDialog::update);
+    m_hub->setText(m_engine.status().hub);
     update();
 }
 
 void SettingsDialog::update()
 {
-    const QJsonObject s = m_engine.status();
-    const bool paired = s.value(QStringLiteral("paired")).toBool();
-    m_pairing->setText(paired
-            ? tr("Paired as %1 (%2)")
-                  .arg(s.value(QStringLiteral("serverName")).toString(), s.value(QStringLiteral("serverId")).toString())
-            : tr("Not paired"));
+    const api::Status &s = m_engine.status();
+    const bool paired = s.paired;
+    m_pairing->setText(!m_engine.attached() ? m_engine.stateReason()
+            : paired                        ? tr("Paired as %1 (%2)").arg(s.serverName, s.serverId)
+                                            : tr("Not paired"));
     m_unpair->setEnabled(paired);
     m_unpair->setToolTip(paired ? QString() : tr("This computer is not paired"));
     // The hub of a paired computer is fixed by its pairing; unpair to change it.
-    m_hub->setReadOnly(paired);
+    m_hub->setReadOnly(paired || !m_engine.attached());
     m_hub->setToolTip(paired ? tr("Unpair first to pair with another hub") : QString());
 }
 
@@ -116,10 +116,21 @@ void SettingsDialog::apply()
     }
     m_engine.settings().sync();
     Q_EMIT preferencesChanged();
+    // The hub is the engine's setting: it keeps it and pairs with it.
     const QUrl url = QUrl::fromUserInput(m_hub->text().trimmed());
-    if (!m_hub->isReadOnly() && url.isValid() && url != m_engine.settings().hubUrl()) {
-        m_engine.settings().setHubUrl(url);
-        m_engine.settings().sync();
+    if (!m_hub->isReadOnly() && url.isValid() && url.toString() != m_engine.status().hub) {
+        EngineModel *engine = &m_engine;
+        QPointer<EngineModel> alive(engine);
+        engine->client().call("PUT", QStringLiteral("/v1/settings"),
+            QJsonObject {{QStringLiteral("hubUrl"), url.toString()}},
+            [alive](EngineClient::Answer r) {
+                if (!alive)
+                    return;
+                if (!r)
+                    QMessageBox::warning(nullptr, tr("Isolation settings"), describe(r.error()));
+                alive->refreshStatus();
+            },
+            10000);
     }
 }
 
@@ -128,8 +139,13 @@ void SettingsDialog::unpair()
     const auto answer = QMessageBox::question(this, tr("Unpair this computer?"),
         tr("Isolation will no longer reach sessions on this computer until you pair it again. Unpair?"),
         QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
-    if (answer == QMessageBox::Yes)
-        m_engine.unpair();
+    if (answer != QMessageBox::Yes)
+        return;
+    QPointer<EngineModel> alive(&m_engine);
+    m_engine.client().post(QStringLiteral("/v1/unpair"), {}, [alive](EngineClient::Answer r) {
+        if (alive && !r)
+            QMessageBox::warning(nullptr, tr("Unpair this computer?"), describe(r.error()));
+    }, 60000);
 }
 
 } // namespace isolation

@@ -13,13 +13,13 @@ class QPushButton;
 
 namespace isolation {
 
-class Engine;
+class EngineModel;
 
 class SettingsDialog final : public QDialog
 {
     Q_OBJECT
 public:
-    explicit SettingsDialog(Engine &engine, QWidget *parent = nullptr);
+    explicit SettingsDialog(EngineModel &engine, QWidget *parent = nullptr);
 
 Q_SIGNALS:
     void preferencesChanged(); // notifications or icon style changed
@@ -29,7 +29,7 @@ private:
     void apply();
     void unpair();
 
-    Engine &m_engine;
+    EngineModel &m_engine;
     QLineEdit *m_hub = nullptr;
     QLabel *m_pairing = nullptr;
     QPushButton *m_unpair = nullptr;

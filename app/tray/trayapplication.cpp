@@ -3,15 +3,15 @@
 #include "mainwindow.h"
 #include "notifier.h"
 #include "pairingdialog.h"
-#include "runtime/runtimemanager.h"
 #include "sessionscontroller.h"
 #include "settingsdialog.h"
 #include "trayicons.h"
 #include "traypreferences.h"
 
-#include "engine.h"
+#include "enginemodel.h"
 
 #include <QAbstractButton>
+#include <QJsonObject>
 #include <QApplication>
 #include <QMenu>
 #include <QMessageBox>
@@ -20,14 +20,14 @@
 
 namespace isolation {
 
-TrayApplication::TrayApplication(Engine &engine, QObject *parent)
+TrayApplication::TrayApplication(EngineModel &engine, QObject *parent)
     : QObject(parent)
     , m_engine(engine)
     , m_sessions(std::make_unique<SessionsController>(engine))
     , m_menu(std::make_unique<QMenu>())
 {
     m_menu->setObjectName(QStringLiteral("trayMenu"));
-    // Quitting is ours to do (after draining the tunnel), not a side effect of closing a window.
+    // Closing the window hides it; Quit is a menu item of its own.
     QApplication::setQuitOnLastWindowClosed(false);
     m_stateLine = m_menu->addAction(QString());
     m_stateLine->setObjectName(QStringLiteral("stateLine"));
@@ -47,8 +47,16 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     m_settings = m_menu->addAction(tr("&Settings…"), this, &TrayApplication::showSettings);
     m_settings->setObjectName(QStringLiteral("settingsAction"));
     m_menu->addSeparator();
-    QAction *quit = m_menu->addAction(tr("&Quit"), this, &TrayApplication::quit);
+    m_connect = m_menu->addAction(tr("&Disconnect"), this, [this] { setConnected(!m_engine.status().connected); });
+    m_connect->setObjectName(QStringLiteral("connectAction"));
+    m_start = m_menu->addAction(tr("S&tart the engine"), this, &TrayApplication::startEngine);
+    m_start->setObjectName(QStringLiteral("startEngineAction"));
+    m_stop = m_menu->addAction(tr("Stop the &engine…"), this, &TrayApplication::stopEngine);
+    m_stop->setObjectName(QStringLiteral("stopEngineAction"));
+    m_menu->addSeparator();
+    QAction *quit = m_menu->addAction(tr("&Quit Isolation tray"), this, &TrayApplication::quit);
     quit->setObjectName(QStringLiteral("quitAction"));
+    quit->setToolTip(tr("Closes the tray; the engine keeps this computer reachable"));
 
     m_icon = new QSystemTrayIcon(this);
     m_icon->setContextMenu(m_menu.get());
@@ -58,7 +66,8 @@ TrayApplication::TrayApplication(Engine &engine, QObject *parent)
     });
     m_notifier = new Notifier(m_icon, this);
     connect(m_notifier, &Notifier::actionInvoked, this, &TrayApplication::onNotificationAction);
-    connect(&m_engine, &Engine::stateChanged, this, &TrayApplication::updateState);
+    connect(&m_engine, &EngineModel::stateChanged, this, &TrayApplication::updateState);
+    connect(&m_engine.connection(), &EngineConnection::stateChanged, this, &TrayApplication::onConnectionChanged);
     connectSessionEvents();
     rebuildSessionsMenu();
     updateState();
@@ -71,7 +80,7 @@ void TrayApplication::show()
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         m_icon->show();
     } else {
-        // Without a tray host the window is the only face; closing it quits (after the drain).
+        // Without a tray host the window is the only face; closing it closes the tray.
         connect(qApp, &QGuiApplication::lastWindowClosed, this, &TrayApplication::quit, Qt::UniqueConnection);
         showWindow();
     }
@@ -79,19 +88,82 @@ void TrayApplication::show()
 
 void TrayApplication::quit()
 {
-    if (m_engine.state() == EngineState::Stopped) {
-        QCoreApplication::quit();
+    // The engine is not ours: it keeps running, and the cloud keeps reaching this computer.
+    QCoreApplication::quit();
+}
+
+void TrayApplication::onConnectionChanged()
+{
+    const EngineConnection::State state = m_engine.connection().state();
+    // None answered when the tray came: start one, once, and say so. Later the member decides
+    // (an engine stopped on purpose stays stopped; one that died is offered Start).
+    if (state == EngineConnection::State::Down && !m_triedStart && !m_wasAttached) {
+        m_triedStart = true;
+        qInfo("no engine answers; starting one");
+        startEngine();
         return;
     }
-    // Drain the tunnel first so the hub's open calls finish; quit once the engine has stopped.
-    connect(&m_engine, &Engine::stopped, qApp, &QCoreApplication::quit, Qt::QueuedConnection);
-    m_engine.shutdown();
+    if (state == EngineConnection::State::Down && m_wasAttached) {
+        m_wasAttached = false;
+        Notification n;
+        n.kind = QStringLiteral("engine");
+        n.summary = tr("The Isolation engine stopped");
+        n.body = tr("The cloud cannot reach this computer until it runs again. %1").arg(m_engine.connection().reason());
+        n.actions = {{QStringLiteral("default"), tr("Open")}, {QStringLiteral("start"), tr("Start it")}};
+        notify(n);
+    }
+    if (state == EngineConnection::State::Attached)
+        m_wasAttached = true;
+    updateState();
+}
+
+void TrayApplication::startEngine()
+{
+    m_triedStart = true;
+    m_engine.connection().startEngine();
+    updateState();
+}
+
+void TrayApplication::stopEngine()
+{
+    auto *ask = new QMessageBox(QMessageBox::Warning, tr("Stop the engine"),
+        tr("Stop the Isolation engine? The cloud cannot reach this computer, and no session can be launched on "
+           "it, until the engine starts again (from this menu, or at the next login)."),
+        QMessageBox::Yes | QMessageBox::Cancel);
+    ask->setObjectName(QStringLiteral("stopEngineQuestion"));
+    ask->setAttribute(Qt::WA_DeleteOnClose);
+    ask->button(QMessageBox::Yes)->setText(tr("&Stop the engine"));
+    QPointer<TrayApplication> self(this);
+    connect(ask, &QMessageBox::accepted, this, [self] {
+        if (!self)
+            return;
+        self->m_wasAttached = false; // asked for: no "stopped" notification
+        self->m_engine.client().post(QStringLiteral("/v1/shutdown"), {}, [](EngineClient::Answer) {}, 30000);
+    });
+    ask->open();
+}
+
+void TrayApplication::setConnected(bool connected)
+{
+    QPointer<TrayApplication> self(this);
+    m_engine.client().post(QStringLiteral("/v1/tunnel"), QJsonObject {{QStringLiteral("connected"), connected}},
+        [self](EngineClient::Answer r) {
+            if (!self)
+                return;
+            if (!r)
+                QMessageBox::warning(nullptr, tr("Isolation"), describe(r.error()));
+            self->m_engine.refreshStatus();
+        },
+        30000);
 }
 
 MainWindow *TrayApplication::window()
 {
-    if (!m_window)
+    if (!m_window) {
         m_window = std::make_unique<MainWindow>(m_engine, *m_sessions);
+        connect(m_window.get(), &MainWindow::startRequested, this, &TrayApplication::startEngine);
+        connect(m_window.get(), &MainWindow::pairRequested, this, &TrayApplication::showPairing);
+    }
     return m_window.get();
 }
 
@@ -128,8 +200,16 @@ void TrayApplication::updateState()
 {
     const QString line = m_engine.stateReason();
     const EngineState state = m_engine.state();
+    const bool attached = m_engine.attached();
+    const EngineConnection::State connection = m_engine.connection().state();
     // Pairing is offered while nothing else is: not paired, or a pairing already on screen.
-    m_pair->setVisible(state == EngineState::NotPaired || state == EngineState::Pairing || state == EngineState::Error);
+    m_pair->setVisible(attached
+        && (state == EngineState::NotPaired || state == EngineState::Pairing
+            || (state == EngineState::Error && !m_engine.status().paired)));
+    m_start->setVisible(connection == EngineConnection::State::Down);
+    m_stop->setVisible(attached);
+    m_connect->setVisible(attached && m_engine.status().paired);
+    m_connect->setText(m_engine.status().connected ? tr("&Disconnect") : tr("&Connect"));
     TrayBadge badge = TrayBadge::None;
     QString why = line;
     if (m_sessions->anyConflict()) {
@@ -144,6 +224,10 @@ void TrayApplication::updateState()
     }
     if (state != EngineState::Online && state != EngineState::Reconnecting)
         why = line;
+    if (attached && !m_engine.status().credentialStoreError.isEmpty())
+        why = tr("Cannot read this computer's credentials: %1 — unlock your keychain, or run the engine with "
+                 "--credential-store file")
+                  .arg(m_engine.status().credentialStoreError);
     m_stateLine->setText(why);
     // Called on every session update: draw the icon again only when it changes.
     const IconStyle style = TrayPreferences(m_engine.settings()).iconStyle();
@@ -156,9 +240,8 @@ void TrayApplication::updateState()
 
     // Losing the pairing is news the member must see even with the window closed: the hub
     // revoked this computer, or it was unpaired from the command line.
-    const bool paired
-        = state == EngineState::Online || state == EngineState::Reconnecting || state == EngineState::Error;
-    if (m_wasPaired && state == EngineState::NotPaired) {
+    const bool paired = attached && m_engine.status().paired;
+    if (m_wasPaired && attached && state == EngineState::NotPaired) {
         Notification n;
         n.kind = QStringLiteral("unpaired");
         n.summary = tr("This computer is no longer paired");
@@ -167,7 +250,7 @@ void TrayApplication::updateState()
         n.actions = {{QStringLiteral("default"), tr("Open Isolation")}, {QStringLiteral("pair"), tr("Pair again…")}};
         notify(n);
     }
-    if (state != EngineState::Stopped)
+    if (attached)
         m_wasPaired = paired;
 }
 
@@ -183,6 +266,8 @@ void TrayApplication::onNotificationAction(const QString &kind, const QString &a
         window()->showTab(QStringLiteral("changesTab"), m_lastNotifiedSession);
     else if (kind == QLatin1String("runtime"))
         window()->showTab(QStringLiteral("runtimeTab"));
+    else if (kind == QLatin1String("engine") && action == QLatin1String("start"))
+        startEngine();
     else
         showWindow();
 }
@@ -202,31 +287,31 @@ void TrayApplication::notify(const Notification &notification)
 
 void TrayApplication::onRuntimeChanged()
 {
-    RuntimeManager *runtime = m_engine.runtime();
-    const RuntimeState state = runtime ? runtime->state() : RuntimeState::Absent;
-    if (state == RuntimeState::Healthy) {
+    const api::Runtime &runtime = m_engine.runtime();
+    const QString state = m_engine.attached() ? runtime.state : QString();
+    if (state == QLatin1String("healthy")) {
         m_runtimeWasHealthy = true;
         return;
     }
     // Down after having worked (not a restart asked for, not the engine stopping): say so once.
     if (m_runtimeWasHealthy
-        && (state == RuntimeState::Failed || state == RuntimeState::DockerMissing
-            || state == RuntimeState::Unhealthy)) {
+        && (state == QLatin1String("failed") || state == QLatin1String("docker_missing")
+            || state == QLatin1String("unhealthy"))) {
         m_runtimeWasHealthy = false;
         Notification n;
         n.kind = QStringLiteral("runtime");
         n.summary = tr("The sandbox runtime stopped working");
-        n.body = runtime->reason();
+        n.body = runtime.reason;
         n.actions = {{QStringLiteral("default"), tr("Open")}};
         notify(n);
     }
-    if (state == RuntimeState::Absent)
+    if (state.isEmpty() || state == QLatin1String("absent"))
         m_runtimeWasHealthy = false;
 }
 
 void TrayApplication::connectSessionEvents()
 {
-    connect(&m_engine, &Engine::runtimeChanged, this, &TrayApplication::onRuntimeChanged);
+    connect(&m_engine, &EngineModel::runtimeChanged, this, &TrayApplication::onRuntimeChanged);
     connect(m_sessions.get(), &SessionsController::badgeChanged, this, &TrayApplication::updateState);
     connect(m_sessions.get(), &SessionsController::sessionsChanged, this, &TrayApplication::rebuildSessionsMenu);
     // A sandbox's state (Suspend or Resume) is read when the menu opens.
@@ -243,13 +328,13 @@ void TrayApplication::connectSessionEvents()
         notify(n);
     });
     connect(m_sessions.get(), &SessionsController::conflicted, this,
-        [this](const QString &id, const QString &workspace, const QList<ConflictedFile> &files) {
+        [this](const QString &id, const QString &workspace, const QList<api::ConflictedFile> &files) {
             m_lastNotifiedSession = id;
             Notification n;
             n.kind = QStringLiteral("conflict");
             n.summary = tr("%n file(s) in conflict", nullptr, int(files.size()));
             QStringList paths;
-            for (const ConflictedFile &f : files.mid(0, 3))
+            for (const api::ConflictedFile &f : files.mid(0, 3))
                 paths << f.path;
             n.body = tr("%1: %2").arg(workspace, paths.join(QStringLiteral(", ")));
             n.critical = true;
@@ -269,10 +354,10 @@ void TrayApplication::rebuildSessionsMenu()
         one->addAction(tr("&Open"), this, [this, id] { window()->showTab(QStringLiteral("changesTab"), id); });
         one->addAction(tr("Save &all"), this, [this, id] { m_sessions->save(id, {}, {}); });
         one->addAction(tr("S&ync"), this, [this, id] { m_sessions->sync(id, false); });
-        const QString sandbox = s ? s->sandboxState : QString();
-        if (sandbox == QLatin1String("running"))
+        const api::SandboxState sandbox = s ? s->sandbox.state : api::SandboxState::None;
+        if (sandbox == api::SandboxState::Running)
             one->addAction(tr("S&uspend"), this, [this, id] { m_sessions->suspend(id); });
-        else if (sandbox == QLatin1String("suspended") || sandbox == QLatin1String("paused"))
+        else if (sandbox == api::SandboxState::Suspended)
             one->addAction(tr("&Resume"), this, [this, id] { m_sessions->resume(id); });
         one->addAction(tr("&Finish…"), this, [this, id] { finishSession(id); });
     }

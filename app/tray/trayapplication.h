@@ -1,4 +1,7 @@
-// The tray: icon, tooltip and menu that follow the engine's state, and the main window.
+// The tray: icon, tooltip and menu that follow the engine's state, and the main window. A client
+// of the user's engine (`isolation-server up`, a process of its own): it attaches to the one that
+// runs, starts one when none does (once, and says so), offers Start when the engine is down, and
+// reattaches by itself. Quit closes the tray only; the engine keeps the computer reachable.
 #pragma once
 
 #include <QDateTime>
@@ -14,7 +17,7 @@ class QSystemTrayIcon;
 
 namespace isolation {
 
-class Engine;
+class EngineModel;
 class MainWindow;
 class Notifier;
 struct Notification;
@@ -24,16 +27,22 @@ class TrayApplication final : public QObject
 {
     Q_OBJECT
 public:
-    explicit TrayApplication(Engine &engine, QObject *parent = nullptr);
+    explicit TrayApplication(EngineModel &engine, QObject *parent = nullptr);
     ~TrayApplication() override;
 
     // Shows the tray icon, or the window where no system tray exists.
     void show();
     void showWindow();
-    // Quit: drains the tunnel, stops the engine, then leaves the event loop.
+    // Quit: closes the tray; the engine runs on.
     void quit();
     void showPairing();
     void showSettings();
+    // Starts an engine (when none answers); its state shows on the icon and the state line.
+    void startEngine();
+    // Asks, then stops the engine (POST /v1/shutdown): the computer goes offline until it starts.
+    void stopEngine();
+    // Disconnect / Connect: closes or reopens the tunnel (POST /v1/tunnel), nothing else.
+    void setConnected(bool connected);
 
     // The main window, made the first time it is asked for: a tray that is never opened does
     // not carry its widgets, fonts and models.
@@ -52,9 +61,10 @@ private:
     // Shows it unless its kind is switched off in Settings or notifications are paused.
     void notify(const Notification &notification);
     void onRuntimeChanged();
+    void onConnectionChanged();
     void connectSessionEvents();
 
-    Engine &m_engine;
+    EngineModel &m_engine;
     std::unique_ptr<SessionsController> m_sessions;
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<QMenu> m_menu;
@@ -70,6 +80,11 @@ private:
     bool m_runtimeWasHealthy = false;
     int m_iconKey = -1; // state, badge and style of the icon shown
     QAction *m_settings = nullptr;
+    QAction *m_connect = nullptr; // Disconnect / Connect
+    QAction *m_start = nullptr; // Start the engine (while none answers)
+    QAction *m_stop = nullptr; // Stop the engine
+    bool m_triedStart = false; // an engine was started for this tray already (automatically once)
+    bool m_wasAttached = false;
     QPointer<QWidget> m_pairingDialog;
     QPointer<QWidget> m_settingsDialog;
 };
