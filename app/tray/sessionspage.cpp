@@ -1,5 +1,6 @@
 #include "sessionspage.h"
 
+#include "finishflow.h"
 #include "sessionscontroller.h"
 
 #include <QDesktopServices>
@@ -7,6 +8,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QUrl>
@@ -15,7 +17,19 @@
 namespace isolation {
 
 namespace {
-enum Column { Workspace, State, Changed, AheadBehind, LastSave, ColumnCount };
+enum Column { Workspace, State, Sandbox, Changed, AheadBehind, LastSave, ColumnCount };
+
+// "upload 3.1 MB of 12 MB", "commit", ...
+QString phaseText(const api::Progress &p)
+{
+    const QLocale locale;
+    if (p.totalBytes > 0)
+        return SessionsPage::tr("%1 %2 of %3")
+            .arg(p.phase, locale.formattedDataSize(p.bytes), locale.formattedDataSize(p.totalBytes));
+    if (p.bytes > 0)
+        return SessionsPage::tr("%1 %2").arg(p.phase, locale.formattedDataSize(p.bytes));
+    return p.phase;
+}
 } // namespace
 
 QString sessionStateText(const SessionSnapshot &s)
@@ -31,14 +45,82 @@ QString sessionStateText(const SessionSnapshot &s)
         return SessionsPage::tr("Ready");
     case api::SessionState::Saving:
         return s.progress.phase.isEmpty() ? SessionsPage::tr("Saving…")
-                                          : SessionsPage::tr("Saving: %1").arg(s.progress.phase);
+                                          : SessionsPage::tr("Saving: %1").arg(phaseText(s.progress));
     case api::SessionState::Syncing:
         return s.progress.phase.isEmpty() ? SessionsPage::tr("Syncing…")
-                                          : SessionsPage::tr("Syncing: %1").arg(s.progress.phase);
+                                          : SessionsPage::tr("Syncing: %1").arg(phaseText(s.progress));
     case api::SessionState::Failed:
         return SessionsPage::tr("Failed: %1").arg(s.reason);
+    case api::SessionState::Unknown:
+        break;
     }
     return {};
+}
+
+QString sandboxText(const SessionSnapshot &s)
+{
+    QString sandbox;
+    switch (s.sandbox.state) {
+    case api::SandboxState::None:
+        return {};
+    case api::SandboxState::Launching:
+        sandbox = SessionsPage::tr("Starting");
+        break;
+    case api::SandboxState::Running:
+        sandbox = SessionsPage::tr("Running");
+        break;
+    case api::SandboxState::Pausing:
+        sandbox = SessionsPage::tr("Suspending");
+        break;
+    case api::SandboxState::Suspended:
+        sandbox = SessionsPage::tr("Suspended");
+        break;
+    case api::SandboxState::Resuming:
+        sandbox = SessionsPage::tr("Resuming");
+        break;
+    case api::SandboxState::Finishing:
+        sandbox = SessionsPage::tr("Finishing");
+        break;
+    case api::SandboxState::Gone:
+        sandbox = SessionsPage::tr("Gone");
+        break;
+    case api::SandboxState::Failed:
+        sandbox = SessionsPage::tr("Failed");
+        break;
+    case api::SandboxState::Unknown:
+        sandbox = s.sandbox.stateName;
+        break;
+    }
+    QString agent;
+    switch (s.sandbox.agent.state) {
+    case api::AgentState::None:
+        return sandbox;
+    case api::AgentState::Idle:
+        agent = SessionsPage::tr("agent not started");
+        break;
+    case api::AgentState::Running:
+        agent = SessionsPage::tr("agent running");
+        break;
+    case api::AgentState::Waiting:
+        agent = SessionsPage::tr("agent restarting");
+        break;
+    case api::AgentState::Stopping:
+    case api::AgentState::Stopped:
+        agent = SessionsPage::tr("agent stopped");
+        break;
+    case api::AgentState::Exited:
+        agent = SessionsPage::tr("agent done");
+        break;
+    case api::AgentState::Failed:
+        agent = SessionsPage::tr("agent failed");
+        break;
+    case api::AgentState::Unknown:
+        agent = SessionsPage::tr("agent");
+        break;
+    }
+    if (s.sandbox.agent.restarts > 0)
+        agent = SessionsPage::tr("%1, %n restart(s)", nullptr, s.sandbox.agent.restarts).arg(agent);
+    return SessionsPage::tr("%1 · %2").arg(sandbox, agent);
 }
 
 SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
@@ -66,7 +148,7 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
     m_table->setObjectName(QStringLiteral("sessionsView"));
     m_table->setAccessibleName(tr("Sessions"));
     m_table->setHorizontalHeaderLabels(
-        {tr("Workspace"), tr("State"), tr("Changed files"), tr("Ahead / behind main"), tr("Last save")});
+        {tr("Workspace"), tr("State"), tr("Sandbox"), tr("Changed files"), tr("Ahead / behind main"), tr("Last save")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -83,10 +165,21 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
     m_sync->setObjectName(QStringLiteral("sessionSync"));
     m_openFolder = new QPushButton(tr("Open &folder"), this);
     m_openFolder->setObjectName(QStringLiteral("sessionOpenFolder"));
+    m_suspend = new QPushButton(tr("S&uspend"), this);
+    m_suspend->setObjectName(QStringLiteral("sessionSuspend"));
+    m_suspend->setToolTip(tr("Saves what changed, then pauses the session's sandbox"));
+    m_resume = new QPushButton(tr("Resu&me"), this);
+    m_resume->setObjectName(QStringLiteral("sessionResume"));
+    m_finish = new QPushButton(tr("F&inish…"), this);
+    m_finish->setObjectName(QStringLiteral("sessionFinish"));
+    m_finish->setToolTip(tr("Deletes the session's sandbox and removes its folder from this computer"));
     actions->addWidget(m_saveAll);
     actions->addWidget(m_sync);
     actions->addWidget(m_openFolder);
     actions->addStretch(1);
+    actions->addWidget(m_suspend);
+    actions->addWidget(m_resume);
+    actions->addWidget(m_finish);
     layout->addLayout(actions);
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("sessionsStatus"));
@@ -119,6 +212,15 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
         if (const SessionSnapshot *s = m_sessions.snapshot(currentSession()))
             QDesktopServices::openUrl(QUrl::fromLocalFile(s->workTree));
     });
+    connect(m_suspend, &QPushButton::clicked, this, [this] {
+        m_status->setText(tr("Suspending %1: saving what changed, then pausing its sandbox…").arg(currentSession()));
+        m_sessions.suspend(currentSession());
+    });
+    connect(m_resume, &QPushButton::clicked, this, [this] {
+        m_status->setText(tr("Resuming %1…").arg(currentSession()));
+        m_sessions.resume(currentSession());
+    });
+    connect(m_finish, &QPushButton::clicked, this, [this] { confirmFinish(m_sessions, currentSession(), this); });
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
         updateActions();
         Q_EMIT sessionPicked(currentSession());
@@ -181,6 +283,8 @@ void SessionsPage::updateRow(const QString &id)
         m_table->item(row, Workspace)->setText(s->workspaceName);
         m_table->item(row, Workspace)->setToolTip(tr("Session %1 in %2").arg(id, s->workTree));
         m_table->item(row, State)->setText(sessionStateText(*s));
+        m_table->item(row, Sandbox)->setText(sandboxText(*s));
+        m_table->item(row, Sandbox)->setToolTip(s->sandbox.reason);
         m_table->item(row, Changed)->setText(s->changesKnown ? QString::number(s->changes.files.size()) : QString());
         m_table->item(row, AheadBehind)
             ->setText(
@@ -210,6 +314,13 @@ void SessionsPage::updateActions()
     m_saveAll->setToolTip(why);
     m_sync->setToolTip(why);
     m_openFolder->setEnabled(s != nullptr);
+    const api::SandboxState sandbox = s ? s->sandbox.state : api::SandboxState::None;
+    m_suspend->setEnabled(sandbox == api::SandboxState::Running);
+    m_resume->setEnabled(sandbox == api::SandboxState::Suspended);
+    m_finish->setEnabled(s != nullptr);
+    m_suspend->setToolTip(sandbox == api::SandboxState::Running ? tr("Saves what changed, then pauses the session's sandbox")
+                                                                 : tr("Only a running sandbox can be suspended"));
+    m_resume->setToolTip(sandbox == api::SandboxState::Suspended ? QString() : tr("Only a suspended sandbox can be resumed"));
 }
 
 } // namespace isolation

@@ -1,5 +1,6 @@
-// The Sessions tab: every session on this computer — workspace, state, changed files, commits
-// ahead of and behind main, the last save — with New session, Save all, Sync and Open folder.
+// The Sessions tab: every session on this computer — workspace, state (with an operation's bytes),
+// its sandbox and agent, changed files, commits ahead of and behind main, the last save — with New
+// session, Save all, Sync, Open folder, and Suspend, Resume and Finish… for its sandbox.
 #pragma once
 
 #include <QWidget>
@@ -14,8 +15,10 @@ namespace isolation {
 class SessionsController;
 struct SessionSnapshot;
 
-// One line for a session's state ("Ready", "Saving: upload", "Conflicts", ...).
+// One line for a session's state ("Ready", "Saving: upload 3.1 MB of 12 MB", "Conflicts", ...).
 QString sessionStateText(const SessionSnapshot &s);
+// One line for its sandbox and agent ("Running · agent running, 2 restarts"; "" without one).
+QString sandboxText(const SessionSnapshot &s);
 
 class SessionsPage final : public QWidget
 {
@@ -42,6 +45,9 @@ private:
     QPushButton *m_saveAll = nullptr;
     QPushButton *m_sync = nullptr;
     QPushButton *m_openFolder = nullptr;
+    QPushButton *m_suspend = nullptr;
+    QPushButton *m_resume = nullptr;
+    QPushButton *m_finish = nullptr;
     QLabel *m_status = nullptr;
 };
 

@@ -1,5 +1,6 @@
 #include "trayapplication.h"
 
+#include "finishflow.h"
 #include "mainwindow.h"
 #include "notifier.h"
 #include "pairingdialog.h"
@@ -365,33 +366,7 @@ void TrayApplication::rebuildSessionsMenu()
 
 void TrayApplication::finishSession(const QString &id)
 {
-    // Asked once; the engine itself refuses unsaved work, and then the member decides.
-    auto *ask = new QMessageBox(QMessageBox::Question, tr("Finish session"),
-        tr("Finish session %1? Its sandbox is deleted and its folder removed from this computer.").arg(id),
-        QMessageBox::Yes | QMessageBox::Cancel);
-    ask->setAttribute(Qt::WA_DeleteOnClose);
-    ask->button(QMessageBox::Yes)->setText(tr("&Finish"));
-    QPointer<TrayApplication> self(this);
-    connect(ask, &QMessageBox::accepted, this, [self, id] {
-        self->m_sessions->finish(id, false, [self, id](Result<void> r) {
-            if (!self || r)
-                return;
-            if (r.error().code != Error::Code::InvalidInput) {
-                QMessageBox::warning(nullptr, tr("Finish session"), r.error().message);
-                return;
-            }
-            auto *discard = new QMessageBox(QMessageBox::Warning, tr("Unsaved work"),
-                tr("%1\n\nDiscard the unsaved work and finish?").arg(r.error().message),
-                QMessageBox::Discard | QMessageBox::Cancel);
-            discard->setAttribute(Qt::WA_DeleteOnClose);
-            connect(discard, &QMessageBox::finished, self, [self, discard, id](int) {
-                if (discard->clickedButton() == discard->button(QMessageBox::Discard))
-                    self->m_sessions->finish(id, true, [](Result<void>) {});
-            });
-            discard->open();
-        });
-    });
-    ask->open();
+    confirmFinish(*m_sessions, id);
 }
 
 } // namespace isolation
