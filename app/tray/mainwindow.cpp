@@ -97,7 +97,14 @@ void MainWindow::showTab(const QString &objectName, const QString &session)
 
 void MainWindow::updateState()
 {
-    m_state->setText(m_engine.stateReason());
+    QString line = m_engine.stateReason();
+    // A keychain the engine cannot read is the member's to fix: say how.
+    if (m_engine.attached() && !m_engine.status().credentialStoreError.isEmpty())
+        line = tr("The engine cannot read this computer's credentials: %1\nUnlock your keychain (GNOME Keyring, "
+                  "KWallet) and start the engine again, or run it without one: isolation-server up "
+                  "--credential-store file")
+                   .arg(m_engine.status().credentialStoreError);
+    m_state->setText(line);
     m_start->setVisible(!m_engine.attached() && m_engine.connection().state() == EngineConnection::State::Down);
     m_pair->setVisible(m_engine.attached() && m_engine.state() == EngineState::NotPaired);
 }
