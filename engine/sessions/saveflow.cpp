@@ -426,8 +426,7 @@ void SaveFlow::finish(Result<SaveReport, SessionError> result)
         return;
     Session &session = m_session;
     session.m_record.interrupted.reset();
-    session.m_record.lastSave = result ? toJson(result.value()) : toJson(result.error());
-    session.m_record.lastSave.insert(QStringLiteral("at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+    session.m_record.lastSave = LastSave {QDateTime::currentDateTimeUtc(), result};
     session.persist();
     done(result);
     deleteLater();

@@ -134,7 +134,8 @@ QJsonObject toJson(const Session &s)
         {QStringLiteral("branch"), QString(QStringLiteral("session/") + s.id())},
         {QStringLiteral("worktree"), s.workTree()}, {QStringLiteral("state"), sessionStateName(s.state())},
         {QStringLiteral("created"), r.created.toString(Qt::ISODate)}, {QStringLiteral("generation"), r.generation},
-        {QStringLiteral("lastSave"), r.lastSave}, {QStringLiteral("lastSync"), r.lastSync},
+        {QStringLiteral("lastSave"), r.lastSave ? toJson(*r.lastSave) : QJsonObject()},
+        {QStringLiteral("lastSync"), r.lastSync ? toJson(*r.lastSync) : QJsonObject()},
         {QStringLiteral("queued"), s.queued()}, {QStringLiteral("settlePending"), bool(r.pending)}};
     if (!r.sandbox.isEmpty())
         o.insert(QStringLiteral("sandbox"), r.sandbox);
@@ -144,6 +145,113 @@ QJsonObject toJson(const Session &s)
     if (!progress.isEmpty())
         o.insert(QStringLiteral("progress"), progress);
     return o;
+}
+
+namespace {
+
+QString atText(const QDateTime &at)
+{
+    return at.toUTC().toString(Qt::ISODateWithMs);
+}
+
+QList<ConflictedFile> conflictsFromJson(const QJsonArray &list)
+{
+    QList<ConflictedFile> files;
+    for (const QJsonValue v : list)
+        files.append(ConflictedFile {v.toObject().value(QStringLiteral("path")).toString(),
+            v.toObject().value(QStringLiteral("regions")).toInt()});
+    return files;
+}
+
+// {"outcome": code, "error": {"code", "message", "conflicts"?}} → the error; nullopt when not one.
+std::optional<SessionError> errorFromJson(const QJsonObject &o)
+{
+    const QJsonObject error = o.value(QStringLiteral("error")).toObject();
+    if (error.isEmpty())
+        return std::nullopt;
+    SessionError e = SessionError::failed(error.value(QStringLiteral("message")).toString());
+    const QString code = error.value(QStringLiteral("code")).toString();
+    for (auto c : {SessionError::Code::MovedOn, SessionError::Code::Conflict, SessionError::Code::NotPaired,
+             SessionError::Code::NotFound, SessionError::Code::Unavailable, SessionError::Code::Failed}) {
+        if (sessionErrorCodeName(c) == code)
+            e.code = c;
+    }
+    e.conflicts = conflictsFromJson(error.value(QStringLiteral("conflicts")).toArray());
+    return e;
+}
+
+} // namespace
+
+QJsonObject toJson(const LastSave &outcome)
+{
+    QJsonObject o = outcome.result ? toJson(outcome.result.value()) : toJson(outcome.result.error());
+    o.insert(QStringLiteral("at"), atText(outcome.at));
+    return o;
+}
+
+QJsonObject toJson(const LastSync &outcome)
+{
+    QJsonObject o = outcome.result ? toJson(outcome.result.value()) : toJson(outcome.result.error());
+    o.insert(QStringLiteral("at"), atText(outcome.at));
+    return o;
+}
+
+std::optional<LastSave> lastSaveFromJson(const QJsonObject &o)
+{
+    const QDateTime at = QDateTime::fromString(o.value(QStringLiteral("at")).toString(), Qt::ISODateWithMs);
+    if (!at.isValid())
+        return std::nullopt;
+    LastSave outcome;
+    outcome.at = at.toUTC();
+    if (auto e = errorFromJson(o)) {
+        outcome.result = *e;
+        return outcome;
+    }
+    SaveReport r;
+    r.published = o.value(QStringLiteral("published")).toBool();
+    r.committed = o.value(QStringLiteral("committed")).toBool();
+    r.completedMerge = o.value(QStringLiteral("completedMerge")).toBool();
+    r.commit = o.value(QStringLiteral("commit")).toString().toLatin1();
+    r.main = o.value(QStringLiteral("main")).toString().toLatin1();
+    r.saveId = o.value(QStringLiteral("saveId")).toString();
+    r.generation = o.value(QStringLiteral("generation")).toInteger();
+    r.compacted = o.value(QStringLiteral("compacted")).toBool();
+    r.segmentBytes = o.value(QStringLiteral("segmentBytes")).toInteger();
+    for (const QJsonValue v : o.value(QStringLiteral("files")).toArray())
+        r.files << v.toString();
+    r.settled = o.value(QStringLiteral("settled")).toBool();
+    r.resumed = o.value(QStringLiteral("resumed")).toBool();
+    outcome.result = r;
+    return outcome;
+}
+
+std::optional<LastSync> lastSyncFromJson(const QJsonObject &o)
+{
+    const QDateTime at = QDateTime::fromString(o.value(QStringLiteral("at")).toString(), Qt::ISODateWithMs);
+    if (!at.isValid())
+        return std::nullopt;
+    LastSync outcome;
+    outcome.at = at.toUTC();
+    if (auto e = errorFromJson(o)) {
+        outcome.result = *e;
+        return outcome;
+    }
+    SyncReport r;
+    const QString name = o.value(QStringLiteral("outcome")).toString();
+    for (auto v : {SyncOutcome::UpToDate, SyncOutcome::FastForwarded, SyncOutcome::Merged, SyncOutcome::Conflicted,
+             SyncOutcome::ConflictsLeft}) {
+        if (syncOutcomeName(v) == name)
+            r.outcome = v;
+    }
+    r.conflicts = conflictsFromJson(o.value(QStringLiteral("conflicts")).toArray());
+    r.hubMoved = o.value(QStringLiteral("hubMoved")).toBool();
+    r.segmentsDownloaded = o.value(QStringLiteral("segmentsDownloaded")).toInt();
+    r.bytesDownloaded = o.value(QStringLiteral("bytesDownloaded")).toInteger();
+    r.generation = o.value(QStringLiteral("generation")).toInteger();
+    r.main = o.value(QStringLiteral("main")).toString().toLatin1();
+    r.session = o.value(QStringLiteral("session")).toString().toLatin1();
+    outcome.result = r;
+    return outcome;
 }
 
 } // namespace isolation

@@ -8,6 +8,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <optional>
+
 namespace isolation {
 
 class Session;
@@ -26,5 +28,12 @@ QJsonObject toJson(const SessionProgress &progress);
 QJsonObject toJson(const CacheEntry &entry);
 QJsonObject toJson(const Spare &spare);
 QJsonObject toJson(const Session &session);
+// A last save or sync: its report (or error) with "at".
+QJsonObject toJson(const LastSave &outcome);
+QJsonObject toJson(const LastSync &outcome);
+
+// The same read back (session.json); nullopt when `o` holds no outcome (none yet, or unreadable).
+std::optional<LastSave> lastSaveFromJson(const QJsonObject &o);
+std::optional<LastSync> lastSyncFromJson(const QJsonObject &o);
 
 } // namespace isolation

@@ -1,5 +1,7 @@
 #include "sessionrecord.h"
 
+#include "sessionjson.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -38,7 +40,8 @@ QJsonObject SessionRecord::toJson() const
             QJsonObject {{QStringLiteral("id"), workspaceId}, {QStringLiteral("name"), workspaceName}}},
         {QStringLiteral("created"), created.toUTC().toString(Qt::ISODateWithMs)}, {QStringLiteral("state"), state},
         {QStringLiteral("etag"), QString::fromLatin1(etag)}, {QStringLiteral("generation"), generation},
-        {QStringLiteral("lastSave"), lastSave}, {QStringLiteral("lastSync"), lastSync}};
+        {QStringLiteral("lastSave"), lastSave ? isolation::toJson(*lastSave) : QJsonObject()},
+        {QStringLiteral("lastSync"), lastSync ? isolation::toJson(*lastSync) : QJsonObject()}};
     if (!sandbox.isEmpty())
         o.insert(QStringLiteral("sandbox"), sandbox);
     if (pending) {
@@ -68,8 +71,8 @@ Result<SessionRecord> SessionRecord::fromJson(const QJsonObject &o)
     r.state = o.value(QStringLiteral("state")).toString();
     r.etag = o.value(QStringLiteral("etag")).toString().toLatin1();
     r.generation = o.value(QStringLiteral("generation")).toInteger();
-    r.lastSave = o.value(QStringLiteral("lastSave")).toObject();
-    r.lastSync = o.value(QStringLiteral("lastSync")).toObject();
+    r.lastSave = lastSaveFromJson(o.value(QStringLiteral("lastSave")).toObject());
+    r.lastSync = lastSyncFromJson(o.value(QStringLiteral("lastSync")).toObject());
     r.sandbox = o.value(QStringLiteral("sandbox")).toObject();
     if (o.contains(QStringLiteral("pendingPublish"))) {
         const QJsonObject p = o.value(QStringLiteral("pendingPublish")).toObject();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "sessionreports.h"
 #include "workspace/bundleheader.h"
 
 #include <QByteArray>
@@ -41,8 +42,8 @@ struct SessionRecord
     QString state; // sessionStateName() when last written, for people reading the file
     QByteArray etag; // the manifest this session's record of the hub is (empty: none yet)
     qint64 generation = 0; // that manifest's generation
-    QJsonObject lastSave; // the last save's report (or error), as the LocalAPI shows it
-    QJsonObject lastSync;
+    std::optional<LastSave> lastSave; // the last save: when, and its report or error
+    std::optional<LastSync> lastSync;
     // The session's sandbox as SessionSandboxes records it (id, image, state); empty: none.
     QJsonObject sandbox;
     std::optional<PendingPublish> pending;

@@ -2,12 +2,16 @@
 // status, conflicts with their regions, progress by phase and bytes).
 #pragma once
 
+#include "core/result.h"
+#include "sessionerror.h"
 #include "workspace/workspacetypes.h"
 
 #include <QByteArray>
 #include <QDateTime>
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 namespace isolation {
 
@@ -56,5 +60,16 @@ struct ChangesReport
     bool movedOn = false; // refreshed: the hub has a manifest newer than the session's
     qint64 generation = 0; // the manifest the session knows
 };
+
+// How an operation ended, as the session's record keeps it (session.json) and the LocalAPI shows
+// it: when, and its report or its error.
+template<typename Report>
+struct Outcome
+{
+    QDateTime at; // UTC
+    Result<Report, SessionError> result = SessionError::failed(QString());
+};
+using LastSave = Outcome<SaveReport>;
+using LastSync = Outcome<SyncReport>;
 
 } // namespace isolation

@@ -183,8 +183,7 @@ void SyncFlow::finish(Result<SyncReport, SessionError> result)
     auto done = std::exchange(m_done, nullptr);
     if (!done)
         return;
-    m_session.m_record.lastSync = result ? toJson(result.value()) : toJson(result.error());
-    m_session.m_record.lastSync.insert(QStringLiteral("at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+    m_session.m_record.lastSync = LastSync {QDateTime::currentDateTimeUtc(), result};
     m_session.persist();
     done(result);
     deleteLater();
