@@ -1,5 +1,5 @@
 // isolation-tray: the product's face, a client of the user's engine (`isolation-server up`, a
-// process of its own that this tray attaches to, or starts when none runs). One per state directory.
+// process of its own that this tray attaches to, or starts when none runs). One per display.
 #include "singleinstance.h"
 #include "translations.h"
 #include "trayapplication.h"
@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QMessageBox>
 
 #include <cstdio>
@@ -36,7 +37,8 @@ int main(int argc, char *argv[])
                         "which runs on its own: the tray attaches to it, or starts it when none runs.\n"
                         "Quitting the tray leaves the engine running; stop it from the tray's menu or with\n"
                         "`isolation-server down`.\n\n"
-                        "One per state directory (ISOLATION_HOME); a second start shows the first one's window.\n");
+                        "One per display and state directory (ISOLATION_HOME); a second start on the same\n"
+                        "display shows the first one's window.\n");
             return 0;
         }
     }
@@ -72,7 +74,12 @@ int main(int argc, char *argv[])
     if (auto s = paths.value().ensure(); !s)
         return fail(s.error().message);
 
-    isolation::SingleInstance instance(paths.value().runtimeDir() + QStringLiteral("/tray.sock"));
+    // One tray per display: a second start on the same display raises the first one's window; a
+    // second display of the same user gets a tray of its own (both show the one engine).
+    QString display = qEnvironmentVariable("WAYLAND_DISPLAY", qEnvironmentVariable("DISPLAY"));
+    display.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]")), QStringLiteral("_"));
+    isolation::SingleInstance instance(paths.value().runtimeDir() + QStringLiteral("/tray")
+        + (display.isEmpty() ? QString() : QLatin1Char('-') + display) + QStringLiteral(".sock"));
     if (instance.notifyRunning()) {
         std::fprintf(stderr, "isolation-tray: already running; raised its window\n");
         return 0;
