@@ -110,8 +110,9 @@ SandboxState sandboxStateFromName(const QString &name)
 {
     if (name.isEmpty())
         return SandboxState::None;
-    static constexpr std::array<std::pair<const char *, SandboxState>, 13> table {{
+    static constexpr std::array<std::pair<const char *, SandboxState>, 14> table {{
         {"idle", SandboxState::Launching},
+        {"adopting", SandboxState::Launching},
         {"creating", SandboxState::Launching},
         {"starting", SandboxState::Launching},
         {"preparing", SandboxState::Launching},

@@ -8,27 +8,6 @@
 
 namespace isolation {
 
-QString agentStateName(AgentState state)
-{
-    switch (state) {
-    case AgentState::Idle:
-        return QStringLiteral("idle");
-    case AgentState::Running:
-        return QStringLiteral("running");
-    case AgentState::Waiting:
-        return QStringLiteral("waiting");
-    case AgentState::Stopping:
-        return QStringLiteral("stopping");
-    case AgentState::Stopped:
-        return QStringLiteral("stopped");
-    case AgentState::Exited:
-        return QStringLiteral("exited");
-    case AgentState::Failed:
-        return QStringLiteral("failed");
-    }
-    return QStringLiteral("idle");
-}
-
 AgentSupervisor::AgentSupervisor(ExecdClient *execd, AgentSpec spec, const SecretVault *secrets, const Clock &clock,
     Timer &timer, AgentPolicy policy, QObject *parent)
     : QObject(parent)

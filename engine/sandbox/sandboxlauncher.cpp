@@ -16,35 +16,6 @@
 
 namespace isolation {
 
-QString sandboxStateName(SandboxState state)
-{
-    switch (state) {
-    case SandboxState::Idle:
-        return QStringLiteral("idle");
-    case SandboxState::Creating:
-        return QStringLiteral("creating");
-    case SandboxState::Starting:
-        return QStringLiteral("starting");
-    case SandboxState::Preparing:
-        return QStringLiteral("preparing");
-    case SandboxState::Running:
-        return QStringLiteral("running");
-    case SandboxState::Pausing:
-        return QStringLiteral("pausing");
-    case SandboxState::Paused:
-        return QStringLiteral("paused");
-    case SandboxState::Resuming:
-        return QStringLiteral("resuming");
-    case SandboxState::Deleting:
-        return QStringLiteral("deleting");
-    case SandboxState::Deleted:
-        return QStringLiteral("deleted");
-    case SandboxState::Failed:
-        return QStringLiteral("failed");
-    }
-    return QStringLiteral("idle");
-}
-
 Result<LaunchRequest, SandboxError> LaunchRequest::fromWorkspace(
     const QString &sessionId, const QString &worktree, const QString &defaultImage)
 {

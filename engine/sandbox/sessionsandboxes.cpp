@@ -82,14 +82,14 @@ SessionSandboxes::SessionSandboxes(SessionManager *sessions, QNetworkAccessManag
 {
     // Sandboxes an earlier run of the engine launched are adopted once the runtime is healthy.
     for (Session *s : m_sessions->sessions()) {
-        const QJsonObject sandbox = s->record().sandbox;
-        if (sandbox.value(QStringLiteral("id")).toString().isEmpty())
+        const std::optional<SandboxRecord> &sandbox = s->record().sandbox;
+        if (!sandbox || sandbox->id.isEmpty())
             continue;
-        const QString state = sandbox.value(QStringLiteral("state")).toString();
-        if (state == QLatin1String("deleted") || state == QLatin1String("lost") || state == QLatin1String("suspended"))
+        const SandboxState state = sandbox->state;
+        if (state == SandboxState::Deleted || state == SandboxState::Lost || state == SandboxState::Suspended)
             continue;
         m_toAdopt.append(s->id());
-        record(s, QStringLiteral("adopting"), tr("launched by an earlier run of the engine; waiting for the runtime"));
+        record(s, SandboxState::Adopting, tr("launched by an earlier run of the engine; waiting for the runtime"));
     }
 }
 
@@ -103,7 +103,7 @@ SessionSandboxes::Entry &SessionSandboxes::makeEntry(Session *session, RuntimeMa
     QPointer<Session> s(session);
     connect(entry.launcher.get(), &SandboxLauncher::stateChanged, this, [self, s](SandboxState state) {
         if (self && s)
-            self->record(s, sandboxStateName(state));
+            self->record(s, state);
     });
     return entry;
 }
@@ -137,20 +137,20 @@ void SessionSandboxes::runtimeChanged()
 
 void SessionSandboxes::adopt(Session *session)
 {
-    const QJsonObject recorded = session->record().sandbox;
+    const SandboxRecord recorded = session->record().sandbox.value_or(SandboxRecord {});
     LaunchRequest request;
     request.sessionId = session->id();
     request.worktree = session->workTree();
-    request.image = recorded.value(QStringLiteral("image")).toString();
+    request.image = recorded.image;
     Entry &entry = makeEntry(session, m_runtime());
     // The sandbox has its control mount since its launch (when it had one); asks made while no
     // engine watched are answered now.
-    if (recorded.value(QStringLiteral("control")).toBool())
+    if (recorded.control)
         startControl(session, entry);
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
     const QString id = session->id();
-    entry.launcher->adopt(request, recorded.value(QStringLiteral("id")).toString(), nullptr,
+    entry.launcher->adopt(request, recorded.id, nullptr,
         [self, s, id](Result<void, SandboxError> r) {
             if (!self)
                 return;
@@ -162,7 +162,7 @@ void SessionSandboxes::adopt(Session *session)
             }
             self->dropEntry(id);
             if (s)
-                self->record(s, QStringLiteral("lost"), r.error().message);
+                self->record(s, SandboxState::Lost, r.error().message);
         });
 }
 
@@ -175,17 +175,21 @@ SessionSandboxes::~SessionSandboxes()
     }
 }
 
-void SessionSandboxes::record(Session *session, const QString &state, const QString &reason)
+void SessionSandboxes::record(Session *session, SandboxState state, const QString &reason)
 {
-    QJsonObject sandbox = session->record().sandbox;
-    sandbox.insert(QStringLiteral("state"), state);
-    if (reason.isEmpty())
-        sandbox.remove(QStringLiteral("reason"));
-    else
-        sandbox.insert(QStringLiteral("reason"), reason);
+    SandboxRecord sandbox = session->record().sandbox.value_or(SandboxRecord {});
+    sandbox.state = state;
+    sandbox.reason = reason;
     const auto it = m_entries.find(session->id());
     if (it != m_entries.end() && !it->second.launcher->sandboxId().isEmpty())
-        sandbox.insert(QStringLiteral("id"), it->second.launcher->sandboxId());
+        sandbox.id = it->second.launcher->sandboxId();
+    session->setSandbox(sandbox);
+}
+
+void SessionSandboxes::updateRecord(Session *session, const std::function<void(SandboxRecord &)> &change)
+{
+    SandboxRecord sandbox = session->record().sandbox.value_or(SandboxRecord {});
+    change(sandbox);
     session->setSandbox(sandbox);
 }
 
@@ -265,16 +269,15 @@ void SessionSandboxes::launch(const Launch &launch, Done done)
         }
         if (!image.isEmpty())
             request.value().image = image;
-        s->setSandbox(QJsonObject {{QStringLiteral("image"), request.value().image},
-            {QStringLiteral("launched"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
-            {QStringLiteral("state"), sandboxStateName(SandboxState::Idle)}});
+        SandboxRecord fresh;
+        fresh.image = request.value().image;
+        fresh.launched = QDateTime::currentDateTimeUtc();
+        s->setSandbox(fresh);
         Entry &entry = self->makeEntry(s, rt);
         entry.secrets = vault;
         if (self->startControl(s, entry)) {
             request.value().controlDirectory = entry.control->directory();
-            QJsonObject sandbox = s->record().sandbox;
-            sandbox.insert(QStringLiteral("control"), true);
-            s->setSandbox(sandbox);
+            self->updateRecord(s, [](SandboxRecord &r) { r.control = true; });
         }
         QPointer<Session> session(s);
         const QString id = s->id();
@@ -307,7 +310,7 @@ void SessionSandboxes::launch(const Launch &launch, Done done)
             start();
             return;
         }
-        auto cloned = std::make_shared<QList<QJsonObject>>();
+        auto cloned = std::make_shared<QList<ClonedRepository>>();
         self->cloneNext(s, repos, vault, cloned, [self, session, cloned, start, undo](Result<void> r) {
             if (!self || !session)
                 return;
@@ -315,12 +318,7 @@ void SessionSandboxes::launch(const Launch &launch, Done done)
                 undo(r.error());
                 return;
             }
-            QJsonObject sandbox = session->record().sandbox;
-            QJsonArray list;
-            for (const QJsonObject &c : std::as_const(*cloned))
-                list.append(c);
-            sandbox.insert(QStringLiteral("repositories"), list);
-            session->setSandbox(sandbox);
+            self->updateRecord(session, [cloned](SandboxRecord &r) { r.repositories = *cloned; });
             start();
         });
     }, launch.sessionId);
@@ -358,8 +356,7 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
         }
         qCInfo(lcSessionSandboxes) << "session" << s->id() << "cloned" << repo.url.toString(QUrl::RemoveUserInfo) << "into"
                                    << repo.directory << "at" << r.value().head;
-        cloned->append(QJsonObject {{QStringLiteral("url"), repo.url.toString(QUrl::RemoveUserInfo)},
-            {QStringLiteral("directory"), repo.directory}, {QStringLiteral("head"), r.value().head}});
+        cloned->append(ClonedRepository {repo.url.toString(QUrl::RemoveUserInfo), repo.directory, r.value().head});
         self->cloneNext(s, repos, vault, cloned, done);
     });
 }
@@ -369,12 +366,11 @@ Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
     const auto it = m_entries.find(session->id());
     if (it != m_entries.end())
         return &it->second;
-    const QJsonObject sandbox = session->record().sandbox;
-    if (sandbox.isEmpty())
+    const std::optional<SandboxRecord> &sandbox = session->record().sandbox;
+    if (!sandbox)
         return Error::notFound(tr("Session %1 has no sandbox (it was started with session new)").arg(session->id()));
     return Error::unavailable(tr("The sandbox of session %1 is %2: %3")
-            .arg(session->id(), sandbox.value(QStringLiteral("state")).toString(),
-                sandbox.value(QStringLiteral("reason")).toString()));
+            .arg(session->id(), sandboxStateName(sandbox->state), sandbox->reason));
 }
 
 void SessionSandboxes::resolve(const QString &sessionId, Callback done)
@@ -417,7 +413,7 @@ void SessionSandboxes::stopSandbox(Session *session, std::function<void(Result<v
     const auto it = m_entries.find(session->id());
     if (it == m_entries.end()) {
         // Not driven by this run (lost, or never adopted): delete what the runtime may still have.
-        const QString sandboxId = session->record().sandbox.value(QStringLiteral("id")).toString();
+        const QString sandboxId = session->record().sandbox ? session->record().sandbox->id : QString();
         RuntimeManager *rt = m_runtime();
         if (sandboxId.isEmpty() || !rt || rt->state() != RuntimeState::Healthy) {
             done({});

@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/result.h"
 #include "doorman/viewtargets.h"
+#include "sessions/sandboxrecord.h"
 
 #include <QObject>
 #include <QString>
@@ -108,7 +109,7 @@ private:
         std::unique_ptr<AgentSupervisor> agent;
         std::unique_ptr<SandboxControl> control; // saves asked from inside the sandbox
     };
-    using Clones = std::shared_ptr<QList<QJsonObject>>;
+    using Clones = std::shared_ptr<QList<ClonedRepository>>;
     // Clones `repos` one after the other into the session's worktree; `done` with what was cloned.
     void cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
         Clones cloned, std::function<void(Result<void>)> done);
@@ -123,7 +124,9 @@ private:
     Result<Entry *> entryFor(Session *session);
     // The session and the sandbox this engine drives for it, or the error to answer.
     Result<std::pair<Session *, Entry *>> driven(const QString &sessionId);
-    void record(Session *session, const QString &state, const QString &reason = {});
+    void record(Session *session, SandboxState state, const QString &reason = {});
+    // Changes the session's sandbox record (a new one when it has none) and keeps it.
+    void updateRecord(Session *session, const std::function<void(SandboxRecord &)> &change);
     QJsonObject describe(Session *session) const;
     void stopSandbox(Session *session, std::function<void(Result<void>)> done);
     // Resume of a suspended session: a sandbox restored from its snapshot (a fresh one from the

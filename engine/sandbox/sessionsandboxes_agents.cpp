@@ -19,19 +19,19 @@ namespace isolation {
 
 void SessionSandboxes::restoreAgent(Session *session)
 {
-    const QJsonObject recorded = session->record().sandbox.value(QStringLiteral("agent")).toObject();
-    const QString command = recorded.value(QStringLiteral("command")).toString();
+    const std::optional<SandboxRecord> &sandbox = session->record().sandbox;
+    const AgentRecord recorded = sandbox && sandbox->agent ? *sandbox->agent : AgentRecord {};
+    const QString command = recorded.command;
     const auto it = m_entries.find(session->id());
     if (command.isEmpty() || it == m_entries.end())
         return;
     makeAgent(session, command);
     // A paused sandbox's agent was stopped by the suspend: resume starts it. One that was meant to
     // run is taken over where execd still runs it, else started again.
-    const QString state = recorded.value(QStringLiteral("state")).toString();
     if (it->second.launcher->state() != SandboxState::Running
-        || (state != agentStateName(AgentState::Running) && state != agentStateName(AgentState::Waiting)))
+        || (recorded.state != AgentState::Running && recorded.state != AgentState::Waiting))
         return;
-    const QString commandId = recorded.value(QStringLiteral("commandId")).toString();
+    const QString commandId = recorded.commandId;
     qCInfo(lcSessionSandboxes) << "session" << session->id()
                                << (commandId.isEmpty() ? "starts its agent again" : "takes over its agent's run")
                                << commandId;
@@ -109,13 +109,10 @@ void SessionSandboxes::makeAgent(Session *session, const QString &command)
         const auto it = self->m_entries.find(s->id());
         if (it == self->m_entries.end() || !it->second.agent)
             return;
-        QJsonObject sandbox = s->record().sandbox;
-        sandbox.insert(QStringLiteral("agent"),
-            QJsonObject {{QStringLiteral("command"), command},
-                {QStringLiteral("state"), agentStateName(it->second.agent->state())},
-                {QStringLiteral("restarts"), it->second.agent->restarts()},
-                {QStringLiteral("commandId"), it->second.agent->commandId()}});
-        s->setSandbox(sandbox);
+        const AgentSupervisor *agent = it->second.agent.get();
+        self->updateRecord(s, [agent, command](SandboxRecord &r) {
+            r.agent = AgentRecord {command, agent->state(), agent->restarts(), agent->commandId()};
+        });
     };
     connect(entry.agent.get(), &AgentSupervisor::stateChanged, this, note);
     connect(entry.agent.get(), &AgentSupervisor::runStarted, this, note);

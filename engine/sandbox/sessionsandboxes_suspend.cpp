@@ -73,9 +73,8 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
                     return;
                 }
                 // Written down before the sandbox goes: a kill from here on still resumes from it.
-                QJsonObject sandbox = session->record().sandbox;
-                sandbox.insert(QStringLiteral("snapshot"), snapshot.value());
-                session->setSandbox(sandbox);
+                const QString id = snapshot.value();
+                self->updateRecord(session, [id](SandboxRecord &r) { r.snapshot = id; });
                 launcher->remove([self, session, saved, done](Result<void, SandboxError> removed) {
                     if (!self || !session)
                         return;
@@ -84,13 +83,13 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
                                 .arg(removed.error().message)));
                         return;
                     }
-                    QJsonObject sandbox = session->record().sandbox;
-                    sandbox.insert(QStringLiteral("state"), QStringLiteral("suspended"));
-                    sandbox.remove(QStringLiteral("id"));
-                    sandbox.remove(QStringLiteral("reason"));
-                    session->setSandbox(sandbox);
+                    self->updateRecord(session, [](SandboxRecord &r) {
+                        r.state = SandboxState::Suspended;
+                        r.id.clear();
+                        r.reason.clear();
+                    });
                     qCInfo(lcSessionSandboxes) << "session" << session->id() << "suspended to snapshot"
-                                               << sandbox.value(QStringLiteral("snapshot")).toString();
+                                               << session->record().sandbox->snapshot;
                     QJsonObject o = self->describe(session);
                     o.insert(QStringLiteral("suspendSave"), saved ? toJson(saved.value()) : toJson(saved.error()));
                     done(o);
@@ -102,7 +101,7 @@ void SessionSandboxes::suspend(const QString &sessionId, Done done)
 void SessionSandboxes::resume(const QString &sessionId, Done done)
 {
     Session *suspended = m_sessions->session(sessionId);
-    if (suspended && suspended->record().sandbox.value(QStringLiteral("state")).toString() == QLatin1String("suspended")) {
+    if (suspended && suspended->record().sandbox && suspended->record().sandbox->state == SandboxState::Suspended) {
         relaunch(suspended, std::move(done));
         return;
     }
@@ -140,15 +139,15 @@ void SessionSandboxes::relaunch(Session *session, Done done)
         done(Error::unavailable(tr("The sandbox runtime is not ready")));
         return;
     }
-    const QJsonObject recorded = session->record().sandbox;
+    const SandboxRecord recorded = session->record().sandbox.value_or(SandboxRecord {});
     auto request = LaunchRequest::fromWorkspace(session->id(), session->workTree(), m_defaultImage);
     if (!request) {
         done(fromSandbox(request.error()));
         return;
     }
-    if (!recorded.value(QStringLiteral("image")).toString().isEmpty())
-        request.value().image = recorded.value(QStringLiteral("image")).toString();
-    const QString snapshot = recorded.value(QStringLiteral("snapshot")).toString();
+    if (!recorded.image.isEmpty())
+        request.value().image = recorded.image;
+    const QString snapshot = recorded.snapshot;
     request.value().snapshotId = snapshot;
     auto it = m_entries.find(session->id());
     if (it == m_entries.end())
@@ -158,7 +157,7 @@ void SessionSandboxes::relaunch(Session *session, Done done)
         startControl(session, entry);
     if (entry.control)
         request.value().controlDirectory = entry.control->directory();
-    const QString command = recorded.value(QStringLiteral("agent")).toObject().value(QStringLiteral("command")).toString();
+    const QString command = recorded.agent ? recorded.agent->command : QString();
     if (!entry.agent && !command.isEmpty())
         makeAgent(session, command);
     QPointer<SessionSandboxes> self(this);
@@ -169,10 +168,8 @@ void SessionSandboxes::relaunch(Session *session, Done done)
             return;
         // Consumed: the sandbox runs from it now (the runtime keeps what the sandbox needs).
         self->deleteSnapshot(s);
-        QJsonObject sandbox = s->record().sandbox;
-        sandbox.remove(QStringLiteral("snapshot"));
-        s->setSandbox(sandbox);
-        self->record(s, sandboxStateName(SandboxState::Running));
+        self->updateRecord(s, [](SandboxRecord &r) { r.snapshot.clear(); });
+        self->record(s, SandboxState::Running);
         qCInfo(lcSessionSandboxes) << "session" << id << "resumed" << from;
         auto entry = self->m_entries.find(id);
         if (entry != self->m_entries.end() && entry->second.agent) {
@@ -184,11 +181,11 @@ void SessionSandboxes::relaunch(Session *session, Done done)
     // A resume that fails leaves the session suspended, to be resumed (or finished) again.
     const auto stillSuspended = [self, s](const Error &why, const Done &done) {
         if (self && s) {
-            QJsonObject sandbox = s->record().sandbox;
-            sandbox.insert(QStringLiteral("state"), QStringLiteral("suspended"));
-            sandbox.insert(QStringLiteral("reason"), why.message);
-            sandbox.remove(QStringLiteral("id"));
-            s->setSandbox(sandbox);
+            self->updateRecord(s, [why](SandboxRecord &r) {
+                r.state = SandboxState::Suspended;
+                r.reason = why.message;
+                r.id.clear();
+            });
         }
         done(why);
     };
@@ -232,7 +229,7 @@ void SessionSandboxes::relaunch(Session *session, Done done)
 
 void SessionSandboxes::deleteSnapshot(Session *session)
 {
-    const QString snapshot = session->record().sandbox.value(QStringLiteral("snapshot")).toString();
+    const QString snapshot = session->record().sandbox ? session->record().sandbox->snapshot : QString();
     RuntimeManager *rt = m_runtime();
     if (snapshot.isEmpty() || !rt || rt->state() != RuntimeState::Healthy)
         return;

@@ -195,9 +195,9 @@ void Session::open(bool fresh, Done<void> done)
     });
 }
 
-void Session::setSandbox(const QJsonObject &sandbox)
+void Session::setSandbox(const SandboxRecord &sandbox)
 {
-    if (m_record.sandbox == sandbox)
+    if (m_record.sandbox && *m_record.sandbox == sandbox)
         return;
     m_record.sandbox = sandbox;
     persist();

@@ -67,7 +67,7 @@ public:
     // Runs again a save the engine was stopped in the middle of (recorded in session.json), once.
     void resumeInterrupted();
     // What the sandbox side records about this session's sandbox (kept in session.json).
-    void setSandbox(const QJsonObject &sandbox);
+    void setSandbox(const SandboxRecord &sandbox);
     // Stops what runs and closes the repository (on its worker), then `done` on this thread.
     void close(std::function<void()> done);
 

@@ -137,8 +137,8 @@ QJsonObject toJson(const Session &s)
         {QStringLiteral("lastSave"), r.lastSave ? toJson(*r.lastSave) : QJsonObject()},
         {QStringLiteral("lastSync"), r.lastSync ? toJson(*r.lastSync) : QJsonObject()},
         {QStringLiteral("queued"), s.queued()}, {QStringLiteral("settlePending"), bool(r.pending)}};
-    if (!r.sandbox.isEmpty())
-        o.insert(QStringLiteral("sandbox"), r.sandbox);
+    if (r.sandbox)
+        o.insert(QStringLiteral("sandbox"), r.sandbox->toJson());
     if (!s.reason().isEmpty())
         o.insert(QStringLiteral("reason"), s.reason());
     const QJsonObject progress = toJson(s.progress());

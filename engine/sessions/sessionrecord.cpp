@@ -42,8 +42,8 @@ QJsonObject SessionRecord::toJson() const
         {QStringLiteral("etag"), QString::fromLatin1(etag)}, {QStringLiteral("generation"), generation},
         {QStringLiteral("lastSave"), lastSave ? isolation::toJson(*lastSave) : QJsonObject()},
         {QStringLiteral("lastSync"), lastSync ? isolation::toJson(*lastSync) : QJsonObject()}};
-    if (!sandbox.isEmpty())
-        o.insert(QStringLiteral("sandbox"), sandbox);
+    if (sandbox)
+        o.insert(QStringLiteral("sandbox"), sandbox->toJson());
     if (pending) {
         o.insert(QStringLiteral("pendingPublish"),
             QJsonObject {{QStringLiteral("saveId"), pending->saveId},
@@ -73,7 +73,7 @@ Result<SessionRecord> SessionRecord::fromJson(const QJsonObject &o)
     r.generation = o.value(QStringLiteral("generation")).toInteger();
     r.lastSave = lastSaveFromJson(o.value(QStringLiteral("lastSave")).toObject());
     r.lastSync = lastSyncFromJson(o.value(QStringLiteral("lastSync")).toObject());
-    r.sandbox = o.value(QStringLiteral("sandbox")).toObject();
+    r.sandbox = SandboxRecord::fromJson(o.value(QStringLiteral("sandbox")).toObject());
     if (o.contains(QStringLiteral("pendingPublish"))) {
         const QJsonObject p = o.value(QStringLiteral("pendingPublish")).toObject();
         r.pending = PendingPublish {p.value(QStringLiteral("saveId")).toString(),

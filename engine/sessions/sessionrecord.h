@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "sandboxrecord.h"
 #include "sessionreports.h"
 #include "workspace/bundleheader.h"
 
@@ -44,8 +45,8 @@ struct SessionRecord
     qint64 generation = 0; // that manifest's generation
     std::optional<LastSave> lastSave; // the last save: when, and its report or error
     std::optional<LastSync> lastSync;
-    // The session's sandbox as SessionSandboxes records it (id, image, state); empty: none.
-    QJsonObject sandbox;
+    // The session's sandbox as SessionSandboxes records it; none for a session without one.
+    std::optional<SandboxRecord> sandbox;
     std::optional<PendingPublish> pending;
     std::optional<InterruptedSave> interrupted;
 

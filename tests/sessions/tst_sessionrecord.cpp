@@ -1,11 +1,12 @@
-// A session's record (session.json) keeps its last save and sync as typed outcomes: written and
-// read back whole (reports, errors with their conflicts, when), and a record written before (the
-// same JSON) reads the same. A record without outcomes has none; one whose outcome is unreadable
-// loses only that outcome.
+// A session's record (session.json) keeps its last save and sync as typed outcomes, and its
+// sandbox as a typed record: written and read back whole (reports, errors with their conflicts,
+// when; the sandbox's state, snapshot, repositories and agent), in the same JSON as before. A
+// record without them has none; one whose part is unreadable loses only that part.
 #include "sessions/sessionjson.h"
 #include "sessions/sessionrecord.h"
 
 #include <QJsonArray>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -19,6 +20,8 @@ private Q_SLOTS:
     void errorsKeepTheirCodeAndConflicts();
     void noOutcomeIsNone();
     void aRecordOnDiskReadsBack();
+    void theSandboxRoundTrips();
+    void everySandboxStateHasAName();
 };
 
 namespace {
@@ -129,6 +132,59 @@ void tst_SessionRecord::aRecordOnDiskReadsBack()
     QVERIFY(back.value().lastSave && back.value().lastSave->result);
     QVERIFY(!back.value().lastSave->result.value().published);
     QCOMPARE(toJson(*back.value().lastSave).value(QStringLiteral("outcome")).toString(), QStringLiteral("nothing_to_save"));
+}
+
+void tst_SessionRecord::theSandboxRoundTrips()
+{
+    SessionRecord r = base();
+    QVERIFY(!roundTrip(r).sandbox); // a session without a sandbox has none
+    SandboxRecord sandbox;
+    sandbox.state = SandboxState::Suspended;
+    sandbox.reason = QStringLiteral("resume failed: no runtime");
+    sandbox.image = QStringLiteral("debian:12");
+    sandbox.launched = QDateTime::fromString(QStringLiteral("2026-12-03T09:00:00Z"), Qt::ISODate);
+    sandbox.control = true;
+    sandbox.repositories = {ClonedRepository {QStringLiteral("https://example.org/a.git"), QStringLiteral("a"),
+        QStringLiteral("0123456789abcdef0123456789abcdef01234567")}};
+    sandbox.snapshot = QStringLiteral("snap-1");
+    sandbox.agent = AgentRecord {QStringLiteral("agent --go"), AgentState::Waiting, 3, QStringLiteral("cmd-9")};
+    r.sandbox = sandbox;
+    const SessionRecord back = roundTrip(r);
+    QVERIFY(back.sandbox);
+    QCOMPARE(back.sandbox->state, SandboxState::Suspended);
+    QCOMPARE(back.sandbox->reason, sandbox.reason);
+    QCOMPARE(back.sandbox->image, sandbox.image);
+    QCOMPARE(back.sandbox->launched, sandbox.launched);
+    QVERIFY(back.sandbox->control);
+    QCOMPARE(back.sandbox->repositories.size(), 1);
+    QCOMPARE(back.sandbox->repositories.first().head, sandbox.repositories.first().head);
+    QCOMPARE(back.sandbox->snapshot, QStringLiteral("snap-1"));
+    QVERIFY(back.sandbox->agent);
+    QCOMPARE(back.sandbox->agent->state, AgentState::Waiting);
+    QCOMPARE(back.sandbox->agent->restarts, 3);
+    QCOMPARE(back.sandbox->agent->commandId, QStringLiteral("cmd-9"));
+    QVERIFY(*back.sandbox == sandbox);
+    // A state this version does not know is not taken for another.
+    QJsonObject o = r.toJson();
+    o.insert(QStringLiteral("sandbox"), QJsonObject {{QStringLiteral("state"), QStringLiteral("hibernating")}});
+    auto unknown = SessionRecord::fromJson(o);
+    QVERIFY(unknown);
+    QVERIFY(!unknown.value().sandbox);
+}
+
+void tst_SessionRecord::everySandboxStateHasAName()
+{
+    QSet<QString> names;
+    for (int i = 0; i <= int(SandboxState::Lost); ++i) {
+        const auto state = SandboxState(i);
+        const QString name = sandboxStateName(state);
+        QVERIFY(!names.contains(name));
+        names.insert(name);
+        QCOMPARE(sandboxStateFromName(name), std::optional<SandboxState>(state));
+    }
+    QCOMPARE(names.size(), 14);
+    for (int i = 0; i <= int(AgentState::Failed); ++i)
+        QCOMPARE(agentStateFromName(agentStateName(AgentState(i))), std::optional<AgentState>(AgentState(i)));
 }
 
 QTEST_GUILESS_MAIN(tst_SessionRecord)
