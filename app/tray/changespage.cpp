@@ -198,8 +198,18 @@ void ChangesPage::reload()
                 .arg(s->changes.mergeInProgress ? tr("; a merge is in progress (save completes it)") : QString()));
     const bool working = s && (s->state == api::SessionState::Saving || s->state == api::SessionState::Syncing);
     m_progress->setVisible(working);
-    if (working)
+    if (working) {
+        // Bytes of the phase when the engine knows its total (upload, download); else it moves.
+        const api::Progress &p = s->progress;
+        if (p.totalBytes > 0) {
+            // Per mille: QProgressBar counts in int, a phase may move more than 2 GiB.
+            m_progress->setRange(0, 1000);
+            m_progress->setValue(int(qBound<qint64>(0, p.bytes * 1000 / p.totalBytes, 1000)));
+        } else {
+            m_progress->setRange(0, 0);
+        }
         m_progress->setFormat(sessionStateText(*s));
+    }
     updateActions();
 }
 
