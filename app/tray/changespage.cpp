@@ -12,6 +12,8 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
+
+#include <algorithm>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeWidget>
@@ -204,7 +206,7 @@ void ChangesPage::reload()
         if (p.totalBytes > 0) {
             // Per mille: QProgressBar counts in int, a phase may move more than 2 GiB.
             m_progress->setRange(0, 1000);
-            m_progress->setValue(int(qBound<qint64>(0, p.bytes * 1000 / p.totalBytes, 1000)));
+            m_progress->setValue(int(std::clamp<qint64>(p.bytes * 1000 / p.totalBytes, 0, 1000)));
         } else {
             m_progress->setRange(0, 0);
         }
