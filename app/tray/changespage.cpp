@@ -12,12 +12,12 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
-
-#include <algorithm>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace isolation {
 
