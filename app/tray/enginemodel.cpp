@@ -81,8 +81,10 @@ void EngineModel::onConnection(EngineConnection::State state)
     m_held.clear();
     const bool was = m_attached;
     m_attached = false;
-    if (was)
+    if (was) {
+        qCInfo(lcTrayModel).noquote() << "detached from the engine:" << m_connection.reason();
         Q_EMIT attachedChanged(false);
+    }
     Q_EMIT stateChanged(); // the state line says why the engine is away
 }
 
@@ -122,8 +124,11 @@ void EngineModel::apply(const api::Snapshot &snapshot)
     const bool was = m_attached;
     m_attached = true;
     m_status = snapshot.status;
-    if (!was)
+    if (!was) {
+        // tray.log says which engine this tray shows (tests wait for the line).
+        qCInfo(lcTrayModel).noquote() << "attached to the engine, pid" << m_status.pid;
         Q_EMIT attachedChanged(true);
+    }
     Q_EMIT stateChanged();
     Q_EMIT pairingChanged();
     Q_EMIT runtimeChanged();

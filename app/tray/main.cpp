@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QMessageBox>
 
@@ -38,7 +39,11 @@ int main(int argc, char *argv[])
                         "Quitting the tray leaves the engine running; stop it from the tray's menu or with\n"
                         "`isolation-server down`.\n\n"
                         "One per display and state directory (ISOLATION_HOME); a second start on the same\n"
-                        "display shows the first one's window.\n");
+                        "display shows the first one's window.\n\n"
+                        "Environment:\n"
+                        "  ISOLATION_HOME         the engine's state directory (default: the XDG directories)\n"
+                        "  ISOLATION_ENGINE_ARGS  the arguments of the engine the tray starts when none runs\n"
+                        "                         (default: up; e.g. \"up --credential-store file\")\n");
             return 0;
         }
     }
@@ -95,6 +100,10 @@ int main(int argc, char *argv[])
     isolation::logging::install(QFileInfo(paths.value().logFile()).absolutePath() + QStringLiteral("/tray.log"));
     qCInfo(lcCore).noquote() << "tray language:" << language;
     isolation::EngineModel engine(paths.value());
+    // The engine this tray starts when none answers: `isolation-server up` by default; tests and
+    // headless desktops give its arguments (e.g. "up --credential-store file").
+    if (const QString args = qEnvironmentVariable("ISOLATION_ENGINE_ARGS"); !args.trimmed().isEmpty())
+        engine.connection().setProgram(engine.connection().program(), QProcess::splitCommand(args));
     isolation::TrayApplication tray(engine);
     QObject::connect(&instance, &isolation::SingleInstance::raiseRequested, &tray, [&tray] {
         qCInfo(lcCore) << "another start of the tray asked to raise the window";

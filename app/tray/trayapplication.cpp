@@ -113,8 +113,12 @@ void TrayApplication::onConnectionChanged()
         n.actions = {{QStringLiteral("default"), tr("Open")}, {QStringLiteral("start"), tr("Start it")}};
         notify(n);
     }
-    if (state == EngineConnection::State::Attached)
+    if (state == EngineConnection::State::Attached) {
         m_wasAttached = true;
+        // An engine was there: from now on the member starts one (a kill -9 followed by the
+        // stream's retries, or Stop the engine, must not start one behind their back).
+        m_triedStart = true;
+    }
     updateState();
 }
 

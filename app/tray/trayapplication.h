@@ -83,7 +83,7 @@ private:
     QAction *m_connect = nullptr; // Disconnect / Connect
     QAction *m_start = nullptr; // Start the engine (while none answers)
     QAction *m_stop = nullptr; // Stop the engine
-    bool m_triedStart = false; // an engine was started for this tray already (automatically once)
+    bool m_triedStart = false; // an engine was started for this tray, or seen: no automatic start any more
     bool m_wasAttached = false;
     QPointer<QWidget> m_pairingDialog;
     QPointer<QWidget> m_settingsDialog;
