@@ -350,7 +350,7 @@ void tst_TrayService::quittingTheTrayLeavesTheServerOnline()
     QVERIFY(server.value(QStringLiteral("lastHeartbeat")).toString() != heartbeatBefore);
 
     // The tunnel: the hub's calls reach this engine (server.status answers with its pid) and it
-    // lists the sessions. (A sandbox launch needs Docker: tst_sessionlaunch covers it.)
+    // lists the sessions. (A launch needs Docker: tst_trayruntime launches after the tray quit.)
     QString out, err;
     QCOMPARE(m_hub->admin({QStringLiteral("call"), m_serverId, QStringLiteral("ping")}, &out, &err), 0);
     QVERIFY2(QJsonDocument::fromJson(out.toUtf8()).object().value(QStringLiteral("pong")).toBool(), qPrintable(out));
