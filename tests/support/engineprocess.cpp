@@ -44,8 +44,8 @@ bool EngineProcess::start(int timeoutMs)
 
 int EngineProcess::stop(int timeoutMs)
 {
-    if (!running())
-        return m_process.exitCode();
+    if (!running()) // it ended by itself (a shutdown asked through the LocalAPI): how
+        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
     ::kill(pid_t(m_process.processId()), SIGTERM);
     if (!m_process.waitForFinished(timeoutMs)) {
         m_process.kill();

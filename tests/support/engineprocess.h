@@ -23,7 +23,8 @@ public:
 
     // Starts it and waits until its LocalAPI answers (`status` exits 0).
     bool start(int timeoutMs = 30000);
-    // SIGTERM and wait; the exit code (-1 when it had to be killed).
+    // SIGTERM and wait; the exit code (-1 when it had to be killed or crashed). When it ended by
+    // itself already: that exit code.
     int stop(int timeoutMs = 15000);
     void kill();
     bool running() const { return m_process.state() != QProcess::NotRunning; }
