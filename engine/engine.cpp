@@ -289,10 +289,45 @@ void Engine::onPaired()
             : tr("Not paired: the hub no longer knows this computer (%1). Pair it again").arg(why);
         m_pairing->forget(reason);
     });
+    if (connected())
+        connectToHub();
+    updateState();
+}
+
+void Engine::connectToHub()
+{
+    const ServerIdentity *id = m_pairing ? m_pairing->identity() : nullptr;
+    if (!id || !m_heartbeat)
+        return;
     m_heartbeat->start();
     if (auto opened = openTunnel(tunnelOptions(*id)); !opened)
         qCWarning(lcCore) << "tunnel not opened:" << opened.error().message;
+}
+
+bool Engine::connected() const
+{
+    return m_settings.value(QStringLiteral("engine/connected"), true).toBool();
+}
+
+Status Engine::setConnected(bool on)
+{
+    if (!m_pairing || !m_pairing->identity())
+        return Error::invalidInput(tr("This computer is not paired"));
+    if (on != connected()) {
+        m_settings.setValue(QStringLiteral("engine/connected"), on);
+        m_settings.sync();
+        m_activity.record(QStringLiteral("connection"), on ? tr("Connected by the user") : tr("Disconnected by the user"));
+    }
+    if (on) {
+        if (!m_tunnel)
+            connectToHub();
+    } else {
+        closeTunnel();
+        if (m_heartbeat)
+            m_heartbeat->stop();
+    }
     updateState();
+    return {};
 }
 
 void Engine::onUnpaired(const QString &reason)
@@ -313,6 +348,10 @@ void Engine::updateState()
     if (m_state == EngineState::Stopped && !m_localApi)
         return;
     const ServerIdentity *id = m_pairing->identity();
+    if (id && !connected() && !m_tunnel) {
+        setState(EngineState::Disconnected, tr("Disconnected: the cloud cannot reach this computer until you connect"));
+        return;
+    }
     if (id || m_tunnel) {
         const QString hub = id ? id->hubUrl.host() : m_tunnel->options().hub.host();
         // Online means the hub can reach this machine: the tunnel is up.
@@ -445,7 +484,12 @@ QJsonObject Engine::status() const
         {QStringLiteral("socket"), m_paths.socketPath()},
         {QStringLiteral("startedAt"), m_startedAt.toString(Qt::ISODate)},
         {QStringLiteral("credentialStore"), m_pairing ? m_pairing->store()->describe() : QString()},
+        {QStringLiteral("credentialStoreKind"),
+            m_options.credentialStore == CredentialStoreKind::File ? QStringLiteral("file") : QStringLiteral("keychain")},
+        {QStringLiteral("connected"), connected()},
     };
+    if (!m_storeError.isEmpty())
+        o.insert(QStringLiteral("credentialStoreError"), m_storeError);
     if (const ServerIdentity *id = m_pairing ? m_pairing->identity() : nullptr) {
         o.insert(QStringLiteral("hub"), id->hubUrl.toString());
         o.insert(QStringLiteral("serverId"), id->serverId);

@@ -77,6 +77,12 @@ public:
     Status startPairing(const QUrl &hub = {}, const QString &name = {});
     void cancelPairing();
     QJsonObject pairingStatus() const;
+    // Disconnect / Connect (the user's toggle): disconnected closes the tunnel and stops the
+    // heartbeat, so the hub shows this server offline; pairing, sessions and runtime stay. Kept in
+    // the settings, so a restarted engine stays disconnected. Fails (InvalidInput) when not paired.
+    Status setConnected(bool connected);
+    bool connected() const;
+
     // Forgets this server's credentials, telling the hub first when it can be reached.
     void unpair();
 
@@ -109,10 +115,12 @@ private:
     QJsonObject heartbeatReport() const;
     void registerRoutes();
     void routePair(const HttpRequest &request, HttpReply reply);
+    QJsonObject settingsJson() const;
     void closeTunnel();
     void startDoorman();
     TunnelClient::Options tunnelOptions(const ServerIdentity &identity) const;
     void startRuntime();
+    void connectToHub(); // heartbeat and tunnel, when paired and connected
 
     Paths m_paths;
     EngineOptions m_options;

@@ -13,6 +13,7 @@
 #include "sessions/sessionroutes.h"
 
 #include <QPointer>
+#include <QTimer>
 
 namespace isolation {
 
@@ -81,9 +82,65 @@ void Engine::registerRoutes()
             reply.send(HttpResponse::json(200, self ? self->runtimeStatus() : QJsonObject {}));
         });
     });
+    // Disconnect / Connect: {"connected": bool} -> the status object.
+    http.route("POST", QStringLiteral("/v1/tunnel"), [this](const HttpRequest &request, HttpReply reply) {
+        QJsonObject body;
+        QString why;
+        if (!request.jsonBody(&body, &why) || !body.value(QStringLiteral("connected")).isBool()) {
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
+                why.isEmpty() ? tr("The body must be {\"connected\": true|false}") : why));
+            return;
+        }
+        if (!m_pairing || !m_pairing->identity()) {
+            reply.send(HttpResponse::error(409, QStringLiteral("not_paired"), tr("This computer is not paired")));
+            return;
+        }
+        if (auto s = setConnected(body.value(QStringLiteral("connected")).toBool()); !s) {
+            reply.send(statusError(s.error()));
+            return;
+        }
+        reply.send(HttpResponse::json(200, status()));
+    });
+    // Stop the engine: answer first, then drain and stop (the `up` process then exits 0).
+    http.route("POST", QStringLiteral("/v1/shutdown"), [this](const HttpRequest &, HttpReply reply) {
+        reply.send(HttpResponse::json(202, QJsonObject {{QStringLiteral("stopping"), true}}));
+        // A moment for the answer to leave the socket before the LocalAPI closes.
+        QTimer::singleShot(200, this, [this] { shutdown(); });
+    });
+    http.route("GET", QStringLiteral("/v1/settings"),
+        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, settingsJson())); });
+    http.route("PUT", QStringLiteral("/v1/settings"), [this](const HttpRequest &request, HttpReply reply) {
+        QJsonObject body;
+        QString why;
+        if (!request.jsonBody(&body, &why)) {
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), why));
+            return;
+        }
+        if (body.contains(QStringLiteral("hubUrl"))) {
+            if (m_pairing && m_pairing->identity()) {
+                reply.send(HttpResponse::error(409, QStringLiteral("paired"),
+                    tr("This computer is paired: its hub is the one it is paired with. Unpair first")));
+                return;
+            }
+            const QUrl hub(body.value(QStringLiteral("hubUrl")).toString());
+            if (auto checked = HubUrl::check(hub); !checked || hub.isEmpty()) {
+                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
+                    checked ? tr("hubUrl is empty") : checked.error().message));
+                return;
+            }
+            m_settings.setHubUrl(hub);
+            m_settings.sync();
+        }
+        reply.send(HttpResponse::json(200, settingsJson()));
+    });
     SessionRoutes::add(http, [this] { return m_sessions.get(); });
     SessionSandboxes::addRoutes(http, [this] { return m_sandboxes.get(); });
     m_events = std::make_unique<EngineEvents>(this, http); // a new run id per start
+}
+
+QJsonObject Engine::settingsJson() const
+{
+    return QJsonObject {{QStringLiteral("hubUrl"), m_settings.hubUrl().toString()}};
 }
 
 void Engine::routePair(const HttpRequest &request, HttpReply reply)

@@ -7,13 +7,14 @@ namespace isolation {
 
 namespace {
 
-constexpr std::array<std::pair<EngineState, const char *>, 6> kNames {{
+constexpr std::array<std::pair<EngineState, const char *>, 7> kNames {{
     {EngineState::Stopped, "stopped"},
     {EngineState::NotPaired, "not_paired"},
     {EngineState::Pairing, "pairing"},
     {EngineState::Online, "online"},
     {EngineState::Reconnecting, "reconnecting"},
     {EngineState::Error, "error"},
+    {EngineState::Disconnected, "disconnected"},
 }};
 
 } // namespace

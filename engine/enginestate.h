@@ -13,6 +13,7 @@ enum class EngineState {
     Online, // paired, tunnel up
     Reconnecting, // paired, tunnel down, retrying
     Error, // paired but unable to work; the reason says why
+    Disconnected, // paired, but the user disconnected: no tunnel, no heartbeat (the hub shows it offline)
 };
 
 // Stable identifiers for JSON and the CLI ("not_paired", ...).

@@ -1,4 +1,4 @@
-// isolation-server up / status / events.
+// isolation-server up / down / status / events / connect / disconnect.
 #include "command.h"
 #include "exitcodes.h"
 #include "output.h"
@@ -12,6 +12,8 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QThread>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTime>
@@ -211,6 +213,65 @@ int runEvents(const QStringList &arguments)
     return rc;
 }
 
+// disconnect / connect: the user's toggle (POST /v1/tunnel).
+int runConnected(const QStringList &arguments, bool on)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(on
+            ? QStringLiteral("Connect this computer to the hub again (tunnel and heartbeat).")
+            : QStringLiteral("Disconnect this computer from the hub: close the tunnel and stop the heartbeat, so the "
+                             "hub shows it offline. Pairing, sessions and the runtime stay; it stays disconnected "
+                             "across restarts until `connect`."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    if (!parser.parse(arguments))
+        return out::usage(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out::line(parser.helpText());
+        return exitcode::Ok;
+    }
+    auto client = out::client();
+    if (!client)
+        return out::fail(client.error().message);
+    auto status = client.value().call("POST", QStringLiteral("/v1/tunnel"), QJsonObject {{QStringLiteral("connected"), on}});
+    if (!status)
+        return out::localApiFailure(status.error());
+    if (parser.isSet(QStringLiteral("json")))
+        out::json(status.value());
+    else
+        out::line(status.value().value(QStringLiteral("reason")).toString());
+    return exitcode::Ok;
+}
+
+// down: POST /v1/shutdown, then wait (bounded) until the socket stops answering.
+int runDown(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Stop the running engine (it drains the tunnel first) and wait until it is gone."));
+    parser.addHelpOption();
+    if (!parser.parse(arguments))
+        return out::usage(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out::line(parser.helpText());
+        return exitcode::Ok;
+    }
+    auto client = out::client();
+    if (!client)
+        return out::fail(client.error().message);
+    if (auto r = client.value().call("POST", QStringLiteral("/v1/shutdown")); !r)
+        return out::localApiFailure(r.error());
+    QDeadlineTimer deadline(10000);
+    while (!deadline.hasExpired()) {
+        if (!client.value().call("GET", QStringLiteral("/v1/status"))) {
+            out::line(QStringLiteral("isolation-server: engine stopped"));
+            return exitcode::Ok;
+        }
+        QThread::msleep(100);
+    }
+    return out::fail(QStringLiteral("the engine still answers after 10 s"));
+}
+
 } // namespace
 
 QList<Command> engineCommands()
@@ -222,6 +283,14 @@ QList<Command> engineCommands()
             QStringLiteral("Show whether the engine runs, its state and hub."), runStatus},
         {QStringLiteral("events"), QStringLiteral("events [--json] [--since ID]"),
             QStringLiteral("Print the engine's events as they happen, until Ctrl-C."), runEvents},
+        {QStringLiteral("down"), QStringLiteral("down"),
+            QStringLiteral("Stop the running engine and wait until it has exited."), runDown},
+        {QStringLiteral("disconnect"), QStringLiteral("disconnect [--json]"),
+            QStringLiteral("Disconnect from the hub (shown offline) until `connect`; pairing and sessions stay."),
+            [](const QStringList &a) { return runConnected(a, false); }},
+        {QStringLiteral("connect"), QStringLiteral("connect [--json]"),
+            QStringLiteral("Connect to the hub again after `disconnect`."),
+            [](const QStringList &a) { return runConnected(a, true); }},
     };
 }
 

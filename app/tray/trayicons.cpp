@@ -70,6 +70,7 @@ QString iconFile(EngineState state, TrayBadge badge)
         return QStringLiteral(":/icons/tray-error.svg");
     case EngineState::Stopped:
     case EngineState::NotPaired:
+    case EngineState::Disconnected:
         break;
     }
     return QStringLiteral(":/icons/tray-not-paired.svg");
