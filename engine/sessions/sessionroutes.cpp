@@ -181,6 +181,29 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
                 reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
             });
     });
+    // One file's diff against the session branch, for a preview: {"path","text","binary","truncated"}.
+    http.route("GET", QStringLiteral("/v1/sessions/{id}/diff"), [find](const HttpRequest &request, HttpReply reply) {
+        const QString path = request.query.queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded);
+        // Worktree-relative only: nothing absolute, nothing that climbs out.
+        const QStringList parts = path.split(QLatin1Char('/'));
+        if (path.isEmpty() || path.startsWith(QLatin1Char('/')) || parts.contains(QStringLiteral(".."))) {
+            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
+                QStringLiteral("path must be a file inside the session's workspace")));
+            return;
+        }
+        Session *s = find(request, reply);
+        if (!s)
+            return;
+        s->diff(path, [reply, path](Result<FileDiff, SessionError> r) {
+            if (!r) {
+                reply.send(failure(r.error()));
+                return;
+            }
+            reply.send(HttpResponse::json(200,
+                QJsonObject {{QStringLiteral("path"), path}, {QStringLiteral("text"), r.value().text},
+                    {QStringLiteral("binary"), r.value().binary}, {QStringLiteral("truncated"), r.value().truncated}}));
+        });
+    });
 
     http.route("GET", QStringLiteral("/v1/workspaces"), [sessions](const HttpRequest &, HttpReply reply) {
         SessionManager *m = sessions();
