@@ -13,6 +13,7 @@
 
 #include <QAbstractButton>
 #include <QJsonObject>
+#include <QLoggingCategory>
 #include <QApplication>
 #include <QMenu>
 #include <QMessageBox>
@@ -20,6 +21,9 @@
 #include <QSystemTrayIcon>
 
 namespace isolation {
+
+// The icon's changes, timed by the log line's stamp (bench/tray: engine event to icon).
+Q_LOGGING_CATEGORY(lcTrayIcon, "isolation.tray.icon")
 
 TrayApplication::TrayApplication(EngineModel &engine, QObject *parent)
     : QObject(parent)
@@ -240,6 +244,7 @@ void TrayApplication::updateState()
     if (iconKey != m_iconKey) {
         m_iconKey = iconKey;
         m_icon->setIcon(stateIcon(state, badge, style));
+        qCDebug(lcTrayIcon).noquote() << "icon set: state" << engineStateName(state) << "badge" << int(badge);
     }
     m_icon->setToolTip(tr("Isolation: %1").arg(why));
 
