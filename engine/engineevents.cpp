@@ -102,7 +102,12 @@ void EngineEvents::watch(SessionManager *sessions)
         m_seen.insert(s->id(), seen);
     }
     connect(sessions, &SessionManager::sessionAdded, this, &EngineEvents::sessionAdded);
-    connect(sessions, &SessionManager::sessionChanged, this, &EngineEvents::sessionChanged);
+    connect(sessions, &SessionManager::sessionChanged, this, [this, sessions](Session *s) {
+        // A removed session lives on until its deferred delete, and a query that ends meanwhile
+        // (a client's GET changes) still says changed: it is gone, not added again.
+        if (sessions->session(s->id()) == s)
+            sessionChanged(s);
+    });
     connect(sessions, &SessionManager::sessionRemoved, this, [this](const QString &id) {
         m_seen.remove(id);
         m_hub.publish("session.removed", QJsonObject {{QStringLiteral("session"), id}});
