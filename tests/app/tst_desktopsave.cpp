@@ -1,11 +1,13 @@
 // The real isolation-tray on a real (virtual) desktop (DesktopSession: Xvfb, trayer, dunst, a
-// session bus with gnome-keyring), paired with the real hub, driven by the command line the way a
+// session bus with gnome-keyring), a client of the real engine (`isolation-server up`, a process of
+// its own, issue 21) paired with the real hub, driven by the command line the way a
 // member's scripts and agents drive it: two sessions of one workspace, a selection saved, another
 // session saving first (412), a sync that conflicts, the conflict resolved. What is checked is what
 // the desktop got: the notifications dunst received (each event once), and the badge drawn in the
 // tray host's window (its pixels), which stays after the notification is closed until the conflict
 // is resolved. Screenshots of the tray and of every tab land in ISOLATION_TEST_OUTPUT/screenshots/.
 #include "desktopsession.h"
+#include "engineprocess.h"
 #include "hubprocess.h"
 #include "notifier.h"
 
@@ -64,6 +66,7 @@ private:
     DesktopSession m_desktop;
     std::unique_ptr<HubProcess> m_hub;
     QTemporaryDir m_home;
+    std::unique_ptr<EngineProcess> m_engine;
     QProcessEnvironment m_env;
     QString m_shots;
 };
@@ -87,6 +90,8 @@ void tst_DesktopSave::initTestCase()
 
 void tst_DesktopSave::cleanupTestCase()
 {
+    if (m_engine)
+        QCOMPARE(m_engine->stop(), 0);
     m_hub.reset();
     m_desktop.stop();
 }
@@ -208,12 +213,22 @@ QString tst_DesktopSave::mainWindow() const
 
 void tst_DesktopSave::movedOnAndConflictReachTheDesktop()
 {
+    // The engine first, a process of its own in the desktop session; then the tray attaches to it.
+    m_engine = std::make_unique<EngineProcess>(m_home.path());
+    m_engine->environment() = m_env;
+    m_engine->setRuntime(false);
+    QVERIFY(m_engine->start());
     QProcess tray;
     tray.setProcessEnvironment(m_env);
     tray.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     tray.start(trayBinary(), {});
     QVERIFY(tray.waitForStarted());
-    QTRY_COMPARE_WITH_TIMEOUT(cli({QStringLiteral("status")}).rc, 0, 20000);
+    const QString attached = QStringLiteral("attached to the engine, pid %1").arg(m_engine->pid());
+    auto trayLogSays = [this, &attached] {
+        QFile log(m_home.path() + QStringLiteral("/state/tray.log"));
+        return log.open(QIODevice::ReadOnly) && QString::fromUtf8(log.readAll()).contains(attached);
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(trayLogSays(), 20000);
     QVERIFY(pair());
     QTRY_COMPARE_WITH_TIMEOUT(
         cli({QStringLiteral("status"), QStringLiteral("--json")}).json().value(QStringLiteral("state")).toString(),
@@ -339,6 +354,11 @@ void tst_DesktopSave::movedOnAndConflictReachTheDesktop()
     QVERIFY(tray.waitForFinished(30000));
     QCOMPARE(tray.exitStatus(), QProcess::NormalExit);
     QCOMPARE(tray.exitCode(), 0);
+    // The tray was a window on the engine: the engine runs on, still paired and online.
+    QVERIFY(m_engine->running());
+    QCOMPARE(
+        cli({QStringLiteral("status"), QStringLiteral("--json")}).json().value(QStringLiteral("state")).toString(),
+        QStringLiteral("online"));
 }
 
 // Three sessions moved on in one go (faster than the notification service answers): the desktop
