@@ -74,6 +74,11 @@ TrayApplication::TrayApplication(EngineModel &engine, QObject *parent)
     connect(&m_engine, &EngineModel::stateChanged, this, &TrayApplication::updateState);
     connect(&m_engine.connection(), &EngineConnection::stateChanged, this, &TrayApplication::onConnectionChanged);
     connectSessionEvents();
+    // Made on a model that is attached already: an engine was seen, so none is started for it.
+    if (m_engine.connection().state() == EngineConnection::State::Attached || m_engine.attached()) {
+        m_wasAttached = true;
+        m_triedStart = true;
+    }
     rebuildSessionsMenu();
     updateState();
 }

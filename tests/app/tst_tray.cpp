@@ -1,11 +1,16 @@
+// The tray as a client of a separate engine (`isolation-server up`, tests/support/engineprocess.h):
+// the window's tabs, the activity the engine records arriving through the event stream, settings,
+// the icon and state line following the engine (and saying when it is gone), pairing by clicks,
+// one tray per display, and a tray that attaches to a running engine instead of refusing it.
 #include "browserapproval.h"
+#include "engineprocess.h"
+#include "enginemodel.h"
 #include "hubprocess.h"
 #include "mainwindow.h"
 #include "trayapplication.h"
 #include "traypreferences.h"
 
 #include "core/paths.h"
-#include "engine.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -28,6 +33,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <memory>
 
 using namespace isolation;
 
@@ -41,16 +47,10 @@ private Q_SLOTS:
     void trayFollowsEngineState();
     void pairByClicks();
     void secondStartRaisesTheFirst();
-    void refusesWhenAnotherEngineOwnsTheState();
+    void attachesToTheEngineThatRuns();
 };
 
 namespace {
-EngineOptions fileStore()
-{
-    EngineOptions o;
-    o.credentialStore = CredentialStoreKind::File;
-    return o;
-}
 
 Paths pathsFor(const QString &home)
 {
@@ -58,15 +58,39 @@ Paths pathsFor(const QString &home)
     env.insert(QStringLiteral("ISOLATION_HOME"), home);
     return Paths::resolve(env).value();
 }
+
+// A real engine on `home` and the tray's model of it, attached.
+struct Attached
+{
+    explicit Attached(const QString &home, const QString &hub = {})
+        : engine(home)
+    {
+        if (!hub.isEmpty())
+            engine.setHub(hub);
+    }
+    bool start()
+    {
+        if (!engine.start())
+            return false;
+        model = std::make_unique<EngineModel>(pathsFor(engine.home()));
+        model->connection().attach();
+        for (int i = 0; i < 400 && !model->attached(); ++i)
+            QTest::qWait(50);
+        return model->attached();
+    }
+    test::EngineProcess engine;
+    std::unique_ptr<EngineModel> model;
+};
+
 } // namespace
 
 void tst_Tray::windowHasTheSixTabs()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()), fileStore());
-    QVERIFY(engine.start().ok());
-    QTRY_VERIFY(engine.stateReason().startsWith(QStringLiteral("Not paired")));
-    TrayApplication tray(engine);
+    Attached a(home.path());
+    QVERIFY(a.start());
+    QTRY_VERIFY(a.model->stateReason().startsWith(QStringLiteral("Not paired")));
+    TrayApplication tray(*a.model);
     tray.showWindow();
     QVERIFY(QTest::qWaitForWindowExposed(tray.window()));
 
@@ -103,38 +127,52 @@ void tst_Tray::windowHasTheSixTabs()
 
 void tst_Tray::activityShowsEventsNewestFirst()
 {
+    test::HubProcess hub;
+    QVERIFY(hub.start());
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()), fileStore());
-    QVERIFY(engine.start().ok());
-    QTRY_VERIFY(engine.stateReason().startsWith(QStringLiteral("Not paired")));
-    TrayApplication tray(engine);
+    Attached a(home.path(), hub.appUrl().toString());
+    QVERIFY(a.start());
+    QTRY_VERIFY(a.model->stateReason().startsWith(QStringLiteral("Not paired")));
+    TrayApplication tray(*a.model);
     auto *view = tray.window()->findChild<QTableView *>(QStringLiteral("activityView"));
     auto *kind = tray.window()->findChild<QComboBox *>(QStringLiteral("activityKind"));
     auto *search = tray.window()->findChild<QLineEdit *>(QStringLiteral("activitySearch"));
     QVERIFY(view && kind && search);
     QAbstractItemModel *model = view->model();
-    // The engine's start is there already: it went from stopped to not paired.
+    // The engine's start is there already (from the snapshot): it went from stopped to not paired.
     QVERIFY(model->rowCount() >= 1);
     QVERIFY(model->index(0, 2).data().toString().startsWith(QStringLiteral("Not paired")));
+    QCOMPARE(model->index(0, 1).data().toString(), QStringLiteral("Connection"));
 
-    engine.activity().record(QStringLiteral("runtime"), QStringLiteral("Runtime healthy: test"));
-    engine.activity().record(QStringLiteral("workspace"), QStringLiteral("Saved 3 files of demo"));
+    // A pairing the engine starts and cancels: its entries arrive through the event stream.
+    bool asked = false;
+    a.model->client().post(QStringLiteral("/v1/pair"), {}, [&asked](EngineClient::Answer r) { asked = r.ok(); });
+    QTRY_VERIFY_WITH_TIMEOUT(asked, 20000);
+    QTRY_COMPARE(model->index(0, 1).data().toString(), QStringLiteral("Pairing"));
+    const int pairingRows = [&] {
+        int n = 0;
+        for (int r = 0; r < model->rowCount(); ++r)
+            n += model->index(r, 1).data().toString() == QLatin1String("Pairing");
+        return n;
+    }();
+    QVERIFY(pairingRows >= 1);
     const int all = model->rowCount();
-    QCOMPARE(model->index(0, 2).data().toString(), QStringLiteral("Saved 3 files of demo"));
-    QCOMPARE(model->index(0, 1).data().toString(), QStringLiteral("Workspace"));
+    QVERIFY(all > pairingRows);
 
-    kind->setCurrentIndex(kind->findData(QStringLiteral("runtime")));
-    QCOMPARE(model->rowCount(), 1);
-    QCOMPARE(model->index(0, 2).data().toString(), QStringLiteral("Runtime healthy: test"));
+    kind->setCurrentIndex(kind->findData(QStringLiteral("pairing")));
+    QCOMPARE(model->rowCount(), pairingRows);
+    kind->setCurrentIndex(kind->findData(QStringLiteral("connection")));
+    QCOMPARE(model->rowCount(), all - pairingRows);
     kind->setCurrentIndex(0);
     QCOMPARE(model->rowCount(), all);
-    search->setText(QStringLiteral("DEMO"));
-    QCOMPARE(model->rowCount(), 1);
+    search->setText(QStringLiteral("NOT PAIRED"));
+    QVERIFY(model->rowCount() >= 1 && model->rowCount() < all);
     search->clear();
 
-    // The log keeps the newest ActivityLog::Capacity events; the view follows without a reset.
+    // The tray's copy keeps the newest ActivityLog::Capacity entries; the view follows without a
+    // reset (the copy is the tray's own: filling it is the view's test, not the engine's).
     for (int i = 0; i < ActivityLog::Capacity + 5; ++i)
-        engine.activity().record(QStringLiteral("session"), QStringLiteral("event %1").arg(i));
+        a.model->activity().record(QStringLiteral("session"), QStringLiteral("event %1").arg(i));
     QCOMPARE(model->rowCount(), ActivityLog::Capacity);
     QCOMPARE(model->index(0, 2).data().toString(), QStringLiteral("event %1").arg(ActivityLog::Capacity + 4));
     QCOMPARE(model->index(ActivityLog::Capacity - 1, 2).data().toString(), QStringLiteral("event 5"));
@@ -145,9 +183,9 @@ void tst_Tray::settingsLaunchAtLoginNotificationsAndIcon()
     QTemporaryDir config;
     qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()), fileStore());
-    QVERIFY(engine.start().ok());
-    TrayApplication tray(engine);
+    Attached a(home.path());
+    QVERIFY(a.start());
+    TrayApplication tray(*a.model);
     const QString entry = config.path() + QStringLiteral("/autostart/io.isolation.Tray.desktop");
     QVERIFY(!QFile::exists(entry));
 
@@ -179,9 +217,9 @@ void tst_Tray::settingsLaunchAtLoginNotificationsAndIcon()
     const QByteArray exec = "Exec=" + QCoreApplication::applicationFilePath().toUtf8() + '\n';
     QVERIFY2(text.contains(exec), text.constData());
     QVERIFY(text.contains("X-GNOME-Autostart-enabled=true"));
-    QVERIFY(!TrayPreferences(engine.settings()).notifies(QStringLiteral("conflict")));
-    QVERIFY(TrayPreferences(engine.settings()).notifies(QStringLiteral("moved_on")));
-    QCOMPARE(TrayPreferences(engine.settings()).iconStyle(), IconStyle::MonochromeLight);
+    QVERIFY(!TrayPreferences(a.model->settings()).notifies(QStringLiteral("conflict")));
+    QVERIFY(TrayPreferences(a.model->settings()).notifies(QStringLiteral("moved_on")));
+    QCOMPARE(TrayPreferences(a.model->settings()).iconStyle(), IconStyle::MonochromeLight);
     const QImage mono = tray.trayIcon()->icon().pixmap(22, 22).toImage();
     QVERIFY(mono != colour);
     int drawn = 0;
@@ -206,18 +244,26 @@ void tst_Tray::settingsLaunchAtLoginNotificationsAndIcon()
 void tst_Tray::trayFollowsEngineState()
 {
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()), fileStore());
-    QVERIFY(engine.start().ok());
-    QTRY_VERIFY(engine.stateReason().startsWith(QStringLiteral("Not paired")));
-    TrayApplication tray(engine);
+    Attached a(home.path());
+    QVERIFY(a.start());
+    QTRY_VERIFY(a.model->stateReason().startsWith(QStringLiteral("Not paired")));
+    TrayApplication tray(*a.model);
     QVERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Not paired")));
     QAction *stateLine = tray.menu()->findChild<QAction *>(QStringLiteral("stateLine"));
     QVERIFY(stateLine);
     QVERIFY(!stateLine->isEnabled());
     QVERIFY(stateLine->text().startsWith(QStringLiteral("Not paired")));
     QVERIFY(!tray.trayIcon()->icon().isNull());
-    engine.stop();
-    QCOMPARE(stateLine->text(), QStringLiteral("Not running"));
+    QAction *start = tray.menu()->findChild<QAction *>(QStringLiteral("startEngineAction"));
+    QVERIFY(start && !start->isVisible());
+    // The engine stops (not the tray's doing): the tray says so and offers Start; it starts none.
+    QCOMPARE(a.engine.stop(), 0);
+    QTRY_VERIFY2_WITH_TIMEOUT(stateLine->text().startsWith(QStringLiteral("Engine not running")), qPrintable(stateLine->text()), 5000);
+    QVERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Engine not running")));
+    QVERIFY(start->isVisible());
+    QTest::qWait(500);
+    QVERIFY(!a.model->attached());
+    QCOMPARE(a.engine.cli({QStringLiteral("status")}), 3);
 }
 
 void tst_Tray::pairByClicks()
@@ -227,11 +273,10 @@ void tst_Tray::pairByClicks()
         {QStringLiteral("--poll-interval"), QStringLiteral("1"), QStringLiteral("--heartbeat-interval"),
             QStringLiteral("1")}));
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()), fileStore());
-    engine.settings().setHubUrl(hub.appUrl());
-    QVERIFY(engine.start().ok());
-    QTRY_COMPARE(engine.state(), EngineState::NotPaired);
-    TrayApplication tray(engine);
+    Attached a(home.path(), hub.appUrl().toString());
+    QVERIFY(a.start());
+    QTRY_COMPARE(a.model->state(), EngineState::NotPaired);
+    TrayApplication tray(*a.model);
     const QIcon notPairedIcon = tray.trayIcon()->icon();
 
     QAction *pair = tray.menu()->findChild<QAction *>(QStringLiteral("pairAction"));
@@ -257,13 +302,13 @@ void tst_Tray::pairByClicks()
     QVERIFY(countdown->text().contains(QStringLiteral("expires in")));
     QVERIFY(dialog->findChild<QPushButton *>(QStringLiteral("openInBrowser"))->isEnabled());
     QVERIFY(dialog->findChild<QPushButton *>(QStringLiteral("copyLink"))->isEnabled());
-    QCOMPARE(engine.state(), EngineState::Pairing);
+    QTRY_COMPARE(a.model->state(), EngineState::Pairing);
 
     // The member approves in the browser; the dialog and the tray follow.
     QCOMPARE(test::submitApprovalPage(hub.appUrl(), code->text()).status, 200);
     auto *message = dialog->findChild<QLabel *>(QStringLiteral("pairingMessage"));
     QTRY_VERIFY_WITH_TIMEOUT(message->text().startsWith(QStringLiteral("Paired")), 20000);
-    QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(a.model->state(), EngineState::Online, 20000);
     QVERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Online")));
     QVERIFY(!pair->isVisible());
     QVERIFY(tray.trayIcon()->icon().cacheKey() != notPairedIcon.cacheKey());
@@ -276,7 +321,9 @@ void tst_Tray::secondStartRaisesTheFirst()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("ISOLATION_ENGINE_ARGS"), QStringLiteral("up --credential-store file"));
 
+    // No engine runs: the first tray starts one, detached.
     QProcess first;
     first.setProcessEnvironment(env);
     first.start(test::trayBinary(), {});
@@ -294,27 +341,43 @@ void tst_Tray::secondStartRaisesTheFirst()
     QTRY_VERIFY_WITH_TIMEOUT((firstErr += first.readAllStandardError()).contains("asked to raise the window"), 10000);
     QCOMPARE(first.state(), QProcess::Running);
 
+    // The tray quits; the engine it started stays.
     ::kill(pid_t(first.processId()), SIGTERM);
     QVERIFY(first.waitForFinished(20000));
     QCOMPARE(first.exitStatus(), QProcess::NormalExit);
-    QCOMPARE(first.exitCode(), 0);
-    QVERIFY(!QFileInfo::exists(home.path() + QStringLiteral("/run/engine.sock")));
+    QVERIFY2(first.exitCode() == 0, QByteArray(firstErr + first.readAllStandardError()).right(3000).constData());
+    test::EngineProcess cli(home.path());
+    QCOMPARE(cli.cli({QStringLiteral("status")}), 0);
+    QCOMPARE(cli.cli({QStringLiteral("down")}), 0);
+    QCOMPARE(cli.cli({QStringLiteral("status")}), 3);
 }
 
-void tst_Tray::refusesWhenAnotherEngineOwnsTheState()
+void tst_Tray::attachesToTheEngineThatRuns()
 {
+    // Before, a tray refused to start beside a running engine; now it attaches to it.
     QTemporaryDir home;
-    Engine engine(pathsFor(home.path()), fileStore());
-    QVERIFY(engine.start().ok());
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    test::EngineProcess engine(home.path());
+    QVERIFY(engine.start());
+    QProcessEnvironment env = engine.environment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     QProcess tray;
     tray.setProcessEnvironment(env);
     tray.start(test::trayBinary(), {});
-    QTRY_VERIFY_WITH_TIMEOUT(tray.state() == QProcess::NotRunning, 30000);
-    QCOMPARE(tray.exitCode(), 1);
-    QVERIFY(tray.readAllStandardError().contains("already running"));
+    QVERIFY(tray.waitForStarted());
+    const QString log = QFileInfo(pathsFor(home.path()).logFile()).absolutePath() + QStringLiteral("/tray.log");
+    const QByteArray attached = "attached to the engine, pid " + QByteArray::number(engine.pid());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            QFile f(log);
+            return f.open(QIODevice::ReadOnly) && f.readAll().contains(attached);
+        }(),
+        20000);
+    QCOMPARE(tray.state(), QProcess::Running);
+    ::kill(pid_t(tray.processId()), SIGTERM);
+    QVERIFY(tray.waitForFinished(20000));
+    QCOMPARE(tray.exitCode(), 0);
+    QVERIFY(engine.running());
+    QCOMPARE(engine.cli({QStringLiteral("status")}), 0);
 }
 
 QTEST_MAIN(tst_Tray)
