@@ -30,10 +30,6 @@
         <source>Cannot start the tray: %1</source>
         <translation>Das Tray-Programm kann nicht starten: %1</translation>
     </message>
-    <message>
-        <source>Cannot start the engine: %1</source>
-        <translation>Die Engine kann nicht starten: %1</translation>
-    </message>
 </context>
 <context>
     <name>isolation::ActivityModel</name>
@@ -91,6 +87,52 @@
     <message>
         <source>Recent events</source>
         <translation>Letzte Ereignisse</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::Autostart</name>
+    <message>
+        <source>Cannot create the folder %1</source>
+        <translation>Der Ordner %1 kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Cannot remove %1</source>
+        <translation>%1 kann nicht entfernt werden</translation>
+    </message>
+    <message>
+        <source>systemctl --user %1 %2 failed: %3</source>
+        <translation>systemctl --user %1 %2 ist fehlgeschlagen: %3</translation>
+    </message>
+    <message>
+        <source>Cannot find isolation-server beside this program or on PATH</source>
+        <translation>isolation-server ist weder neben diesem Programm noch im PATH zu finden</translation>
+    </message>
+    <message>
+        <source>Cannot find isolation-tray beside this program or on PATH</source>
+        <translation>isolation-tray ist weder neben diesem Programm noch im PATH zu finden</translation>
+    </message>
+    <message>
+        <source>%1 exited with code %2</source>
+        <translation>%1 wurde mit Code %2 beendet</translation>
+    </message>
+    <message>
+        <source>%1 crashed</source>
+        <translation>%1 ist abgestürzt</translation>
+    </message>
+    <message>
+        <source>Cannot run %1: %2</source>
+        <translation>%1 kann nicht ausgeführt werden: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 did not answer within %n second(s)</source>
+        <translation>
+            <numerusform>%1 hat nicht innerhalb von %n Sekunde geantwortet</numerusform>
+            <numerusform>%1 hat nicht innerhalb von %n Sekunden geantwortet</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -492,6 +534,41 @@
         <source>This computer is not paired</source>
         <translation>Dieser Computer ist nicht gekoppelt</translation>
     </message>
+    <message>
+        <source>Connected by the user</source>
+        <translation>Vom Benutzer verbunden</translation>
+    </message>
+    <message>
+        <source>Disconnected by the user</source>
+        <translation>Vom Benutzer getrennt</translation>
+    </message>
+    <message>
+        <source>Disconnected: the cloud cannot reach this computer until you connect</source>
+        <translation>Getrennt: Die Cloud erreicht diesen Computer erst, wenn Sie verbinden</translation>
+    </message>
+    <message>
+        <source>The body must be {&quot;connected&quot;: true|false}</source>
+        <translation>Der Inhalt muss {&quot;connected&quot;: true|false} sein</translation>
+    </message>
+    <message>
+        <source>This computer is paired: its hub is the one it is paired with. Unpair first</source>
+        <translation>Dieser Computer ist gekoppelt: Sein Hub ist der, mit dem er gekoppelt ist. Entkoppeln Sie ihn zuerst</translation>
+    </message>
+    <message>
+        <source>hubUrl is empty</source>
+        <translation>hubUrl ist leer</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::EngineClient</name>
+    <message>
+        <source>The engine is not running</source>
+        <translation>Die Engine läuft nicht</translation>
+    </message>
+    <message>
+        <source>The engine did not answer: %1</source>
+        <translation>Die Engine hat nicht geantwortet: %1</translation>
+    </message>
 </context>
 <context>
     <name>isolation::EngineConnection</name>
@@ -506,6 +583,56 @@
     <message>
         <source>The engine was started but did not answer within %1 s; its log (engine.log in its state directory) says why</source>
         <translation>Die Engine wurde gestartet, hat aber nicht innerhalb von %1 s geantwortet; ihr Protokoll (engine.log in ihrem Statusverzeichnis) nennt den Grund</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::EngineModel</name>
+    <message>
+        <source>Looking for the engine…</source>
+        <translation>Engine wird gesucht…</translation>
+    </message>
+    <message>
+        <source>Starting the engine…</source>
+        <translation>Engine wird gestartet…</translation>
+    </message>
+    <message>
+        <source>Reading the engine&apos;s state…</source>
+        <translation>Zustand der Engine wird gelesen…</translation>
+    </message>
+    <message>
+        <source>Engine not running</source>
+        <translation>Engine läuft nicht</translation>
+    </message>
+    <message>
+        <source>Engine not running: %1</source>
+        <translation>Engine läuft nicht: %1</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::FinishFlow</name>
+    <message>
+        <source>Finish session</source>
+        <translation>Sitzung beenden</translation>
+    </message>
+    <message>
+        <source>Finish session %1? Its sandbox is deleted and its folder removed from this computer.</source>
+        <translation>Sitzung %1 beenden? Ihre Sandbox wird gelöscht und ihr Ordner von diesem Computer entfernt.</translation>
+    </message>
+    <message>
+        <source>&amp;Finish</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>Unsaved work</source>
+        <translation>Nicht gesicherte Arbeit</translation>
+    </message>
+    <message>
+        <source>%1
+
+Discard the unsaved work and finish?</source>
+        <translation>%1
+
+Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     </message>
 </context>
 <context>
@@ -545,6 +672,20 @@
     <message>
         <source>&amp;Activity</source>
         <translation>&amp;Aktivität</translation>
+    </message>
+    <message>
+        <source>S&amp;tart the engine</source>
+        <translation>Engine s&amp;tarten</translation>
+    </message>
+    <message>
+        <source>&amp;Pair this computer…</source>
+        <translation>Diesen Computer &amp;koppeln…</translation>
+    </message>
+    <message>
+        <source>The engine cannot read this computer&apos;s credentials: %1
+Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run it without one: isolation-server up --credential-store file</source>
+        <translation>Die Engine kann die Zugangsdaten dieses Computers nicht lesen: %1
+Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die Engine erneut, oder betreiben Sie sie ohne: isolation-server up --credential-store file</translation>
     </message>
 </context>
 <context>
@@ -1100,10 +1241,6 @@
         <source>The engine is not running</source>
         <translation>Die Engine läuft nicht</translation>
     </message>
-    <message>
-        <source>No such session</source>
-        <translation>Keine solche Sitzung</translation>
-    </message>
 </context>
 <context>
     <name>isolation::SessionsPage</name>
@@ -1235,6 +1372,125 @@
         <source>Pair this computer first: saving and syncing need the hub</source>
         <translation>Koppeln Sie zuerst diesen Computer: Sichern und Abgleichen brauchen den Hub</translation>
     </message>
+    <message>
+        <source>%1 %2 of %3</source>
+        <translation>%1 %2 von %3</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>Startet</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Läuft</translation>
+    </message>
+    <message>
+        <source>Suspending</source>
+        <translation>Wird angehalten</translation>
+    </message>
+    <message>
+        <source>Suspended</source>
+        <translation>Angehalten</translation>
+    </message>
+    <message>
+        <source>Resuming</source>
+        <translation>Wird fortgesetzt</translation>
+    </message>
+    <message>
+        <source>Finishing</source>
+        <translation>Wird beendet</translation>
+    </message>
+    <message>
+        <source>Gone</source>
+        <translation>Nicht mehr vorhanden</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>agent not started</source>
+        <translation>Agent nicht gestartet</translation>
+    </message>
+    <message>
+        <source>agent running</source>
+        <translation>Agent läuft</translation>
+    </message>
+    <message>
+        <source>agent restarting</source>
+        <translation>Agent startet neu</translation>
+    </message>
+    <message>
+        <source>agent stopped</source>
+        <translation>Agent gestoppt</translation>
+    </message>
+    <message>
+        <source>agent done</source>
+        <translation>Agent fertig</translation>
+    </message>
+    <message>
+        <source>agent failed</source>
+        <translation>Agent fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1, %n restart(s)</source>
+        <translation>
+            <numerusform>%1, %n Neustart</numerusform>
+            <numerusform>%1, %n Neustarts</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>Sandbox</translation>
+    </message>
+    <message>
+        <source>S&amp;uspend</source>
+        <translation>A&amp;nhalten</translation>
+    </message>
+    <message>
+        <source>Saves what changed, then pauses the session&apos;s sandbox</source>
+        <translation>Sichert, was sich geändert hat, und hält dann die Sandbox der Sitzung an</translation>
+    </message>
+    <message>
+        <source>Resu&amp;me</source>
+        <translation>Fortset&amp;zen</translation>
+    </message>
+    <message>
+        <source>F&amp;inish…</source>
+        <translation>B&amp;eenden…</translation>
+    </message>
+    <message>
+        <source>Deletes the session&apos;s sandbox and removes its folder from this computer</source>
+        <translation>Löscht die Sandbox der Sitzung und entfernt ihren Ordner von diesem Computer</translation>
+    </message>
+    <message>
+        <source>Suspending %1: saving what changed, then pausing its sandbox…</source>
+        <translation>%1 wird angehalten: Änderungen werden gesichert, dann wird die Sandbox angehalten…</translation>
+    </message>
+    <message>
+        <source>Resuming %1…</source>
+        <translation>%1 wird fortgesetzt…</translation>
+    </message>
+    <message>
+        <source>Only a running sandbox can be suspended</source>
+        <translation>Nur eine laufende Sandbox kann angehalten werden</translation>
+    </message>
+    <message>
+        <source>Only a suspended sandbox can be resumed</source>
+        <translation>Nur eine angehaltene Sandbox kann fortgesetzt werden</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SettingsDialog</name>
@@ -1364,10 +1620,6 @@
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <source>&amp;Quit</source>
-        <translation>&amp;Beenden</translation>
-    </message>
-    <message>
         <source>Isolation: %1</source>
         <translation>Isolation: %1</translation>
     </message>
@@ -1463,28 +1715,60 @@
         <translation>B&amp;eenden…</translation>
     </message>
     <message>
-        <source>Finish session</source>
-        <translation>Sitzung beenden</translation>
+        <source>&amp;Disconnect</source>
+        <translation>&amp;Trennen</translation>
     </message>
     <message>
-        <source>Finish session %1? Its sandbox is deleted and its folder removed from this computer.</source>
-        <translation>Sitzung %1 beenden? Ihre Sandbox wird gelöscht und ihr Ordner von diesem Computer entfernt.</translation>
+        <source>S&amp;tart the engine</source>
+        <translation>Engine s&amp;tarten</translation>
     </message>
     <message>
-        <source>&amp;Finish</source>
-        <translation>&amp;Beenden</translation>
+        <source>Stop the &amp;engine…</source>
+        <translation>Engine st&amp;oppen…</translation>
     </message>
     <message>
-        <source>Unsaved work</source>
-        <translation>Ungesicherte Arbeit</translation>
+        <source>&amp;Quit Isolation tray</source>
+        <translation>Isolation-Tray &amp;beenden</translation>
     </message>
     <message>
-        <source>%1
-
-Discard the unsaved work and finish?</source>
-        <translation>%1
-
-Die ungesicherte Arbeit verwerfen und beenden?</translation>
+        <source>Closes the tray; the engine keeps this computer reachable</source>
+        <translation>Schließt das Tray; die Engine hält diesen Computer erreichbar</translation>
+    </message>
+    <message>
+        <source>The Isolation engine stopped</source>
+        <translation>Die Isolation-Engine wurde gestoppt</translation>
+    </message>
+    <message>
+        <source>The cloud cannot reach this computer until it runs again. %1</source>
+        <translation>Die Cloud erreicht diesen Computer erst, wenn sie wieder läuft. %1</translation>
+    </message>
+    <message>
+        <source>Start it</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>Stop the engine</source>
+        <translation>Engine stoppen</translation>
+    </message>
+    <message>
+        <source>Stop the Isolation engine? The cloud cannot reach this computer, and no session can be launched on it, until the engine starts again (from this menu, or at the next login).</source>
+        <translation>Die Isolation-Engine stoppen? Die Cloud erreicht diesen Computer nicht, und keine Sitzung kann auf ihm gestartet werden, bis die Engine wieder startet (aus diesem Menü oder bei der nächsten Anmeldung).</translation>
+    </message>
+    <message>
+        <source>&amp;Stop the engine</source>
+        <translation>Engine &amp;stoppen</translation>
+    </message>
+    <message>
+        <source>Isolation</source>
+        <translation>Isolation</translation>
+    </message>
+    <message>
+        <source>&amp;Connect</source>
+        <translation>&amp;Verbinden</translation>
+    </message>
+    <message>
+        <source>Cannot read this computer&apos;s credentials: %1 — unlock your keychain, or run the engine with --credential-store file</source>
+        <translation>Die Zugangsdaten dieses Computers können nicht gelesen werden: %1 — entsperren Sie Ihren Schlüsselbund oder starten Sie die Engine mit --credential-store file</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>isolation::Autostart</name>
+    <message numerus="yes">
+        <source>%1 did not answer within %n second(s)</source>
+        <translation>
+            <numerusform>%1 did not answer within %n second</numerusform>
+            <numerusform>%1 did not answer within %n seconds</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>isolation::CachePage</name>
     <message numerus="yes">
         <source>%n workspace(s), %1 of at most %2</source>
@@ -45,6 +55,16 @@
         <translation>
             <numerusform>%n workspace is named %1: give the id</numerusform>
             <numerusform>%n workspaces are named %1: give the id</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>isolation::SessionsPage</name>
+    <message numerus="yes">
+        <source>%1, %n restart(s)</source>
+        <translation>
+            <numerusform>%1, %n restart</numerusform>
+            <numerusform>%1, %n restarts</numerusform>
         </translation>
     </message>
 </context>

@@ -30,10 +30,6 @@
         <source>Cannot start the tray: %1</source>
         <translation>无法启动托盘程序：%1</translation>
     </message>
-    <message>
-        <source>Cannot start the engine: %1</source>
-        <translation>无法启动引擎：%1</translation>
-    </message>
 </context>
 <context>
     <name>isolation::ActivityModel</name>
@@ -91,6 +87,51 @@
     <message>
         <source>Recent events</source>
         <translation>最近的事件</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::Autostart</name>
+    <message>
+        <source>Cannot create the folder %1</source>
+        <translation>无法创建文件夹 %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot remove %1</source>
+        <translation>无法删除 %1</translation>
+    </message>
+    <message>
+        <source>systemctl --user %1 %2 failed: %3</source>
+        <translation>systemctl --user %1 %2 失败：%3</translation>
+    </message>
+    <message>
+        <source>Cannot find isolation-server beside this program or on PATH</source>
+        <translation>在本程序所在目录和 PATH 中都找不到 isolation-server</translation>
+    </message>
+    <message>
+        <source>Cannot find isolation-tray beside this program or on PATH</source>
+        <translation>在本程序所在目录和 PATH 中都找不到 isolation-tray</translation>
+    </message>
+    <message>
+        <source>%1 exited with code %2</source>
+        <translation>%1 已退出，代码 %2</translation>
+    </message>
+    <message>
+        <source>%1 crashed</source>
+        <translation>%1 已崩溃</translation>
+    </message>
+    <message>
+        <source>Cannot run %1: %2</source>
+        <translation>无法运行 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 did not answer within %n second(s)</source>
+        <translation>
+            <numerusform>%1 在 %n 秒内没有响应</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -488,6 +529,41 @@
         <source>This computer is not paired</source>
         <translation>此计算机未配对</translation>
     </message>
+    <message>
+        <source>Connected by the user</source>
+        <translation>已由用户连接</translation>
+    </message>
+    <message>
+        <source>Disconnected by the user</source>
+        <translation>已由用户断开</translation>
+    </message>
+    <message>
+        <source>Disconnected: the cloud cannot reach this computer until you connect</source>
+        <translation>已断开：在您重新连接之前，云端无法访问此计算机</translation>
+    </message>
+    <message>
+        <source>The body must be {&quot;connected&quot;: true|false}</source>
+        <translation>请求体必须是 {&quot;connected&quot;: true|false}</translation>
+    </message>
+    <message>
+        <source>This computer is paired: its hub is the one it is paired with. Unpair first</source>
+        <translation>此计算机已配对：它的中心就是已配对的中心。请先取消配对</translation>
+    </message>
+    <message>
+        <source>hubUrl is empty</source>
+        <translation>hubUrl 为空</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::EngineClient</name>
+    <message>
+        <source>The engine is not running</source>
+        <translation>引擎未运行</translation>
+    </message>
+    <message>
+        <source>The engine did not answer: %1</source>
+        <translation>引擎没有响应：%1</translation>
+    </message>
 </context>
 <context>
     <name>isolation::EngineConnection</name>
@@ -502,6 +578,56 @@
     <message>
         <source>The engine was started but did not answer within %1 s; its log (engine.log in its state directory) says why</source>
         <translation>引擎已启动，但在 %1 秒内没有响应；其日志（状态目录中的 engine.log）说明了原因</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::EngineModel</name>
+    <message>
+        <source>Looking for the engine…</source>
+        <translation>正在查找引擎…</translation>
+    </message>
+    <message>
+        <source>Starting the engine…</source>
+        <translation>正在启动引擎…</translation>
+    </message>
+    <message>
+        <source>Reading the engine&apos;s state…</source>
+        <translation>正在读取引擎状态…</translation>
+    </message>
+    <message>
+        <source>Engine not running</source>
+        <translation>引擎未运行</translation>
+    </message>
+    <message>
+        <source>Engine not running: %1</source>
+        <translation>引擎未运行：%1</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::FinishFlow</name>
+    <message>
+        <source>Finish session</source>
+        <translation>结束会话</translation>
+    </message>
+    <message>
+        <source>Finish session %1? Its sandbox is deleted and its folder removed from this computer.</source>
+        <translation>结束会话 %1？它的沙箱将被删除，其文件夹将从此计算机中移除。</translation>
+    </message>
+    <message>
+        <source>&amp;Finish</source>
+        <translation>结束(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Unsaved work</source>
+        <translation>未保存的工作</translation>
+    </message>
+    <message>
+        <source>%1
+
+Discard the unsaved work and finish?</source>
+        <translation>%1
+
+放弃未保存的工作并结束？</translation>
     </message>
 </context>
 <context>
@@ -541,6 +667,20 @@
     <message>
         <source>&amp;Activity</source>
         <translation>活动(&amp;A)</translation>
+    </message>
+    <message>
+        <source>S&amp;tart the engine</source>
+        <translation>启动引擎(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Pair this computer…</source>
+        <translation>配对此计算机(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>The engine cannot read this computer&apos;s credentials: %1
+Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run it without one: isolation-server up --credential-store file</source>
+        <translation>引擎无法读取此计算机的凭据：%1
+请解锁您的钥匙串（GNOME Keyring、KWallet）并重新启动引擎，或者不使用钥匙串运行：isolation-server up --credential-store file</translation>
     </message>
 </context>
 <context>
@@ -1095,10 +1235,6 @@
         <source>The engine is not running</source>
         <translation>引擎未运行</translation>
     </message>
-    <message>
-        <source>No such session</source>
-        <translation>没有这个会话</translation>
-    </message>
 </context>
 <context>
     <name>isolation::SessionsPage</name>
@@ -1230,6 +1366,124 @@
         <source>Pair this computer first: saving and syncing need the hub</source>
         <translation>请先配对此计算机：保存和同步需要中心</translation>
     </message>
+    <message>
+        <source>%1 %2 of %3</source>
+        <translation>%1 %2 / %3</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>正在启动</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Suspending</source>
+        <translation>正在挂起</translation>
+    </message>
+    <message>
+        <source>Suspended</source>
+        <translation>已挂起</translation>
+    </message>
+    <message>
+        <source>Resuming</source>
+        <translation>正在恢复</translation>
+    </message>
+    <message>
+        <source>Finishing</source>
+        <translation>正在结束</translation>
+    </message>
+    <message>
+        <source>Gone</source>
+        <translation>已不存在</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>agent not started</source>
+        <translation>代理未启动</translation>
+    </message>
+    <message>
+        <source>agent running</source>
+        <translation>代理运行中</translation>
+    </message>
+    <message>
+        <source>agent restarting</source>
+        <translation>代理正在重启</translation>
+    </message>
+    <message>
+        <source>agent stopped</source>
+        <translation>代理已停止</translation>
+    </message>
+    <message>
+        <source>agent done</source>
+        <translation>代理已完成</translation>
+    </message>
+    <message>
+        <source>agent failed</source>
+        <translation>代理失败</translation>
+    </message>
+    <message>
+        <source>agent</source>
+        <translation>代理</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1, %n restart(s)</source>
+        <translation>
+            <numerusform>%1，重启 %n 次</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Sandbox</source>
+        <translation>沙箱</translation>
+    </message>
+    <message>
+        <source>S&amp;uspend</source>
+        <translation>挂起(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Saves what changed, then pauses the session&apos;s sandbox</source>
+        <translation>保存更改，然后暂停会话的沙箱</translation>
+    </message>
+    <message>
+        <source>Resu&amp;me</source>
+        <translation>恢复(&amp;M)</translation>
+    </message>
+    <message>
+        <source>F&amp;inish…</source>
+        <translation>结束(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Deletes the session&apos;s sandbox and removes its folder from this computer</source>
+        <translation>删除会话的沙箱，并从此计算机中移除其文件夹</translation>
+    </message>
+    <message>
+        <source>Suspending %1: saving what changed, then pausing its sandbox…</source>
+        <translation>正在挂起 %1：保存更改，然后暂停其沙箱…</translation>
+    </message>
+    <message>
+        <source>Resuming %1…</source>
+        <translation>正在恢复 %1…</translation>
+    </message>
+    <message>
+        <source>Only a running sandbox can be suspended</source>
+        <translation>只有运行中的沙箱可以挂起</translation>
+    </message>
+    <message>
+        <source>Only a suspended sandbox can be resumed</source>
+        <translation>只有已挂起的沙箱可以恢复</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SettingsDialog</name>
@@ -1358,10 +1612,6 @@
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
         <source>Isolation: %1</source>
         <translation>Isolation：%1</translation>
     </message>
@@ -1456,28 +1706,60 @@
         <translation>结束(&amp;F)…</translation>
     </message>
     <message>
-        <source>Finish session</source>
-        <translation>结束会话</translation>
+        <source>&amp;Disconnect</source>
+        <translation>断开连接(&amp;D)</translation>
     </message>
     <message>
-        <source>Finish session %1? Its sandbox is deleted and its folder removed from this computer.</source>
-        <translation>结束会话 %1？其沙箱将被删除，其文件夹将从此计算机移除。</translation>
+        <source>S&amp;tart the engine</source>
+        <translation>启动引擎(&amp;T)</translation>
     </message>
     <message>
-        <source>&amp;Finish</source>
-        <translation>结束(&amp;F)</translation>
+        <source>Stop the &amp;engine…</source>
+        <translation>停止引擎(&amp;E)…</translation>
     </message>
     <message>
-        <source>Unsaved work</source>
-        <translation>未保存的工作</translation>
+        <source>&amp;Quit Isolation tray</source>
+        <translation>退出 Isolation 托盘(&amp;Q)</translation>
     </message>
     <message>
-        <source>%1
-
-Discard the unsaved work and finish?</source>
-        <translation>%1
-
-丢弃未保存的工作并结束？</translation>
+        <source>Closes the tray; the engine keeps this computer reachable</source>
+        <translation>关闭托盘；引擎会让此计算机保持可访问</translation>
+    </message>
+    <message>
+        <source>The Isolation engine stopped</source>
+        <translation>Isolation 引擎已停止</translation>
+    </message>
+    <message>
+        <source>The cloud cannot reach this computer until it runs again. %1</source>
+        <translation>在引擎重新运行之前，云端无法访问此计算机。%1</translation>
+    </message>
+    <message>
+        <source>Start it</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Stop the engine</source>
+        <translation>停止引擎</translation>
+    </message>
+    <message>
+        <source>Stop the Isolation engine? The cloud cannot reach this computer, and no session can be launched on it, until the engine starts again (from this menu, or at the next login).</source>
+        <translation>停止 Isolation 引擎？在引擎再次启动之前（从此菜单或下次登录时），云端无法访问此计算机，也无法在其上启动会话。</translation>
+    </message>
+    <message>
+        <source>&amp;Stop the engine</source>
+        <translation>停止引擎(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Isolation</source>
+        <translation>Isolation</translation>
+    </message>
+    <message>
+        <source>&amp;Connect</source>
+        <translation>连接(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Cannot read this computer&apos;s credentials: %1 — unlock your keychain, or run the engine with --credential-store file</source>
+        <translation>无法读取此计算机的凭据：%1 — 请解锁您的钥匙串，或使用 --credential-store file 运行引擎</translation>
     </message>
 </context>
 <context>
