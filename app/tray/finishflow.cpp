@@ -32,9 +32,14 @@ void confirmFinish(SessionsController &sessions, const QString &id, QWidget *par
                 QMessageBox::Discard | QMessageBox::Cancel, owner);
             discard->setObjectName(QStringLiteral("discardQuestion"));
             discard->setAttribute(Qt::WA_DeleteOnClose);
-            QObject::connect(discard, &QMessageBox::finished, controller, [controller, discard, id](int) {
-                if (discard->clickedButton() == discard->button(QMessageBox::Discard))
-                    controller->finish(id, true, [](Result<void>) {});
+            QObject::connect(discard, &QMessageBox::finished, controller, [controller, owner, discard, id](int) {
+                if (discard->clickedButton() != discard->button(QMessageBox::Discard))
+                    return;
+                controller->finish(id, true, [owner](Result<void> done) {
+                    if (!done)
+                        QMessageBox::warning(owner, QCoreApplication::translate("isolation::FinishFlow", "Finish session"),
+                            done.error().message);
+                });
             });
             discard->open();
         });
