@@ -6,6 +6,7 @@
 #include "core/logging.h"
 #include "core/paths.h"
 #include "core/signalwatcher.h"
+#include "core/translations.h"
 #include "engine.h"
 #include "localapi/eventfollower.h"
 #include "localapi/localapiclient.h"
@@ -47,6 +48,9 @@ int runUp(const QStringList &arguments)
     if (auto s = paths.value().ensure(); !s)
         return out::fail(s.error().message);
     logging::install(paths.value().logFile());
+    // The reasons and errors the engine hands its clients (the tray shows them) in the user's language.
+    const QString language = Translations::install();
+    qCInfo(lcCore) << "language" << language;
 
     EngineOptions options;
     options.credentialStore

@@ -1,7 +1,7 @@
 // isolation-tray: the product's face, a client of the user's engine (`isolation-server up`, a
 // process of its own that this tray attaches to, or starts when none runs). One per display.
 #include "singleinstance.h"
-#include "translations.h"
+#include "core/translations.h"
 #include "trayapplication.h"
 
 #include "core/logging.h"

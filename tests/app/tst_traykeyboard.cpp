@@ -1,9 +1,11 @@
-// The main window by keyboard alone, on a real engine paired with the real hub and a session with a
+// The main window by keyboard alone, on a real engine (`isolation-server up`) paired with the real hub and a session with a
 // change (so the session buttons are enabled): on every tab, Tab alone visits every enabled control
 // (no table keeps the focus to itself) and each control has a name for screen readers; every tab
 // opens with its Alt+letter from every other tab (no control of a page takes a tab's letter); the
 // tray menu's items have letters of their own.
 #include "../workspace/gitcli.h"
+#include "enginemodel.h"
+#include "engineprocess.h"
 #include "hubprocess.h"
 #include "mainwindow.h"
 #include "pairedserver.h"
@@ -11,7 +13,6 @@
 #include "trayapplication.h"
 
 #include "core/paths.h"
-#include "engine.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -94,7 +95,8 @@ private Q_SLOTS:
 private:
     HubProcess m_hub;
     QTemporaryDir m_home;
-    std::unique_ptr<Engine> m_engine;
+    std::unique_ptr<EngineProcess> m_engine;
+    std::unique_ptr<EngineModel> m_model;
     std::unique_ptr<TrayApplication> m_tray;
 };
 
@@ -103,21 +105,23 @@ void tst_TrayKeyboard::initTestCase()
     QVERIFY(m_hub.start({}, {QStringLiteral("--poll-interval"), QStringLiteral("1")}));
     QVERIFY(pairServer(m_hub.appUrl(), m_home.path(), QStringLiteral("tray-keyboard")).has_value());
     QCOMPARE(m_hub.admin({QStringLiteral("workspace"), QStringLiteral("create"), QStringLiteral("demo")}), 0);
+    m_engine = std::make_unique<EngineProcess>(m_home.path());
+    m_engine->setHub(m_hub.appUrl().toString());
+    QVERIFY(m_engine->start());
     QProcessEnvironment env;
     env.insert(QStringLiteral("ISOLATION_HOME"), m_home.path());
-    EngineOptions options;
-    options.credentialStore = CredentialStoreKind::File;
-    m_engine = std::make_unique<Engine>(Paths::resolve(env).value(), options);
-    QVERIFY(m_engine->start().ok());
-    QTRY_COMPARE_WITH_TIMEOUT(m_engine->state(), EngineState::Online, 20000);
-    m_tray = std::make_unique<TrayApplication>(*m_engine);
+    m_model = std::make_unique<EngineModel>(Paths::resolve(env).value());
+    m_model->connection().attach();
+    QTRY_VERIFY_WITH_TIMEOUT(m_model->attached(), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_model->state(), EngineState::Online, 20000);
+    m_tray = std::make_unique<TrayApplication>(*m_model);
     SessionsController *sessions = m_tray->sessions();
     QTRY_VERIFY(sessions->paired());
     QSignalSpy created(sessions, &SessionsController::created);
     sessions->createSession(QStringLiteral("demo"));
     QVERIFY(created.wait(60000));
     const QString id = created.first().first().toString();
-    QTRY_VERIFY_WITH_TIMEOUT(sessions->snapshot(id) && sessions->snapshot(id)->state == SessionState::Ready, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(sessions->snapshot(id) && sessions->snapshot(id)->state == api::SessionState::Ready, 30000);
     QVERIFY(GitCli::writeFile(sessions->snapshot(id)->workTree + QStringLiteral("/a.txt"), "a\n"));
     sessions->refresh(id);
     QTRY_VERIFY_WITH_TIMEOUT(sessions->snapshot(id)->changes.files.size() == 1, 20000);
@@ -131,8 +135,9 @@ void tst_TrayKeyboard::initTestCase()
 void tst_TrayKeyboard::cleanupTestCase()
 {
     m_tray.reset();
+    m_model.reset();
     if (m_engine)
-        m_engine->stop();
+        QCOMPARE(m_engine->stop(), 0);
     m_engine.reset();
 }
 

@@ -1,13 +1,15 @@
 // The tray in each of its languages: the catalogue compiled into the binary is chosen from the
-// locale, the engine's own messages follow, and each language leaves screenshots of the window,
-// the menu and the pairing dialog in ISOLATION_TEST_OUTPUT/screenshots/.
+// locale, the engine's own messages (a separate `isolation-server up` in the same locale) follow,
+// and each language leaves screenshots of the window, the menu and the pairing dialog in
+// ISOLATION_TEST_OUTPUT/screenshots/.
+#include "enginemodel.h"
+#include "engineprocess.h"
 #include "hubprocess.h"
 #include "mainwindow.h"
-#include "translations.h"
 #include "trayapplication.h"
 
 #include "core/paths.h"
-#include "engine.h"
+#include "core/translations.h"
 
 #include <QApplication>
 #include <QDir>
@@ -97,19 +99,19 @@ void tst_TrayLanguages::chosenFromTheLocale_data()
     QTest::addColumn<QString>("quit");
     QTest::newRow("de_DE") << "de_DE"
                            << "de"
-                           << "&Beenden";
+                           << "Isolation-Tray &beenden";
     QTest::newRow("de_AT") << "de_AT"
                            << "de"
-                           << "&Beenden";
+                           << "Isolation-Tray &beenden";
     QTest::newRow("zh_CN") << "zh_CN"
                            << "zh_CN"
-                           << "退出(&Q)";
+                           << "退出 Isolation 托盘(&Q)";
     QTest::newRow("en_US") << "en_US"
                            << "en"
-                           << "&Quit";
+                           << "&Quit Isolation tray";
     QTest::newRow("fr_FR falls back to English") << "fr_FR"
                                                  << "en"
-                                                 << "&Quit";
+                                                 << "&Quit Isolation tray";
 }
 
 void tst_TrayLanguages::chosenFromTheLocale()
@@ -118,7 +120,7 @@ void tst_TrayLanguages::chosenFromTheLocale()
     QFETCH(QString, language);
     QFETCH(QString, quit);
     QCOMPARE(Translations::install(QLocale(locale)), language);
-    QCOMPARE(QCoreApplication::translate("isolation::TrayApplication", "&Quit"), quit);
+    QCOMPARE(QCoreApplication::translate("isolation::TrayApplication", "&Quit Isolation tray"), quit);
 }
 
 void tst_TrayLanguages::trayInEachLanguage_data()
@@ -130,19 +132,21 @@ void tst_TrayLanguages::trayInEachLanguage_data()
     QTest::addColumn<QString>("expiresIn");
     QTest::newRow("de") << "de_DE"
                         << QStringList {"Diesen Computer koppeln…", "Sitzungen", "Isolation öffnen…",
-                               "Benachrichtigungen eine Stunde pausieren", "Einstellungen…", "Beenden"}
+                               "Benachrichtigungen eine Stunde pausieren", "Einstellungen…", "Engine stoppen…",
+                               "Isolation-Tray beenden"}
                         << QStringList {"Sitzungen", "Änderungen", "Konflikte", "Warmer Cache", "Laufzeitumgebung",
                                "Aktivität"}
                         << "Nicht gekoppelt"
                         << "Der Code läuft in";
     QTest::newRow("zh_CN") << "zh_CN"
                            << QStringList {"配对此计算机…", "会话", "打开 Isolation…", "暂停通知一小时", "设置…",
-                                  "退出"}
+                                  "停止引擎…", "退出 Isolation 托盘"}
                            << QStringList {"会话", "更改", "冲突", "预热缓存", "运行时", "活动"} << "未配对"
                            << "代码将在";
     QTest::newRow("en") << "en_US"
                         << QStringList {"Pair this computer…", "Sessions", "Open Isolation…",
-                               "Pause notifications for an hour", "Settings…", "Quit"}
+                               "Pause notifications for an hour", "Settings…", "Stop the engine…",
+                               "Quit Isolation tray"}
                         << QStringList {"Sessions", "Changes", "Conflicts", "Warm cache", "Runtime", "Activity"}
                         << "Not paired"
                         << "The code expires in";
@@ -160,19 +164,22 @@ void tst_TrayLanguages::trayInEachLanguage()
     test::HubProcess hub;
     QVERIFY(hub.start());
     QTemporaryDir home;
-    EngineOptions options;
-    options.credentialStore = CredentialStoreKind::File;
-    Engine engine(pathsFor(home.path()), options);
-    engine.settings().setHubUrl(hub.appUrl());
-    QVERIFY(engine.start().ok());
+    // The engine, a process of its own, in the user's locale.
+    test::EngineProcess engine(home.path());
+    engine.setHub(hub.appUrl().toString());
+    engine.environment().insert(QStringLiteral("LC_ALL"), locale + QStringLiteral(".UTF-8"));
+    QVERIFY(engine.start());
+    EngineModel model(pathsFor(home.path()));
+    model.connection().attach();
+    QTRY_VERIFY_WITH_TIMEOUT(model.attached(), 20000);
     // The engine's own message follows the language too.
-    QTRY_VERIFY2(engine.stateReason().startsWith(notPaired), qPrintable(engine.stateReason()));
-    TrayApplication tray(engine);
+    QTRY_VERIFY2(model.stateReason().startsWith(notPaired), qPrintable(model.stateReason()));
+    TrayApplication tray(model);
 
-    // The menu, in order, without its separators and the disabled state line.
+    // The menu, in order, without its separators, the disabled state line and what is hidden.
     QStringList actions;
     for (QAction *a : tray.menu()->actions()) {
-        if (!a->isSeparator() && a->objectName() != QLatin1String("stateLine"))
+        if (!a->isSeparator() && a->isVisible() && a->objectName() != QLatin1String("stateLine"))
             actions << plain(a->text());
     }
     QCOMPARE(actions, menu);

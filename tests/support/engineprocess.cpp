@@ -14,6 +14,9 @@ EngineProcess::EngineProcess(QString home)
     , m_env(QProcessEnvironment::systemEnvironment())
 {
     m_env.insert(QStringLiteral("ISOLATION_HOME"), m_home);
+    // English whatever the machine's locale (`up` speaks the user's language); a test may set another.
+    m_env.remove(QStringLiteral("LANGUAGE"));
+    m_env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
     if (!m_env.contains(QStringLiteral("ISOLATION_RUNTIME")))
         m_env.insert(QStringLiteral("ISOLATION_RUNTIME"), QStringLiteral("off"));
     m_process.setProcessChannelMode(QProcess::MergedChannels);

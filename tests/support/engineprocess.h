@@ -1,6 +1,6 @@
 // Runs a real `isolation-server up` for a test, as a process of its own (the engine a tray
 // attaches to): its state directory, its environment (the file credential store, the runtime off
-// unless asked for), and the CLI against it. Stopped (SIGTERM) when it goes out of scope.
+// unless asked for, English unless LC_ALL is set otherwise), and the CLI against it. Stopped (SIGTERM) when it goes out of scope.
 #pragma once
 
 #include <QProcess>

@@ -1,5 +1,7 @@
-// The languages the tray speaks: Qt Linguist catalogues compiled into the binary (:/i18n),
-// chosen from the system locale, plus Qt's own catalogue for its standard dialogs.
+// The languages the tray and the engine speak: Qt Linguist catalogues compiled into core (:/i18n),
+// chosen from the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), plus Qt's own catalogue for its
+// standard dialogs. `isolation-server up` installs them so the state reasons and errors the tray
+// shows read in the user's language; the CLI's own output stays English.
 #pragma once
 
 #include <QLocale>
