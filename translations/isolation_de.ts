@@ -1543,14 +1543,6 @@ Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die
         <translation>Isolation erreicht die Sitzungen auf diesem Computer erst wieder, wenn Sie ihn erneut koppeln. Entkoppeln?</translation>
     </message>
     <message>
-        <source>&amp;Launch Isolation at login</source>
-        <translation>Isolation bei der Anmeldung &amp;starten</translation>
-    </message>
-    <message>
-        <source>Start:</source>
-        <translation>Start:</translation>
-    </message>
-    <message>
         <source>Colour</source>
         <translation>Farbig</translation>
     </message>
@@ -1585,6 +1577,30 @@ Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die
     <message>
         <source>Notify me when:</source>
         <translation>Benachrichtigen, wenn:</translation>
+    </message>
+    <message>
+        <source>Start the &amp;engine at login</source>
+        <translation>&amp;Engine bei der Anmeldung starten</translation>
+    </message>
+    <message>
+        <source>Show the &amp;tray at login</source>
+        <translation>&amp;Tray bei der Anmeldung anzeigen</translation>
+    </message>
+    <message>
+        <source>At login:</source>
+        <translation>Bei der Anmeldung:</translation>
+    </message>
+    <message>
+        <source>Looking up how this desktop starts programs at login…</source>
+        <translation>Es wird ermittelt, wie diese Arbeitsumgebung Programme bei der Anmeldung startet …</translation>
+    </message>
+    <message>
+        <source>Through the systemd user unit isolation-server.service, so the engine runs without a desktop too.</source>
+        <translation>Über die systemd-Benutzereinheit isolation-server.service, sodass die Engine auch ohne Arbeitsumgebung läuft.</translation>
+    </message>
+    <message>
+        <source>Through an autostart entry of this desktop (%1).</source>
+        <translation>Über einen Autostart-Eintrag dieser Arbeitsumgebung (%1).</translation>
     </message>
 </context>
 <context>
@@ -1723,10 +1739,6 @@ Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die
         <translation>Engine s&amp;tarten</translation>
     </message>
     <message>
-        <source>Stop the &amp;engine…</source>
-        <translation>Engine st&amp;oppen…</translation>
-    </message>
-    <message>
         <source>&amp;Quit Isolation tray</source>
         <translation>Isolation-Tray &amp;beenden</translation>
     </message>
@@ -1770,16 +1782,9 @@ Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die
         <source>Cannot read this computer&apos;s credentials: %1 — unlock your keychain, or run the engine with --credential-store file</source>
         <translation>Die Zugangsdaten dieses Computers können nicht gelesen werden: %1 — entsperren Sie Ihren Schlüsselbund oder starten Sie die Engine mit --credential-store file</translation>
     </message>
-</context>
-<context>
-    <name>isolation::TrayPreferences</name>
     <message>
-        <source>Cannot remove %1</source>
-        <translation>%1 kann nicht entfernt werden</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: %2</source>
-        <translation>%1 kann nicht geschrieben werden: %2</translation>
+        <source>Stop the en&amp;gine…</source>
+        <translation>Engine st&amp;oppen…</translation>
     </message>
 </context>
 <context>

@@ -1536,14 +1536,6 @@ Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run
         <translation>在重新配对之前，Isolation 将无法访问此计算机上的会话。确定解除配对？</translation>
     </message>
     <message>
-        <source>&amp;Launch Isolation at login</source>
-        <translation>登录时启动 Isolation(&amp;L)</translation>
-    </message>
-    <message>
-        <source>Start:</source>
-        <translation>启动：</translation>
-    </message>
-    <message>
         <source>Colour</source>
         <translation>彩色</translation>
     </message>
@@ -1578,6 +1570,30 @@ Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run
     <message>
         <source>Notify me when:</source>
         <translation>在以下情况通知我：</translation>
+    </message>
+    <message>
+        <source>Start the &amp;engine at login</source>
+        <translation>登录时启动引擎(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Show the &amp;tray at login</source>
+        <translation>登录时显示托盘(&amp;T)</translation>
+    </message>
+    <message>
+        <source>At login:</source>
+        <translation>登录时：</translation>
+    </message>
+    <message>
+        <source>Looking up how this desktop starts programs at login…</source>
+        <translation>正在查询此桌面在登录时如何启动程序…</translation>
+    </message>
+    <message>
+        <source>Through the systemd user unit isolation-server.service, so the engine runs without a desktop too.</source>
+        <translation>通过 systemd 用户单元 isolation-server.service，因此引擎在没有桌面时也会运行。</translation>
+    </message>
+    <message>
+        <source>Through an autostart entry of this desktop (%1).</source>
+        <translation>通过此桌面的自动启动条目（%1）。</translation>
     </message>
 </context>
 <context>
@@ -1714,10 +1730,6 @@ Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run
         <translation>启动引擎(&amp;T)</translation>
     </message>
     <message>
-        <source>Stop the &amp;engine…</source>
-        <translation>停止引擎(&amp;E)…</translation>
-    </message>
-    <message>
         <source>&amp;Quit Isolation tray</source>
         <translation>退出 Isolation 托盘(&amp;Q)</translation>
     </message>
@@ -1761,16 +1773,9 @@ Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run
         <source>Cannot read this computer&apos;s credentials: %1 — unlock your keychain, or run the engine with --credential-store file</source>
         <translation>无法读取此计算机的凭据：%1 — 请解锁您的钥匙串，或使用 --credential-store file 运行引擎</translation>
     </message>
-</context>
-<context>
-    <name>isolation::TrayPreferences</name>
     <message>
-        <source>Cannot remove %1</source>
-        <translation>无法删除 %1</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: %2</source>
-        <translation>无法写入 %1：%2</translation>
+        <source>Stop the en&amp;gine…</source>
+        <translation>停止引擎(&amp;G)…</translation>
     </message>
 </context>
 <context>

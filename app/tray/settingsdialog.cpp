@@ -1,5 +1,6 @@
 #include "settingsdialog.h"
 
+#include "autostart.h"
 #include "enginemodel.h"
 #include "traypreferences.h"
 
@@ -19,9 +20,10 @@
 
 namespace isolation {
 
-SettingsDialog::SettingsDialog(EngineModel &engine, QWidget *parent)
+SettingsDialog::SettingsDialog(EngineModel &engine, Autostart &autostart, QWidget *parent)
     : QDialog(parent)
     , m_engine(engine)
+    , m_autostart(autostart)
 {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Isolation settings"));
@@ -40,10 +42,21 @@ SettingsDialog::SettingsDialog(EngineModel &engine, QWidget *parent)
     m_pairing->setObjectName(QStringLiteral("pairingLine"));
     m_pairing->setWordWrap(true);
     form->addRow(tr("Pairing:"), m_pairing);
-    m_autostart = new QCheckBox(tr("&Launch Isolation at login"), this);
-    m_autostart->setObjectName(QStringLiteral("launchAtLogin"));
-    m_autostart->setChecked(TrayPreferences::launchesAtLogin());
-    form->addRow(tr("Start:"), m_autostart);
+    // The engine and the tray start at login separately: the engine keeps the computer reachable
+    // with no one logged in to a desktop (the user unit), the tray is only its window.
+    m_engineAtLogin = new QCheckBox(tr("Start the &engine at login"), this);
+    m_engineAtLogin->setObjectName(QStringLiteral("engineAtLogin"));
+    m_engineAtLoginHow = new QLabel(this);
+    m_engineAtLoginHow->setObjectName(QStringLiteral("engineAtLoginHow"));
+    m_engineAtLoginHow->setWordWrap(true);
+    m_trayAtLogin = new QCheckBox(tr("Show the &tray at login"), this);
+    m_trayAtLogin->setObjectName(QStringLiteral("trayAtLogin"));
+    m_trayAtLogin->setChecked(m_autostart.trayAtLogin());
+    auto *start = new QVBoxLayout;
+    start->addWidget(m_engineAtLogin);
+    start->addWidget(m_engineAtLoginHow);
+    start->addWidget(m_trayAtLogin);
+    form->addRow(tr("At login:"), start);
     m_iconStyle = new QComboBox(this);
     m_iconStyle->setObjectName(QStringLiteral("iconStyle"));
     m_iconStyle->addItem(tr("Colour"), int(IconStyle::Colour));
@@ -86,6 +99,28 @@ SettingsDialog::SettingsDialog(EngineModel &engine, QWidget *parent)
     connect(&m_engine, &EngineModel::stateChanged, this, &SettingsDialog::update);
     m_hub->setText(m_engine.status().hub);
     update();
+    // Whether the user unit starts the engine takes systemctl, asked off this thread: the box
+    // waits for the answer (asked again each time: the member may have changed it elsewhere).
+    connect(&m_autostart, &Autostart::changed, this, &SettingsDialog::updateAutostart);
+    m_autostart.refresh();
+    updateAutostart();
+}
+
+void SettingsDialog::updateAutostart()
+{
+    const bool ready = m_autostart.isReady();
+    m_engineAtLogin->setEnabled(ready);
+    if (!ready) {
+        m_engineAtLoginHow->setText(tr("Looking up how this desktop starts programs at login…"));
+        return;
+    }
+    if (!m_autostartShown) { // later changes must not undo what the member ticks meanwhile
+        m_engineAtLogin->setChecked(m_autostart.engineAtLogin());
+        m_autostartShown = true;
+    }
+    m_engineAtLoginHow->setText(m_autostart.engineMechanism() == QLatin1String("systemd")
+            ? tr("Through the systemd user unit isolation-server.service, so the engine runs without a desktop too.")
+            : tr("Through an autostart entry of this desktop (%1).").arg(Autostart::engineEntryFile()));
 }
 
 void SettingsDialog::update()
@@ -109,10 +144,19 @@ void SettingsDialog::apply()
     for (int i = 0; i < kinds.size(); ++i)
         prefs.setNotifies(kinds.at(i), m_notify.at(i)->isChecked());
     prefs.setIconStyle(IconStyle(m_iconStyle->currentData().toInt()));
-    if (m_autostart->isChecked() != TrayPreferences::launchesAtLogin()) {
-        QString error;
-        if (!TrayPreferences::setLaunchAtLogin(m_autostart->isChecked(), &error))
-            QMessageBox::warning(this, tr("Isolation settings"), error);
+    // Both choices read first: Autostart's changed() refreshes the boxes.
+    const bool trayAtLogin = m_trayAtLogin->isChecked();
+    const bool engineAtLogin = m_engineAtLogin->isChecked();
+    if (trayAtLogin != m_autostart.trayAtLogin()) {
+        if (Status status = m_autostart.setTrayAtLogin(trayAtLogin); !status)
+            QMessageBox::warning(this, tr("Isolation settings"), status.error().message);
+    }
+    if (m_autostart.isReady() && engineAtLogin != m_autostart.engineAtLogin()) {
+        // systemctl answers later; the dialog may be gone by then, the tray is not.
+        m_autostart.setEngineAtLogin(engineAtLogin, [](Status status) {
+            if (!status)
+                QMessageBox::warning(nullptr, tr("Isolation settings"), status.error().message);
+        });
     }
     m_engine.settings().sync();
     Q_EMIT preferencesChanged();

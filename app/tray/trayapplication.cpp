@@ -1,5 +1,6 @@
 #include "trayapplication.h"
 
+#include "autostart.h"
 #include "finishflow.h"
 #include "mainwindow.h"
 #include "notifier.h"
@@ -30,6 +31,7 @@ TrayApplication::TrayApplication(EngineModel &engine, QObject *parent)
     , m_engine(engine)
     , m_sessions(std::make_unique<SessionsController>(engine))
     , m_menu(std::make_unique<QMenu>())
+    , m_autostart(new Autostart(this))
 {
     m_menu->setObjectName(QStringLiteral("trayMenu"));
     // Closing the window hides it; Quit is a menu item of its own.
@@ -56,7 +58,7 @@ TrayApplication::TrayApplication(EngineModel &engine, QObject *parent)
     m_connect->setObjectName(QStringLiteral("connectAction"));
     m_start = m_menu->addAction(tr("S&tart the engine"), this, &TrayApplication::startEngine);
     m_start->setObjectName(QStringLiteral("startEngineAction"));
-    m_stop = m_menu->addAction(tr("Stop the &engine…"), this, &TrayApplication::stopEngine);
+    m_stop = m_menu->addAction(tr("Stop the en&gine…"), this, &TrayApplication::stopEngine);
     m_stop->setObjectName(QStringLiteral("stopEngineAction"));
     m_menu->addSeparator();
     QAction *quit = m_menu->addAction(tr("&Quit Isolation tray"), this, &TrayApplication::quit);
@@ -201,7 +203,7 @@ void TrayApplication::showPairing()
 void TrayApplication::showSettings()
 {
     if (!m_settingsDialog) {
-        auto *dialog = new SettingsDialog(m_engine);
+        auto *dialog = new SettingsDialog(m_engine, *m_autostart);
         connect(dialog, &SettingsDialog::preferencesChanged, this, &TrayApplication::updateState);
         m_settingsDialog = dialog;
     }

@@ -17,6 +17,7 @@ class QSystemTrayIcon;
 
 namespace isolation {
 
+class Autostart;
 class EngineModel;
 class MainWindow;
 class Notifier;
@@ -51,6 +52,8 @@ public:
     QSystemTrayIcon *trayIcon() const { return m_icon; }
     Notifier *notifier() const { return m_notifier; }
     SessionsController *sessions() const { return m_sessions.get(); }
+    // Starting the engine and the tray at login (the Settings dialog's boxes).
+    Autostart *autostart() const { return m_autostart; }
 
 private:
     void updateState();
@@ -68,6 +71,7 @@ private:
     std::unique_ptr<SessionsController> m_sessions;
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<QMenu> m_menu;
+    Autostart *m_autostart = nullptr; // a child
     QSystemTrayIcon *m_icon = nullptr;
     Notifier *m_notifier = nullptr;
     bool m_wasPaired = false;

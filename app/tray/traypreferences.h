@@ -1,5 +1,5 @@
 // The tray's own preferences, kept in the engine's settings file under tray/: which notifications
-// to show, the icon style, and launching at login (an XDG autostart entry in the user's config).
+// to show and the icon style. Starting at login is Autostart's (autostart.h).
 #pragma once
 
 #include <QString>
@@ -27,12 +27,6 @@ public:
 
     IconStyle iconStyle() const;
     void setIconStyle(IconStyle style);
-
-    // The autostart entry: $XDG_CONFIG_HOME/autostart/io.isolation.Tray.desktop.
-    static QString autostartFile();
-    static bool launchesAtLogin();
-    // Writes or removes the entry; false (with *error) when it cannot.
-    static bool setLaunchAtLogin(bool on, QString *error);
 
 private:
     Settings &m_settings;

@@ -6,6 +6,7 @@
 #include "engineprocess.h"
 #include "enginemodel.h"
 #include "hubprocess.h"
+#include "autostart.h"
 #include "mainwindow.h"
 #include "trayapplication.h"
 #include "traypreferences.h"
@@ -23,6 +24,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPointer>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -186,37 +188,59 @@ void tst_Tray::settingsLaunchAtLoginNotificationsAndIcon()
     Attached a(home.path());
     QVERIFY(a.start());
     TrayApplication tray(*a.model);
-    const QString entry = config.path() + QStringLiteral("/autostart/io.isolation.Tray.desktop");
-    QVERIFY(!QFile::exists(entry));
+    // No systemd user manager on this desktop: the engine starts through an autostart entry too.
+    // The programs as a package installs them (a path with a space, to see the entry quote it).
+    tray.autostart()->setSystemctlProgram(QStringLiteral("/nonexistent/systemctl"));
+    tray.autostart()->setEngineProgram(QStringLiteral("/opt/Isolation Apps/isolation-server"));
+    tray.autostart()->setTrayProgram(QStringLiteral("/usr/bin/isolation-tray"));
+    const QString trayEntry = config.path() + QStringLiteral("/autostart/io.isolation.Tray.desktop");
+    const QString engineEntry = config.path() + QStringLiteral("/autostart/io.isolation.Engine.desktop");
+    QVERIFY(!QFile::exists(trayEntry) && !QFile::exists(engineEntry));
 
-    tray.showSettings();
-    QWidget *dialog = nullptr;
-    QTRY_VERIFY((dialog = [] {
-        for (QWidget *w : QApplication::topLevelWidgets())
-            if (w->objectName() == QLatin1String("settingsDialog") && w->isVisible())
-                return w;
-        return static_cast<QWidget *>(nullptr);
-    }()));
-    auto *autostart = dialog->findChild<QCheckBox *>(QStringLiteral("launchAtLogin"));
+    auto openSettings = [&tray] {
+        tray.showSettings();
+        QWidget *dialog = nullptr;
+        QTest::qWaitFor([&dialog] {
+            for (QWidget *w : QApplication::topLevelWidgets())
+                if (w->objectName() == QLatin1String("settingsDialog") && w->isVisible())
+                    dialog = w;
+            return dialog != nullptr;
+        });
+        return dialog;
+    };
+    auto read = [](const QString &path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    QWidget *dialog = openSettings();
+    QVERIFY(dialog);
+    auto *engineAtLogin = dialog->findChild<QCheckBox *>(QStringLiteral("engineAtLogin"));
+    auto *trayAtLogin = dialog->findChild<QCheckBox *>(QStringLiteral("trayAtLogin"));
+    auto *how = dialog->findChild<QLabel *>(QStringLiteral("engineAtLoginHow"));
     auto *conflicts = dialog->findChild<QCheckBox *>(QStringLiteral("notify_conflict"));
     auto *style = dialog->findChild<QComboBox *>(QStringLiteral("iconStyle"));
-    QVERIFY(autostart && conflicts && style);
-    QVERIFY(!autostart->isChecked());
+    QVERIFY(engineAtLogin && trayAtLogin && how && conflicts && style);
+    // The engine's box waits for the answer of how this desktop starts programs.
+    QTRY_VERIFY(engineAtLogin->isEnabled());
+    QVERIFY2(how->text().contains(engineEntry), qPrintable(how->text()));
+    QVERIFY(!engineAtLogin->isChecked());
+    QVERIFY(!trayAtLogin->isChecked());
     QVERIFY(conflicts->isChecked());
     const QImage colour = tray.trayIcon()->icon().pixmap(22, 22).toImage();
-    autostart->setChecked(true);
+    engineAtLogin->setChecked(true);
+    trayAtLogin->setChecked(true);
     conflicts->setChecked(false);
     style->setCurrentIndex(style->findData(int(IconStyle::MonochromeLight)));
-    // OK applies: the autostart entry starts a tray, the category is off, the icon is redrawn.
+    // OK applies: an entry starts the engine, another the tray, the category is off, the icon is redrawn.
     dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
-    QTRY_VERIFY(QFile::exists(entry));
-    QFile file(entry);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QByteArray text = file.readAll();
-    // Run from the build tree (no packaged entry installed): it starts this very program.
-    const QByteArray exec = "Exec=" + QCoreApplication::applicationFilePath().toUtf8() + '\n';
-    QVERIFY2(text.contains(exec), text.constData());
-    QVERIFY(text.contains("X-GNOME-Autostart-enabled=true"));
+    QTRY_VERIFY(QFile::exists(engineEntry));
+    QVERIFY(QFile::exists(trayEntry));
+    const QByteArray engineText = read(engineEntry);
+    QVERIFY2(engineText.contains("Exec=\"/opt/Isolation Apps/isolation-server\" up\n"), engineText.constData());
+    QVERIFY(engineText.contains("X-GNOME-Autostart-enabled=true"));
+    const QByteArray trayText = read(trayEntry);
+    QVERIFY2(trayText.contains("Exec=/usr/bin/isolation-tray\n"), trayText.constData());
+    QVERIFY(trayText.contains("X-GNOME-Autostart-enabled=true"));
     QVERIFY(!TrayPreferences(a.model->settings()).notifies(QStringLiteral("conflict")));
     QVERIFY(TrayPreferences(a.model->settings()).notifies(QStringLiteral("moved_on")));
     QCOMPARE(TrayPreferences(a.model->settings()).iconStyle(), IconStyle::MonochromeLight);
@@ -234,10 +258,32 @@ void tst_Tray::settingsLaunchAtLoginNotificationsAndIcon()
     }
     QVERIFY(drawn > 20);
 
-    // Switched back off: the entry goes.
-    QString error;
-    QVERIFY(TrayPreferences::setLaunchAtLogin(false, &error));
-    QVERIFY(!QFile::exists(entry));
+    // Opened again, the dialog reads both back; the tray alone switched off: only its entry goes.
+    QPointer<QWidget> closed(dialog);
+    QTRY_VERIFY(closed.isNull()); // OK closes and deletes it
+    dialog = openSettings();
+    QVERIFY(dialog);
+    engineAtLogin = dialog->findChild<QCheckBox *>(QStringLiteral("engineAtLogin"));
+    trayAtLogin = dialog->findChild<QCheckBox *>(QStringLiteral("trayAtLogin"));
+    QTRY_VERIFY(engineAtLogin->isEnabled());
+    QVERIFY(engineAtLogin->isChecked());
+    QVERIFY(trayAtLogin->isChecked());
+    trayAtLogin->setChecked(false);
+    dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+    QTRY_VERIFY(!QFile::exists(trayEntry));
+    QTest::qWait(100);
+    QVERIFY(QFile::exists(engineEntry));
+    // And the engine switched off: its entry goes.
+    closed = dialog;
+    QTRY_VERIFY(closed.isNull());
+    dialog = openSettings();
+    QVERIFY(dialog);
+    engineAtLogin = dialog->findChild<QCheckBox *>(QStringLiteral("engineAtLogin"));
+    QTRY_VERIFY(engineAtLogin->isEnabled());
+    engineAtLogin->setChecked(false);
+    dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+    QTRY_VERIFY(!QFile::exists(engineEntry));
+    QVERIFY(!QFile::exists(trayEntry));
     qunsetenv("XDG_CONFIG_HOME");
 }
 

@@ -40,7 +40,6 @@ for f in \
   /usr/share/applications/io.isolation.Tray.desktop \
   /usr/share/icons/hicolor/scalable/apps/io.isolation.Tray.svg \
   /usr/share/metainfo/io.isolation.Tray.metainfo.xml \
-  /usr/share/isolation/autostart/io.isolation.Tray.desktop \
   /usr/lib/systemd/user/isolation-server.service \
   /usr/share/man/man1/isolation-server.1.gz \
   /usr/share/man/man1/isolation-hub.1.gz; do
