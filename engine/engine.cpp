@@ -85,9 +85,10 @@ Status Engine::start()
         updateState();
         Q_EMIT pairingChanged();
     });
-    connect(m_pairing.get(), &PairingController::storeFailed, this, [this](const QString &message) {
+    connect(m_pairing.get(), &PairingController::storeFailed, this, [this](const QString &message, const QString &problem) {
         m_loaded = true;
         m_storeError = message;
+        m_storeProblem = problem;
         updateState();
     });
 
@@ -175,6 +176,7 @@ void Engine::stop()
     m_lock.release();
     m_loaded = false;
     m_storeError.clear();
+    m_storeProblem.clear();
     setState(EngineState::Stopped, tr("Not running"));
     Q_EMIT stopped();
 }
@@ -268,6 +270,7 @@ void Engine::onPaired()
 {
     m_loaded = true;
     m_storeError.clear();
+    m_storeProblem.clear();
     const ServerIdentity *id = m_pairing->identity();
     if (m_sessions)
         m_sessions->setIdentity(*id);
@@ -488,8 +491,10 @@ QJsonObject Engine::status() const
             m_options.credentialStore == CredentialStoreKind::File ? QStringLiteral("file") : QStringLiteral("keychain")},
         {QStringLiteral("connected"), connected()},
     };
-    if (!m_storeError.isEmpty())
+    if (!m_storeError.isEmpty()) {
         o.insert(QStringLiteral("credentialStoreError"), m_storeError);
+        o.insert(QStringLiteral("credentialStoreProblem"), m_storeProblem);
+    }
     if (const ServerIdentity *id = m_pairing ? m_pairing->identity() : nullptr) {
         o.insert(QStringLiteral("hub"), id->hubUrl.toString());
         o.insert(QStringLiteral("serverId"), id->serverId);

@@ -143,6 +143,7 @@ private:
     EngineState m_state = EngineState::Stopped;
     QString m_reason;
     QString m_storeError;
+    QString m_storeProblem; // PairingController::storeFailed's problem
     bool m_loaded = false;
     QDateTime m_startedAt;
 };

@@ -607,6 +607,22 @@
         <source>Engine not running: %1</source>
         <translation>Engine läuft nicht: %1</translation>
     </message>
+    <message>
+        <source>Your keychain is locked. Unlock it (GNOME Keyring, KWallet), then stop and start the engine so it reads this computer&apos;s credentials again.</source>
+        <translation>Ihr Schlüsselbund ist gesperrt. Entsperren Sie ihn (GNOME Keyring, KWallet) und stoppen und starten Sie dann die Engine, damit sie die Zugangsdaten dieses Computers erneut liest.</translation>
+    </message>
+    <message>
+        <source>No desktop keychain answers. Start one (GNOME Keyring, KWallet) and start the engine again, or run the engine without one: isolation-server up --credential-store file</source>
+        <translation>Kein Schlüsselbund der Arbeitsumgebung antwortet. Starten Sie einen (GNOME Keyring, KWallet) und starten Sie die Engine erneut, oder führen Sie die Engine ohne aus: isolation-server up --credential-store file</translation>
+    </message>
+    <message>
+        <source>The credentials stored for this computer are unusable: unpair it and pair it again.</source>
+        <translation>Die für diesen Computer gespeicherten Zugangsdaten sind unbrauchbar: Entkoppeln Sie ihn und koppeln Sie ihn erneut.</translation>
+    </message>
+    <message>
+        <source>Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run it without one: isolation-server up --credential-store file</source>
+        <translation>Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die Engine erneut, oder führen Sie sie ohne aus: isolation-server up --credential-store file</translation>
+    </message>
 </context>
 <context>
     <name>isolation::FinishFlow</name>
@@ -680,12 +696,6 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>&amp;Pair this computer…</source>
         <translation>Diesen Computer &amp;koppeln…</translation>
-    </message>
-    <message>
-        <source>The engine cannot read this computer&apos;s credentials: %1
-Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run it without one: isolation-server up --credential-store file</source>
-        <translation>Die Engine kann die Zugangsdaten dieses Computers nicht lesen: %1
-Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die Engine erneut, oder betreiben Sie sie ohne: isolation-server up --credential-store file</translation>
     </message>
 </context>
 <context>
@@ -1777,10 +1787,6 @@ Entsperren Sie Ihren Schlüsselbund (GNOME Keyring, KWallet) und starten Sie die
     <message>
         <source>&amp;Connect</source>
         <translation>&amp;Verbinden</translation>
-    </message>
-    <message>
-        <source>Cannot read this computer&apos;s credentials: %1 — unlock your keychain, or run the engine with --credential-store file</source>
-        <translation>Die Zugangsdaten dieses Computers können nicht gelesen werden: %1 — entsperren Sie Ihren Schlüsselbund oder starten Sie die Engine mit --credential-store file</translation>
     </message>
     <message>
         <source>Stop the en&amp;gine…</source>

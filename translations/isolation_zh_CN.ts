@@ -602,6 +602,22 @@
         <source>Engine not running: %1</source>
         <translation>引擎未运行：%1</translation>
     </message>
+    <message>
+        <source>Your keychain is locked. Unlock it (GNOME Keyring, KWallet), then stop and start the engine so it reads this computer&apos;s credentials again.</source>
+        <translation>您的钥匙串已锁定。请将其解锁（GNOME Keyring、KWallet），然后停止并重新启动引擎，以便它再次读取此计算机的凭据。</translation>
+    </message>
+    <message>
+        <source>No desktop keychain answers. Start one (GNOME Keyring, KWallet) and start the engine again, or run the engine without one: isolation-server up --credential-store file</source>
+        <translation>没有桌面钥匙串响应。请启动一个（GNOME Keyring、KWallet）并重新启动引擎，或在没有钥匙串的情况下运行引擎：isolation-server up --credential-store file</translation>
+    </message>
+    <message>
+        <source>The credentials stored for this computer are unusable: unpair it and pair it again.</source>
+        <translation>为此计算机存储的凭据无法使用：请取消配对并重新配对。</translation>
+    </message>
+    <message>
+        <source>Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run it without one: isolation-server up --credential-store file</source>
+        <translation>请解锁您的钥匙串（GNOME Keyring、KWallet）并重新启动引擎，或在没有钥匙串的情况下运行：isolation-server up --credential-store file</translation>
+    </message>
 </context>
 <context>
     <name>isolation::FinishFlow</name>
@@ -675,12 +691,6 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>&amp;Pair this computer…</source>
         <translation>配对此计算机(&amp;P)…</translation>
-    </message>
-    <message>
-        <source>The engine cannot read this computer&apos;s credentials: %1
-Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run it without one: isolation-server up --credential-store file</source>
-        <translation>引擎无法读取此计算机的凭据：%1
-请解锁您的钥匙串（GNOME Keyring、KWallet）并重新启动引擎，或者不使用钥匙串运行：isolation-server up --credential-store file</translation>
     </message>
 </context>
 <context>
@@ -1768,10 +1778,6 @@ Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run
     <message>
         <source>&amp;Connect</source>
         <translation>连接(&amp;C)</translation>
-    </message>
-    <message>
-        <source>Cannot read this computer&apos;s credentials: %1 — unlock your keychain, or run the engine with --credential-store file</source>
-        <translation>无法读取此计算机的凭据：%1 — 请解锁您的钥匙串，或使用 --credential-store file 运行引擎</translation>
     </message>
     <message>
         <source>Stop the en&amp;gine…</source>

@@ -7,6 +7,12 @@
 #include "pairing/keychainexit.h"
 
 #include <QCoreApplication>
+#include <QDBusArgument>
+#include <QDBusConnection>
+#include <QDBusMessage>
+#include <QDBusMetaType>
+#include <QDBusObjectPath>
+#include <QMap>
 #include <QStringList>
 #include <QTimer>
 
@@ -34,6 +40,27 @@ KeychainExit exitFor(QKeychain::Error error)
     default: // no backend, not implemented, any other error
         return KeychainExit::Unavailable;
     }
+}
+
+// Reading an entry that sits in a locked Secret Service collection, when no unlock prompt can be
+// shown or the person dismisses it, ends in EntryNotFound: the same as an entry never written, so
+// the engine would take a paired computer for a new one and offer to pair it again. The Secret
+// Service tells the two apart: SearchItems answers the locked matches separately. QtKeychain's
+// libsecret backend files an entry under its schema with the attributes server=SERVICE and
+// user=KEY (seen with secret-tool search). False where there is no Secret Service (KWallet).
+bool inLockedCollection(const QString &service, const QString &key)
+{
+    using Attributes = QMap<QString, QString>;
+    qDBusRegisterMetaType<Attributes>();
+    qDBusRegisterMetaType<QList<QDBusObjectPath>>();
+    QDBusMessage call = QDBusMessage::createMethodCall(QStringLiteral("org.freedesktop.secrets"),
+        QStringLiteral("/org/freedesktop/secrets"), QStringLiteral("org.freedesktop.Secret.Service"),
+        QStringLiteral("SearchItems"));
+    call << QVariant::fromValue(Attributes {{QStringLiteral("server"), service}, {QStringLiteral("user"), key}});
+    const QDBusMessage reply = QDBusConnection::sessionBus().call(call, QDBus::Block, 5000);
+    if (reply.type() != QDBusMessage::ReplyMessage || reply.arguments().size() != 2)
+        return false;
+    return !qdbus_cast<QList<QDBusObjectPath>>(reply.arguments().at(1)).isEmpty();
 }
 
 QByteArray readAll(std::FILE *in)
@@ -81,9 +108,13 @@ int main(int argc, char *argv[])
     job->setKey(args[3]);
     job->setInsecureFallback(false); // the desktop keychain or nothing, never a plaintext file
     job->setAutoDelete(false);
-    QObject::connect(job.get(), &QKeychain::Job::finished, &app, [](QKeychain::Job *done) {
+    QObject::connect(job.get(), &QKeychain::Job::finished, &app, [&args](QKeychain::Job *done) {
         KeychainExit exit = exitFor(done->error());
-        if (exit != KeychainExit::Ok) {
+        if (exit == KeychainExit::NotFound && qobject_cast<QKeychain::ReadPasswordJob *>(done)
+            && inLockedCollection(args[2], args[3])) {
+            exit = KeychainExit::Locked;
+            std::fputs("the entry is in a locked keychain collection\n", stderr);
+        } else if (exit != KeychainExit::Ok) {
             std::fprintf(stderr, "%s\n", qUtf8Printable(done->errorString()));
         } else if (auto *read = qobject_cast<QKeychain::ReadPasswordJob *>(done)) {
             QByteArray data = read->binaryData();

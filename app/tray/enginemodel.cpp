@@ -34,6 +34,23 @@ EngineModel::EngineModel(Paths paths, QObject *parent)
 
 EngineModel::~EngineModel() = default;
 
+QString EngineModel::credentialAdvice() const
+{
+    if (!m_attached || m_status.credentialStoreError.isEmpty())
+        return {};
+    const QString &problem = m_status.credentialStoreProblem;
+    if (problem == QLatin1String("locked"))
+        return tr("Your keychain is locked. Unlock it (GNOME Keyring, KWallet), then stop and start the engine so it "
+                  "reads this computer's credentials again.");
+    if (problem == QLatin1String("unavailable"))
+        return tr("No desktop keychain answers. Start one (GNOME Keyring, KWallet) and start the engine again, or run "
+                  "the engine without one: isolation-server up --credential-store file");
+    if (problem == QLatin1String("unusable"))
+        return tr("The credentials stored for this computer are unusable: unpair it and pair it again.");
+    return tr("Unlock your keychain (GNOME Keyring, KWallet) and start the engine again, or run it without one: "
+              "isolation-server up --credential-store file");
+}
+
 QString EngineModel::stateReason() const
 {
     if (m_attached)

@@ -39,6 +39,9 @@ public:
     // Stopped while no engine is attached.
     EngineState state() const { return m_attached ? m_status.state : EngineState::Stopped; }
     QString stateReason() const;
+    // When the engine could not read this computer's credentials: what the member can do about
+    // it, by the engine's credentialStoreProblem (locked, no keychain, unusable); empty otherwise.
+    QString credentialAdvice() const;
     const api::Pairing &pairing() const { return m_pairing; }
     const api::Runtime &runtime() const { return m_runtime; }
     const api::Cache &cache() const { return m_cache; }

@@ -99,11 +99,8 @@ void MainWindow::updateState()
 {
     QString line = m_engine.stateReason();
     // A keychain the engine cannot read is the member's to fix: say how.
-    if (m_engine.attached() && !m_engine.status().credentialStoreError.isEmpty())
-        line = tr("The engine cannot read this computer's credentials: %1\nUnlock your keychain (GNOME Keyring, "
-                  "KWallet) and start the engine again, or run it without one: isolation-server up "
-                  "--credential-store file")
-                   .arg(m_engine.status().credentialStoreError);
+    if (const QString advice = m_engine.credentialAdvice(); !advice.isEmpty())
+        line = advice + QLatin1Char('\n') + m_engine.status().credentialStoreError;
     m_state->setText(line);
     m_start->setVisible(!m_engine.attached() && m_engine.connection().state() == EngineConnection::State::Down);
     m_pair->setVisible(m_engine.attached() && m_engine.state() == EngineState::NotPaired);

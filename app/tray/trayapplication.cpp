@@ -240,10 +240,8 @@ void TrayApplication::updateState()
     }
     if (state != EngineState::Online && state != EngineState::Reconnecting)
         why = line;
-    if (attached && !m_engine.status().credentialStoreError.isEmpty())
-        why = tr("Cannot read this computer's credentials: %1 — unlock your keychain, or run the engine with "
-                 "--credential-store file")
-                  .arg(m_engine.status().credentialStoreError);
+    if (const QString advice = m_engine.credentialAdvice(); !advice.isEmpty())
+        why = advice;
     m_stateLine->setText(why);
     // Called on every session update: draw the icon again only when it changes.
     const IconStyle style = TrayPreferences(m_engine.settings()).iconStyle();

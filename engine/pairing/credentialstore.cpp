@@ -25,8 +25,13 @@ CredentialError keychainError(const KeychainHelper::Outcome &outcome)
 {
     switch (outcome.exit) {
     case KeychainExit::Denied:
-        return {CredentialError::Code::Unavailable,
+        return {CredentialError::Code::Locked,
             QStringLiteral("the desktop keychain refused access (%1); unlock it and try again").arg(outcome.message)};
+    case KeychainExit::Locked:
+        return {CredentialError::Code::Locked,
+            QStringLiteral("the desktop keychain is locked (%1); unlock it (GNOME Keyring, KWallet), then start "
+                           "the engine again")
+                .arg(outcome.message)};
     case KeychainExit::CouldNotDelete:
         return {CredentialError::Code::Failed, QStringLiteral("keychain error: %1").arg(outcome.message)};
     default:

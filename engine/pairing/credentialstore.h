@@ -19,7 +19,8 @@ class KeychainHelper;
 struct CredentialError
 {
     enum class Code {
-        Unavailable, // no keychain (or it is locked): the message says what to do
+        Unavailable, // no keychain: the message says what to do
+        Locked, // the keychain is there but locked (or refused access): unlock it
         Failed, // reading or writing failed
     };
     Code code = Code::Failed;

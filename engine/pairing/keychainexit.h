@@ -10,6 +10,8 @@ enum class KeychainExit : int {
     Denied = 2, // the keychain, or the person it asked, refused access
     CouldNotDelete = 3,
     Unavailable = 4, // no keychain on the bus, no bus, or a backend that failed to answer
+    Locked = 5, // read: the entry is there, in a collection that stays locked (no unlock prompt,
+                // or the person dismissed it)
     Usage = 64, // the helper was called wrongly
 };
 

@@ -95,7 +95,7 @@ void KeychainHelper::finished(int exitCode, bool crashed)
     const QString said = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
     if (crashed) {
         outcome.message = QStringLiteral("the keychain helper %1 crashed").arg(m_process->program());
-    } else if (exitCode < int(KeychainExit::Ok) || exitCode > int(KeychainExit::Unavailable)) {
+    } else if (exitCode < int(KeychainExit::Ok) || exitCode > int(KeychainExit::Locked)) {
         outcome.message = said.isEmpty()
             ? QStringLiteral("the keychain helper %1 failed (status %2)").arg(m_process->program()).arg(exitCode)
             : said;

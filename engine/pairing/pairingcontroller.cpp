@@ -17,6 +17,21 @@ PairingController::PairingController(
     m_store->setParent(nullptr); // owned by the unique_ptr
 }
 
+namespace {
+QString problemName(CredentialError::Code code)
+{
+    switch (code) {
+    case CredentialError::Code::Locked:
+        return QStringLiteral("locked");
+    case CredentialError::Code::Unavailable:
+        return QStringLiteral("unavailable");
+    case CredentialError::Code::Failed:
+        break;
+    }
+    return QStringLiteral("failed");
+}
+} // namespace
+
 PairingController::~PairingController() = default;
 
 bool PairingController::pairing() const
@@ -32,7 +47,8 @@ void PairingController::load()
     m_store->load([this](Result<std::optional<SecureBytes>, CredentialError> r) {
         if (!r) {
             Q_EMIT storeFailed(
-                tr("Cannot read this computer's credentials from %1: %2").arg(m_store->describe(), r.error().message));
+                tr("Cannot read this computer's credentials from %1: %2").arg(m_store->describe(), r.error().message),
+                problemName(r.error().code));
             return;
         }
         if (!r.value()) {
@@ -43,7 +59,8 @@ void PairingController::load()
         if (!identity) {
             qCWarning(lcPairing) << "stored credentials unusable:" << identity.error().message;
             Q_EMIT storeFailed(tr("The credentials stored in %1 are unusable (%2); unpair and pair again")
-                                   .arg(m_store->describe(), identity.error().message));
+                                   .arg(m_store->describe(), identity.error().message),
+                QStringLiteral("unusable"));
             return;
         }
         m_identity = std::move(identity).value();
@@ -88,7 +105,7 @@ void PairingController::onApproved()
             m_lastOutcome = tr("Paired, but the credentials could not be stored in %1: %2")
                                 .arg(m_store->describe(), r.error().message);
             m_flow->stored(false, m_lastOutcome);
-            Q_EMIT storeFailed(m_lastOutcome);
+            Q_EMIT storeFailed(m_lastOutcome, problemName(r.error().code));
             Q_EMIT pairingChanged();
             return;
         }

@@ -42,7 +42,9 @@ Q_SIGNALS:
     void paired(); // identity() is set (loaded or newly approved)
     void unpaired(const QString &reason); // identity() is gone
     void pairingChanged(); // the flow's state or code changed
-    void storeFailed(const QString &message);
+    // `problem` for a client to act on: "locked" (unlock the keychain), "unavailable" (no keychain:
+    // start one, or use the file store), "unusable" (stored but unreadable: pair again), "failed".
+    void storeFailed(const QString &message, const QString &problem);
 
 private:
     void onApproved();

@@ -1,6 +1,6 @@
 // The credential store through a real Secret Service: a private D-Bus session bus and an
-// unlocked gnome-keyring-daemon started by this test, with a fresh HOME. And the clear error
-// an engine gives when no keychain is there.
+// unlocked gnome-keyring-daemon started by this test, with a fresh HOME. And the clear errors
+// an engine gives when no keychain is there, and when the keychain is locked (last: it stays so).
 #include "browserapproval.h"
 #include "desktopsession.h"
 #include "hubprocess.h"
@@ -10,6 +10,9 @@
 #include "pairing/credentialstore.h"
 #include "pairing/keychainhelper.h"
 
+#include <QDBusConnection>
+#include <QDBusMessage>
+#include <QDBusObjectPath>
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
@@ -38,6 +41,7 @@ private Q_SLOTS:
     void pairingKeepsEverySecretInTheKeychain();
     void headlessServerReadsTheKeychain();
     void noKeychainIsAClearError();
+    void lockedKeychainIsNotAnUnpairedComputer();
 
 private:
     template<typename R, typename Call>
@@ -257,7 +261,7 @@ void tst_Keychain::noKeychainIsAClearError()
     up.setProcessEnvironment(env);
     up.start(serverBinary(), {QStringLiteral("up")});
     QVERIFY(up.waitForStarted());
-    QString state, reason;
+    QString state, reason, problem;
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             QProcess status;
@@ -267,9 +271,11 @@ void tst_Keychain::noKeychainIsAClearError()
             const QJsonObject o = QJsonDocument::fromJson(status.readAllStandardOutput()).object();
             state = o.value(QStringLiteral("state")).toString();
             reason = o.value(QStringLiteral("reason")).toString();
+            problem = o.value(QStringLiteral("credentialStoreProblem")).toString();
             return state == QLatin1String("error");
         }(),
         20000);
+    QCOMPARE(problem, QStringLiteral("unavailable"));
     QVERIFY2(reason.contains(QStringLiteral("keychain")), qPrintable(reason));
     QVERIFY2(reason.contains(QStringLiteral("--credential-store file")), qPrintable(reason));
     // Pairing is refused rather than done with nowhere safe to keep the keys.
@@ -283,6 +289,83 @@ void tst_Keychain::noKeychainIsAClearError()
     QDirIterator it(home.path(), QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext())
         QVERIFY(!it.next().endsWith(QStringLiteral("credentials.json")));
+}
+
+// A paired computer whose keychain is locked (the login keyring after a screen lock, an unlock
+// prompt dismissed, or no prompt possible) is not a new computer: reading its entry then ends
+// like reading one never written, and the engine used to say "Not paired" and offer to pair again
+// (a second identity at the hub). It must say the keychain is locked.
+void tst_Keychain::lockedKeychainIsNotAnUnpairedComputer()
+{
+    HubProcess hub;
+    QVERIFY(hub.start({}, {QStringLiteral("--poll-interval"), QStringLiteral("1")}));
+    QTemporaryDir home;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
+    env.remove(QStringLiteral("DISPLAY")); // no unlock prompt can be shown
+    const Paths paths = Paths::resolve(env).value();
+    {
+        Engine engine(paths);
+        QVERIFY(engine.start().ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::NotPaired, 10000);
+        QVERIFY(engine.startPairing(hub.appUrl(), QStringLiteral("locked-desk")).ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine.pairingStatus().value(QStringLiteral("state")).toString(),
+            QStringLiteral("waiting_for_approval"), 10000);
+        QCOMPARE(submitApprovalPage(hub.appUrl(), engine.pairingStatus().value(QStringLiteral("userCode")).toString())
+                     .status,
+            200);
+        QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 20000);
+    }
+
+    // Lock the collection the entries are in, as the Secret Service's own Lock does.
+    QDBusMessage alias = QDBusMessage::createMethodCall(QStringLiteral("org.freedesktop.secrets"),
+        QStringLiteral("/org/freedesktop/secrets"), QStringLiteral("org.freedesktop.Secret.Service"),
+        QStringLiteral("ReadAlias"));
+    alias << QStringLiteral("default");
+    const QDBusMessage collection = QDBusConnection::sessionBus().call(alias);
+    QVERIFY2(collection.type() == QDBusMessage::ReplyMessage, qPrintable(collection.errorMessage()));
+    const QDBusObjectPath path = collection.arguments().value(0).value<QDBusObjectPath>();
+    QVERIFY(path.path().startsWith(QStringLiteral("/org/freedesktop/secrets/collection/")));
+    QDBusMessage lock = QDBusMessage::createMethodCall(QStringLiteral("org.freedesktop.secrets"),
+        QStringLiteral("/org/freedesktop/secrets"), QStringLiteral("org.freedesktop.Secret.Service"),
+        QStringLiteral("Lock"));
+    lock << QVariant::fromValue(QList<QDBusObjectPath> {path});
+    const QDBusMessage locked = QDBusConnection::sessionBus().call(lock);
+    QVERIFY2(locked.type() == QDBusMessage::ReplyMessage, qPrintable(locked.errorMessage()));
+
+    // The store says locked, not "nothing stored".
+    KeychainCredentialStore store(paths.overridden() ? paths.home() : paths.dataDir()); // as the engine names it
+    using LoadResult = Result<std::optional<SecureBytes>, CredentialError>;
+    LoadResult read = wait<LoadResult>([&](auto cb) { store.load(cb); });
+    QVERIFY2(!read.ok(), "a locked keychain read as an empty one");
+    QCOMPARE(int(read.error().code), int(CredentialError::Code::Locked));
+
+    // isolation-server up: an error that says locked, and the same to a client (credentialStoreProblem).
+    QProcess up;
+    up.setProcessEnvironment(env);
+    up.start(serverBinary(), {QStringLiteral("up")});
+    QVERIFY(up.waitForStarted());
+    QJsonObject status;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start(serverBinary(), {QStringLiteral("status"), QStringLiteral("--json")});
+            p.waitForFinished(10000);
+            status = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+            return !status.value(QStringLiteral("state")).toString().isEmpty()
+                && !status.value(QStringLiteral("reason")).toString().startsWith(QStringLiteral("Starting"));
+        }(),
+        30000);
+    const QString reason = status.value(QStringLiteral("reason")).toString();
+    QCOMPARE(status.value(QStringLiteral("state")).toString(), QStringLiteral("error"));
+    QCOMPARE(status.value(QStringLiteral("credentialStoreProblem")).toString(), QStringLiteral("locked"));
+    QVERIFY2(reason.contains(QStringLiteral("locked")), qPrintable(reason));
+    QVERIFY(!status.value(QStringLiteral("paired")).toBool());
+    ::kill(pid_t(up.processId()), SIGTERM);
+    QVERIFY(up.waitForFinished(20000));
+    QCOMPARE(up.exitStatus(), QProcess::NormalExit);
 }
 
 QTEST_GUILESS_MAIN(tst_Keychain)
