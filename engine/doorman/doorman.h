@@ -104,7 +104,6 @@ private:
     Admission plan(
         const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie);
     Admission exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims);
-    void endTerminalSessions();
 
     Options m_options;
     QByteArray m_hostSuffix; // "." + localSuffix, lower case

@@ -83,14 +83,6 @@ void UpstreamPool::clear()
     m_idle.clear();
 }
 
-int UpstreamPool::idleCount() const
-{
-    int n = 0;
-    for (const auto &list : m_idle)
-        n += int(list.size());
-    return n;
-}
-
 UpstreamExchange::UpstreamExchange(UpstreamPool *pool, UpstreamEndpoint endpoint, UpstreamListener *listener)
     : m_pool(pool)
     , m_endpoint(std::move(endpoint))

@@ -37,7 +37,6 @@ public:
     TcpStream *take(const UpstreamEndpoint &endpoint, bool *reused);
     void giveBack(const UpstreamEndpoint &endpoint, TcpStream *socket);
     void clear();
-    int idleCount() const;
     int maxIdlePerEndpoint = 64;
 
 private:

@@ -45,11 +45,4 @@ void ViewSessions::purge(qint64 nowUnix)
     m_nonces.purge(nowUnix);
 }
 
-void ViewSessions::closeView(const QString &viewId)
-{
-    forgetLast();
-    for (auto it = m_cookies.begin(); it != m_cookies.end();)
-        it = it->viewId == viewId ? m_cookies.erase(it) : std::next(it);
-}
-
 } // namespace isolation

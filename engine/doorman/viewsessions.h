@@ -24,8 +24,6 @@ public:
     const ViewClaims *find(const QByteArray &cookie, const QString &viewId, qint64 nowUnix) const;
     // Forgets everything that expired.
     void purge(qint64 nowUnix);
-    // Forgets every cookie of a view (its session ended).
-    void closeView(const QString &viewId);
     int size() const { return int(m_cookies.size()); }
 
 private:

@@ -229,29 +229,11 @@ Result<void, DockerError> DockerClient::startContainer(const QString &id) const
     return {};
 }
 
-Result<void, DockerError> DockerClient::stopContainer(const QString &id, int timeoutSeconds) const
-{
-    QUrlQuery q;
-    q.addQueryItem(QStringLiteral("t"), QString::number(timeoutSeconds));
-    auto r = call("POST", QStringLiteral("/containers/%1/stop").arg(id), q);
-    if (!r && r.error().status != 304)
-        return r.error();
-    return {};
-}
-
 Result<void, DockerError> DockerClient::restartContainer(const QString &id, int timeoutSeconds) const
 {
     QUrlQuery q;
     q.addQueryItem(QStringLiteral("t"), QString::number(timeoutSeconds));
     auto r = call("POST", QStringLiteral("/containers/%1/restart").arg(id), q);
-    if (!r)
-        return r.error();
-    return {};
-}
-
-Result<void, DockerError> DockerClient::killContainer(const QString &id) const
-{
-    auto r = call("POST", QStringLiteral("/containers/%1/kill").arg(id));
     if (!r)
         return r.error();
     return {};

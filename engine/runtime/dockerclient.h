@@ -68,9 +68,7 @@ public:
     Result<QJsonArray, DockerError> listContainers(const QStringList &labels) const;
     Result<QString, DockerError> createContainer(const QString &name, const QJsonObject &spec) const;
     Result<void, DockerError> startContainer(const QString &id) const;
-    Result<void, DockerError> stopContainer(const QString &id, int timeoutSeconds = 10) const;
     Result<void, DockerError> restartContainer(const QString &id, int timeoutSeconds = 10) const;
-    Result<void, DockerError> killContainer(const QString &id) const;
     Result<void, DockerError> removeContainer(const QString &id, bool force = true) const;
 
 private:

@@ -104,23 +104,4 @@ void SecretDelivery::deliverFiles(
     });
 }
 
-void SecretDelivery::removeFiles(ExecdClient *execd, const QString &directory, std::function<void(Status)> done)
-{
-    if (!isValidDirectory(directory)) {
-        QTimer::singleShot(0, execd, [done, directory] {
-            done(Error::invalidInput(QStringLiteral("%1 is not a directory secrets can go to").arg(directory)));
-        });
-        return;
-    }
-    execd->runCommand(QStringLiteral("rm -rf '%1'").arg(directory), {},
-        [done = std::move(done)](Result<CommandOutput, ExecdError> r) {
-            if (!r.ok())
-                done(fromExecd(r.error(), QStringLiteral("cannot remove the secrets")));
-            else if (r.value().exitCode != 0)
-                done(Error::failed(QString::fromUtf8(r.value().stdErr.trimmed())));
-            else
-                done({});
-        });
-}
-
 } // namespace isolation

@@ -29,9 +29,6 @@ public:
     static void deliverFiles(
         ExecdClient *execd, const SecretVault &vault, const QString &directory, std::function<void(Status)> done);
 
-    // Removes the directory again (before a sandbox is suspended to disk or handed on).
-    static void removeFiles(ExecdClient *execd, const QString &directory, std::function<void(Status)> done);
-
     static bool isValidDirectory(const QString &directory);
 };
 
