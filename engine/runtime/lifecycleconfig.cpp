@@ -2,7 +2,7 @@
 
 #include <QSaveFile>
 
-#include <cpptoml.h>
+#include <toml++/toml.h>
 
 #include <sstream>
 
@@ -10,11 +10,11 @@ namespace isolation {
 
 namespace {
 
-std::shared_ptr<cpptoml::array> stringArray(const QStringList &items)
+toml::array stringArray(const QStringList &items)
 {
-    auto array = cpptoml::make_array();
+    toml::array array;
     for (const QString &item : items)
-        array->push_back(item.toStdString());
+        array.push_back(item.toStdString());
     return array;
 }
 
@@ -22,29 +22,30 @@ std::shared_ptr<cpptoml::array> stringArray(const QStringList &items)
 
 QByteArray LifecycleConfig::toToml() const
 {
-    // cpptoml writes the file (quoting and escaping included); we only fill the tables.
-    auto server = cpptoml::make_table();
-    server->insert("host", std::string("0.0.0.0")); // inside the container; published on 127.0.0.1 only
-    server->insert("port", int64_t(ContainerPort));
-    server->insert("api_key", apiKey.toStdString());
-    auto runtime = cpptoml::make_table();
-    runtime->insert("type", std::string("docker"));
-    runtime->insert("execd_image", execdImage.toStdString());
-    auto storage = cpptoml::make_table();
-    storage->insert("allowed_host_paths", stringArray(allowedHostPaths));
-    auto docker = cpptoml::make_table();
-    docker->insert("network_mode", network.isEmpty() ? std::string("bridge") : network.toStdString());
-    docker->insert("drop_capabilities", stringArray(dropCapabilities));
-    docker->insert("no_new_privileges", noNewPrivileges);
-    docker->insert("pids_limit", int64_t(pidsLimit));
-    auto root = cpptoml::make_table();
-    root->insert("server", server);
-    root->insert("runtime", runtime);
-    root->insert("storage", storage);
-    root->insert("docker", docker);
+    // toml++ writes the file (quoting and escaping included); we only fill the tables.
+    const toml::table root {
+        {"server",
+            toml::table {
+                {"host", "0.0.0.0"}, // inside the container; published on 127.0.0.1 only
+                {"port", int64_t(ContainerPort)},
+                {"api_key", apiKey.toStdString()},
+            }},
+        {"runtime", toml::table {{"type", "docker"}, {"execd_image", execdImage.toStdString()}}},
+        {"storage", toml::table {{"allowed_host_paths", stringArray(allowedHostPaths)}}},
+        {"docker",
+            toml::table {
+                {"network_mode", network.isEmpty() ? std::string("bridge") : network.toStdString()},
+                {"drop_capabilities", stringArray(dropCapabilities)},
+                {"no_new_privileges", noNewPrivileges},
+                {"pids_limit", int64_t(pidsLimit)},
+            }},
+    };
     std::ostringstream out;
     out << "# Written by the Isolation engine; rewritten at every start. Holds the API key: keep it 0600.\n";
-    out << *root;
+    // Basic "strings", as the lifecycle server's documentation writes them (toml++ would pick
+    // 'literal' ones where nothing needs escaping: valid TOML, but not what people read there).
+    out << toml::toml_formatter(root, toml::toml_formatter::default_flags & ~toml::format_flags::allow_literal_strings)
+        << '\n';
     return QByteArray::fromStdString(out.str());
 }
 

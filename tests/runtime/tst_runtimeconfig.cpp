@@ -10,7 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <cpptoml.h>
+#include <toml++/toml.h>
 
 #include <sys/stat.h>
 
@@ -121,26 +121,25 @@ void tst_RuntimeConfig::tomlRoundTrip()
     c.pidsLimit = 77;
     QVERIFY(c.toToml().contains("network_mode = \"bridge\"")); // no network of its own: Docker's default
     c.network = QStringLiteral("isolation-sandboxes-0123456789ab");
-    std::istringstream in(c.toToml().toStdString());
-    cpptoml::parser parser(in);
-    std::shared_ptr<cpptoml::table> t;
+    toml::table t;
     try {
-        t = parser.parse();
-    } catch (const cpptoml::parse_exception &e) {
+        t = toml::parse(c.toToml().toStdString());
+    } catch (const toml::parse_error &e) {
         QFAIL(e.what());
     }
-    QCOMPARE(t->get_qualified_as<std::string>("server.host").value_or(""), std::string("0.0.0.0"));
-    QCOMPARE(*t->get_qualified_as<int64_t>("server.port"), int64_t(LifecycleConfig::ContainerPort));
-    QCOMPARE(*t->get_qualified_as<std::string>("server.api_key"), c.apiKey.toStdString());
-    QCOMPARE(*t->get_qualified_as<std::string>("runtime.type"), std::string("docker"));
-    QCOMPARE(*t->get_qualified_as<std::string>("runtime.execd_image"), std::string("opensandbox/execd:v1"));
-    const auto paths = *t->get_qualified_array_of<std::string>("storage.allowed_host_paths");
-    QCOMPARE(paths.size(), size_t(1));
-    QCOMPARE(paths[0], c.allowedHostPaths[0].toStdString());
-    QCOMPARE(*t->get_qualified_as<bool>("docker.no_new_privileges"), true);
-    QCOMPARE(*t->get_qualified_as<int64_t>("docker.pids_limit"), int64_t(77));
-    QCOMPARE(*t->get_qualified_as<std::string>("docker.network_mode"), std::string("isolation-sandboxes-0123456789ab"));
-    QCOMPARE((*t->get_qualified_array_of<std::string>("docker.drop_capabilities"))[0], std::string("ALL"));
+    QCOMPARE(t.at_path("server.host").value_or(std::string()), std::string("0.0.0.0"));
+    QCOMPARE(t.at_path("server.port").value<int64_t>(), std::optional<int64_t>(LifecycleConfig::ContainerPort));
+    QCOMPARE(t.at_path("server.api_key").value_or(std::string()), c.apiKey.toStdString());
+    QCOMPARE(t.at_path("runtime.type").value_or(std::string()), std::string("docker"));
+    QCOMPARE(t.at_path("runtime.execd_image").value_or(std::string()), std::string("opensandbox/execd:v1"));
+    const toml::array *paths = t.at_path("storage.allowed_host_paths").as_array();
+    QVERIFY(paths);
+    QCOMPARE(paths->size(), size_t(1));
+    QCOMPARE((*paths)[0].value_or(std::string()), c.allowedHostPaths[0].toStdString());
+    QCOMPARE(t.at_path("docker.no_new_privileges").value<bool>(), std::optional<bool>(true));
+    QCOMPARE(t.at_path("docker.pids_limit").value<int64_t>(), std::optional<int64_t>(77));
+    QCOMPARE(t.at_path("docker.network_mode").value_or(std::string()), std::string("isolation-sandboxes-0123456789ab"));
+    QCOMPARE(t.at_path("docker.drop_capabilities[0]").value_or(std::string()), std::string("ALL"));
 }
 
 void tst_RuntimeConfig::tomlFileIsPrivate()

@@ -13,7 +13,7 @@
 #include <QTimer>
 #include <QUrlQuery>
 
-#include <cpptoml.h>
+#include <toml++/toml.h>
 
 namespace isolation::standin {
 
@@ -31,12 +31,15 @@ HttpResponse apiError(int status, const char *code, const QString &message)
         status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
 }
 
-QStringList strings(const std::shared_ptr<cpptoml::table> &table, const char *key)
+QStringList strings(const toml::node_view<const toml::node> &array)
 {
     QStringList out;
-    if (auto a = table ? table->get_array_of<std::string>(key) : cpptoml::option<std::vector<std::string>>())
-        for (const auto &s : *a)
-            out << QString::fromStdString(s);
+    if (const toml::array *a = array.as_array()) {
+        for (const toml::node &item : *a) {
+            if (auto s = item.value<std::string>())
+                out << QString::fromStdString(*s);
+        }
+    }
     return out;
 }
 
@@ -62,32 +65,26 @@ qint64 bytes(const QString &v)
 
 Result<StandinConfig> StandinConfig::fromToml(const QString &path)
 {
-    std::shared_ptr<cpptoml::table> root;
+    toml::table parsed;
     try {
-        root = cpptoml::parse_file(QFile::encodeName(path).toStdString());
-    } catch (const cpptoml::parse_exception &e) {
+        parsed = toml::parse_file(QFile::encodeName(path).toStdString());
+    } catch (const toml::parse_error &e) {
         return Error::invalidInput(QStringLiteral("%1: %2").arg(path, QString::fromUtf8(e.what())));
     }
+    const toml::table &root = parsed;
     StandinConfig c;
-    auto server = root->get_table("server");
-    auto runtime = root->get_table("runtime");
-    auto storage = root->get_table("storage");
-    auto docker = root->get_table("docker");
-    if (!server)
+    if (!root["server"].is_table())
         return Error::invalidInput(QStringLiteral("%1 has no [server]").arg(path));
-    c.host = QString::fromStdString(server->get_as<std::string>("host").value_or("0.0.0.0"));
-    c.port = quint16(server->get_as<int64_t>("port").value_or(8080));
-    c.apiKey = QByteArray::fromStdString(server->get_as<std::string>("api_key").value_or(""));
-    c.execdImage
-        = runtime ? QString::fromStdString(runtime->get_as<std::string>("execd_image").value_or("")) : QString();
-    c.allowedHostPaths = strings(storage, "allowed_host_paths");
-    c.dropCapabilities = strings(docker, "drop_capabilities");
-    c.noNewPrivileges = docker ? docker->get_as<bool>("no_new_privileges").value_or(true) : true;
-    c.pidsLimit = docker ? docker->get_as<int64_t>("pids_limit").value_or(0) : 0;
-    if (docker) {
-        if (auto mode = docker->get_as<std::string>("network_mode"))
-            c.networkMode = QString::fromStdString(*mode).toLower();
-    }
+    c.host = QString::fromStdString(root["server"]["host"].value_or(std::string("0.0.0.0")));
+    c.port = quint16(root["server"]["port"].value_or(int64_t(8080)));
+    c.apiKey = QByteArray::fromStdString(root["server"]["api_key"].value_or(std::string()));
+    c.execdImage = QString::fromStdString(root["runtime"]["execd_image"].value_or(std::string()));
+    c.allowedHostPaths = strings(root["storage"]["allowed_host_paths"]);
+    c.dropCapabilities = strings(root["docker"]["drop_capabilities"]);
+    c.noNewPrivileges = root["docker"]["no_new_privileges"].value_or(true);
+    c.pidsLimit = root["docker"]["pids_limit"].value_or(int64_t(0));
+    if (auto mode = root["docker"]["network_mode"].value<std::string>())
+        c.networkMode = QString::fromStdString(*mode).toLower();
     if (c.networkMode == QLatin1String("host"))
         return Error::invalidInput(QStringLiteral("%1: network_mode host is not served by the stand-in").arg(path));
     if (c.execdImage.isEmpty())
