@@ -23,9 +23,9 @@ namespace isolation {
 namespace {
 
 constexpr qsizetype kReadPiece = 64 * 1024;
-// Ready sockets handled per write batch. bench/views, hub path: one batch per wake-up (up to 64
-// sockets) 20-21k requests/s, 16 sockets 27-28k, 8 and 4 28-30k (with the tunnel's early
-// output, Http2Session::Settings::eagerOutputBytes); the local door lost some 5 % at 4.
+// Ready sockets handled per write batch: small batches let the peer start on the first answers
+// while the rest are taken in, instead of both ends working in turns (the measurements that chose
+// 8: bench/README.md, "Views", 2026-12-01).
 constexpr int kEventsPerBatch = 8;
 
 // One epoll set per thread, itself watched by one QSocketNotifier: the event loop sees a single
