@@ -1,42 +1,89 @@
 #include "localapiclient.h"
 
-#include "core/libcurl.h"
+#include "http/httpresponseparser.h"
 
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 
-#include <memory>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 namespace isolation {
 
 namespace {
 
-struct CurlDeleter
+struct Fd
 {
-    void operator()(CURL *c) const { libcurl::load()->easy_cleanup(c); }
-};
-struct SlistDeleter
-{
-    void operator()(curl_slist *l) const { libcurl::load()->slist_free_all(l); }
+    int fd = -1;
+    ~Fd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
 };
 
-size_t collectBody(char *ptr, size_t size, size_t nmemb, void *userdata)
+LocalApiError transport(const QString &why)
 {
-    static_cast<QByteArray *>(userdata)->append(ptr, qsizetype(size * nmemb));
-    return size * nmemb;
+    return LocalApiError {LocalApiError::Code::Transport, 0, {}, QStringLiteral("LocalAPI request failed: %1").arg(why), {}};
 }
 
-size_t collectHeader(char *ptr, size_t size, size_t nmemb, void *userdata)
+QString errnoText(int error)
 {
-    auto *headers = static_cast<HttpHeaders *>(userdata);
-    const QByteArray line = QByteArray(ptr, qsizetype(size * nmemb)).trimmed();
-    if (line.startsWith("HTTP/")) {
-        headers->clear(); // a new response head (after 100 Continue)
-    } else if (const qsizetype colon = line.indexOf(':'); colon > 0) {
-        headers->append({line.first(colon).trimmed(), line.mid(colon + 1).trimmed()});
+    return QString::fromLocal8Bit(std::strerror(error));
+}
+
+// Waits until `fd` is ready for `events`: true, or false with `why` set (the deadline passed, or poll failed).
+bool waitFor(int fd, short events, const QDeadlineTimer &deadline, int timeoutMs, QString *why)
+{
+    for (;;) {
+        pollfd p {fd, events, 0};
+        const int rc = ::poll(&p, 1, deadline.isForever() ? -1 : int(deadline.remainingTime()));
+        if (rc > 0)
+            return true;
+        if (rc == 0) {
+            *why = QStringLiteral("no answer within %1 ms").arg(timeoutMs);
+            return false;
+        }
+        if (errno != EINTR) {
+            *why = errnoText(errno);
+            return false;
+        }
     }
-    return size * nmemb;
+}
+
+// The request as the engine's HTTP server reads it; empty when the method or path would not make one.
+QByteArray requestBytes(
+    const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType)
+{
+    const QByteArray target = path.toUtf8();
+    if (!isHttpToken(method) || !target.startsWith('/') || hasControlBytes(contentType))
+        return {};
+    for (const char c : target) {
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+            return {}; // a space or a line break would end the request line early
+    }
+    QByteArray out;
+    out.reserve(160 + target.size() + body.size());
+    out += method + ' ' + target + " HTTP/1.1\r\nHost: localhost\r\n";
+    if (!body.isEmpty())
+        out += "Content-Type: " + contentType + "\r\n";
+    if (!body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH") {
+        out += "Content-Length: ";
+        appendNumber(out, body.size());
+        out += "\r\n";
+    }
+    out += "Connection: close\r\n\r\n";
+    out += body;
+    return out;
 }
 
 } // namespace
@@ -49,67 +96,90 @@ LocalApiClient::LocalApiClient(QString socketPath, int timeoutMs)
 Result<HttpResponse, LocalApiError> LocalApiClient::request(
     const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType) const
 {
+    const LocalApiError noSocket {LocalApiError::Code::NotRunning, 0, {},
+        QStringLiteral("no engine is running (no socket at %1); start one with "
+                       "`isolation-server up` or the tray")
+            .arg(m_socket),
+        {}};
     if (!QFileInfo::exists(m_socket))
-        return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
-            QStringLiteral("no engine is running (no socket at %1); start one with "
-                           "`isolation-server up` or the tray")
-                .arg(m_socket),
-            {}};
+        return noSocket;
 
-    QString unloadable;
-    const libcurl::Api *lib = libcurl::load(&unloadable);
-    if (!lib)
-        return LocalApiError {LocalApiError::Code::Transport, 0, {}, unloadable, {}};
-    std::unique_ptr<CURL, CurlDeleter> curl(lib->easy_init());
-    if (!curl)
-        return LocalApiError {LocalApiError::Code::Transport, 0, {}, QStringLiteral("cannot initialise libcurl"), {}};
+    const QByteArray out = requestBytes(method, path, body, contentType);
+    if (out.isEmpty())
+        return transport(QStringLiteral("not a valid request: %1 %2").arg(QString::fromUtf8(method), path));
+    const QByteArray socketName = QFile::encodeName(m_socket);
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    if (size_t(socketName.size()) >= sizeof(address.sun_path))
+        return transport(QStringLiteral("the socket path is too long: %1").arg(m_socket));
+    std::memcpy(address.sun_path, socketName.constData(), size_t(socketName.size()));
 
-    const QByteArray socket = QFile::encodeName(m_socket);
-    const QByteArray url = "http://local" + path.toUtf8();
-    QByteArray responseBody;
-    HttpHeaders responseHeaders;
-    std::unique_ptr<curl_slist, SlistDeleter> headers;
-    auto addHeader
-        = [&headers, lib](const QByteArray &h) { headers.reset(lib->slist_append(headers.release(), h.constData())); };
-    addHeader("Expect:");
-    if (!body.isEmpty())
-        addHeader("Content-Type: " + contentType);
-
-    CURL *c = curl.get();
-    lib->easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket.constData());
-    lib->easy_setopt(c, CURLOPT_URL, url.constData());
-    lib->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.constData());
-    lib->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    lib->easy_setopt(c, CURLOPT_TIMEOUT_MS, long(m_timeoutMs));
-    lib->easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-    if (!body.isEmpty() || method == "POST" || method == "PUT") {
-        lib->easy_setopt(c, CURLOPT_POSTFIELDS, body.constData());
-        lib->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
+    const QDeadlineTimer deadline = m_timeoutMs > 0 ? QDeadlineTimer(m_timeoutMs) : QDeadlineTimer(QDeadlineTimer::Forever);
+    Fd socket {::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+    if (socket.fd < 0)
+        return transport(errnoText(errno));
+    // A unix socket's connect waits only while the engine's accept backlog is full, for as long
+    // as the send timeout allows.
+    if (!deadline.isForever()) {
+        const qint64 ms = std::max<qint64>(1, deadline.remainingTime());
+        const timeval tv {time_t(ms / 1000), suseconds_t((ms % 1000) * 1000)};
+        ::setsockopt(socket.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     }
-    if (method == "HEAD")
-        lib->easy_setopt(c, CURLOPT_NOBODY, 1L);
-    lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
-    lib->easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
-    lib->easy_setopt(c, CURLOPT_HEADERFUNCTION, &collectHeader);
-    lib->easy_setopt(c, CURLOPT_HEADERDATA, &responseHeaders);
+    int rc;
+    do {
+        rc = ::connect(socket.fd, reinterpret_cast<const sockaddr *>(&address), sizeof address);
+    } while (rc < 0 && errno == EINTR);
+    if (rc < 0) {
+        const int error = errno;
+        if (error == ENOENT)
+            return noSocket; // gone between the check and the connect
+        if (error == ECONNREFUSED)
+            return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
+                QStringLiteral("no engine answers on %1 (stale socket?); start one with "
+                               "`isolation-server up` or the tray")
+                    .arg(m_socket),
+                {}};
+        if (error == EAGAIN || error == EINPROGRESS)
+            return transport(QStringLiteral("no answer within %1 ms").arg(m_timeoutMs));
+        return transport(QStringLiteral("cannot connect to %1: %2").arg(m_socket, errnoText(error)));
+    }
+    ::fcntl(socket.fd, F_SETFL, ::fcntl(socket.fd, F_GETFL) | O_NONBLOCK);
 
-    const CURLcode rc = lib->easy_perform(c);
-    if (rc == CURLE_COULDNT_CONNECT)
-        return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
-            QStringLiteral("no engine answers on %1 (stale socket?); start one with "
-                           "`isolation-server up` or the tray")
-                .arg(m_socket),
-            {}};
-    if (rc != CURLE_OK)
-        return LocalApiError {LocalApiError::Code::Transport, 0, {},
-            QStringLiteral("LocalAPI request failed: %1").arg(QString::fromUtf8(lib->easy_strerror(rc))), {}};
-    long status = 0;
-    lib->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    HttpResponse response;
-    response.status = int(status);
-    response.headers = std::move(responseHeaders);
-    response.body = std::move(responseBody);
-    return response;
+    // The request. An engine that answers before reading it all (a refusal) may close its side
+    // early: then its answer, if it came whole, still counts.
+    QString why;
+    for (qsizetype sent = 0; sent < out.size();) {
+        const ssize_t n = ::send(socket.fd, out.constData() + sent, size_t(out.size() - sent), MSG_NOSIGNAL);
+        if (n >= 0) {
+            sent += n;
+        } else if (errno == EAGAIN) {
+            if (!waitFor(socket.fd, POLLOUT, deadline, m_timeoutMs, &why))
+                return transport(why);
+        } else if (errno != EINTR) {
+            why = QStringLiteral("the connection broke: %1").arg(errnoText(errno));
+            break;
+        }
+    }
+
+    HttpResponseParser parser(method == "HEAD");
+    char buffer[64 * 1024];
+    while (parser.state() == HttpResponseParser::State::NeedMore) {
+        const ssize_t n = ::read(socket.fd, buffer, sizeof buffer);
+        if (n > 0) {
+            parser.feed(QByteArrayView(buffer, n));
+        } else if (n == 0) {
+            parser.finish();
+        } else if (errno == EAGAIN) {
+            QString waitWhy;
+            if (!waitFor(socket.fd, POLLIN, deadline, m_timeoutMs, &waitWhy))
+                return transport(waitWhy);
+        } else if (errno != EINTR) {
+            return transport(why.isEmpty() ? QStringLiteral("the connection broke: %1").arg(errnoText(errno)) : why);
+        }
+    }
+    if (parser.state() == HttpResponseParser::State::Error)
+        return transport(why.isEmpty() ? parser.errorMessage() : why);
+    return parser.takeResponse();
 }
 
 Result<QJsonObject, LocalApiError> LocalApiClient::call(

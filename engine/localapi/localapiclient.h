@@ -1,6 +1,9 @@
-// Client of an engine's LocalAPI, for the CLI and scripts: blocking calls over the unix socket
-// through libcurl. Not for the GUI thread (the tray talks to its in-process Engine instead). The
-// event stream (GET /v1/events) has its own client on the event loop: EventFollower.
+// Client of an engine's LocalAPI, for the CLI and the tray: blocking calls, one HTTP/1.1 request
+// per connection to the unix socket, the answer read by llhttp (http/httpresponseparser.h). Plain
+// POSIX sockets, not libcurl: Debian's libcurl brings GnuTLS, Kerberos and LDAP, ~5.7 MiB in a
+// process that only ever talks to a local socket. Blocks: not for the GUI thread (the tray's
+// EngineClient calls it on threads of its own). The event stream (GET /v1/events) has its own
+// client on the event loop: EventFollower.
 #pragma once
 
 #include "core/result.h"
@@ -28,6 +31,7 @@ struct LocalApiError
 class LocalApiClient
 {
 public:
+    // `timeoutMs` bounds a whole call (connect, request, answer); 0 waits as long as it takes.
     explicit LocalApiClient(QString socketPath, int timeoutMs = 30000);
 
     // Sends a request; a 2xx answer with a JSON object body (or no body) is success.

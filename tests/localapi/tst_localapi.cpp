@@ -2,14 +2,21 @@
 #include "engine.h"
 #include "localapi/localapiclient.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QLocalServer>
+#include <QLocalSocket>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QSet>
 #include <QTest>
 
 #include <atomic>
+#include <cstring>
+#include <functional>
 #include <optional>
 #include <thread>
 
@@ -32,6 +39,12 @@ private Q_SLOTS:
     void staleSocketCleanedUp();
     void twoHomesTwoEngines();
     void clientWithoutEngine();
+    // The client's transport against a peer that misbehaves (a QLocalServer playing the engine).
+    void clientStaleSocket();
+    void clientChunkedAnswer();
+    void clientContentLengthAnswer();
+    void clientCutMidAnswer();
+    void clientTimeout();
 
 private:
     static Paths pathsFor(const QString &home);
@@ -48,6 +61,69 @@ EngineOptions fileStore()
     o.credentialStore = CredentialStoreKind::File;
     return o;
 }
+
+// Runs a blocking call on a thread of its own while this thread serves the peer.
+template<typename F>
+auto onThread(F f) -> decltype(f())
+{
+    std::optional<decltype(f())> result;
+    std::atomic_bool done = false;
+    std::thread worker([&] {
+        result.emplace(f());
+        done = true;
+    });
+    while (!done)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    worker.join();
+    return std::move(*result);
+}
+
+Result<HttpResponse, LocalApiError> requestOnThread(
+    const LocalApiClient &client, const QByteArray &method, const QString &path, const QByteArray &body = {})
+{
+    return onThread([&] { return client.request(method, path, body); });
+}
+
+// A peer on a unix socket that reads each request's head (and a body as long as its
+// Content-Length) and then does `answer` with the connection.
+class FakeEngine
+{
+public:
+    using Answer = std::function<void(QLocalSocket *)>;
+    explicit FakeEngine(const QString &path, Answer answer)
+        : m_answer(std::move(answer))
+    {
+        QVERIFY(m_server.listen(path));
+        QObject::connect(&m_server, &QLocalServer::newConnection, [this] {
+            while (QLocalSocket *s = m_server.nextPendingConnection()) {
+                auto *buffer = new QByteArray;
+                QObject::connect(s, &QObject::destroyed, [buffer] { delete buffer; });
+                QObject::connect(s, &QLocalSocket::readyRead, [this, s, buffer] {
+                    *buffer += s->readAll();
+                    const qsizetype end = buffer->indexOf("\r\n\r\n");
+                    if (end < 0 || m_answered.contains(s))
+                        return;
+                    const QByteArray head = buffer->first(end);
+                    qsizetype length = 0;
+                    if (const qsizetype at = head.indexOf("Content-Length: "); at >= 0)
+                        length = head.mid(at + 16, head.indexOf('\r', at) - at - 16).toLongLong();
+                    if (buffer->size() < end + 4 + length)
+                        return;
+                    requests.append(*buffer);
+                    m_answered.insert(s);
+                    m_answer(s);
+                });
+            }
+        });
+    }
+    QList<QByteArray> requests; // each request as received
+
+private:
+    QLocalServer m_server;
+    Answer m_answer;
+    QSet<QLocalSocket *> m_answered;
+};
+
 } // namespace
 
 Paths tst_LocalApi::pathsFor(const QString &home)
@@ -209,6 +285,128 @@ void tst_LocalApi::clientWithoutEngine()
     QVERIFY(!r.ok());
     QCOMPARE(r.error().code, LocalApiError::Code::NotRunning);
     QVERIFY(r.error().message.contains(QStringLiteral("isolation-server up")));
+}
+
+void tst_LocalApi::clientStaleSocket()
+{
+    // A socket file nobody listens on (a crashed engine's): not running, as with no file at all.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    QVERIFY(fd >= 0);
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, QFile::encodeName(path).constData(), sizeof(address.sun_path) - 1);
+    QCOMPARE(::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+    ::close(fd);
+    QVERIFY(QFileInfo::exists(path));
+    auto r = LocalApiClient(path, 2000).call("GET", QStringLiteral("/v1/status"));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, LocalApiError::Code::NotRunning);
+    QVERIFY2(r.error().message.contains(QStringLiteral("stale socket")), qPrintable(r.error().message));
+}
+
+void tst_LocalApi::clientChunkedAnswer()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    // The body in three chunks, each written (and flushed) on its own, split inside a chunk's size line.
+    FakeEngine engine(path, [](QLocalSocket *s) {
+        s->write("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 "9\r\n{\"items\":\r\n");
+        s->flush();
+        s->write("1");
+        s->flush();
+        s->write("1\r\n[1,2,3,4,5,6,7,8,\r\n");
+        s->flush();
+        s->write("3\r\n9]}\r\n0\r\n\r\n");
+        s->disconnectFromServer();
+    });
+    const LocalApiClient client(path, 5000);
+    auto r = requestOnThread(client, "POST", QStringLiteral("/v1/things?x=1"), R"({"a":1})");
+    QVERIFY2(r.ok(), qPrintable(r.ok() ? QString() : r.error().message));
+    QCOMPARE(r.value().status, 201);
+    QCOMPARE(r.value().body, QByteArray(R"({"items":[1,2,3,4,5,6,7,8,9]})"));
+    QCOMPARE(r.value().header("content-type"), QByteArray("application/json"));
+    // What went out is the request the engine's own parser takes.
+    QCOMPARE(engine.requests.size(), 1);
+    const QByteArray sent = engine.requests.first();
+    QVERIFY2(sent.startsWith("POST /v1/things?x=1 HTTP/1.1\r\n"), sent.constData());
+    QVERIFY2(sent.contains("\r\nHost: localhost\r\n"), sent.constData());
+    QVERIFY2(sent.contains("\r\nContent-Length: 7\r\n"), sent.constData());
+    QVERIFY2(sent.contains("\r\nConnection: close\r\n"), sent.constData());
+    QVERIFY2(sent.endsWith("\r\n\r\n{\"a\":1}"), sent.constData());
+    // call() reads the JSON out of the same kind of answer.
+    auto c = onThread([&] { return client.call("GET", QStringLiteral("/v1/things")); });
+    QVERIFY2(c.ok(), qPrintable(c.ok() ? QString() : c.error().message));
+    QCOMPARE(c.value().value(QStringLiteral("items")).toArray().size(), 9);
+}
+
+void tst_LocalApi::clientContentLengthAnswer()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    // An error answer with Content-Length, the connection left open after it: the client must
+    // stop at the body's end, not wait for the close.
+    FakeEngine engine(path, [](QLocalSocket *s) {
+        const QByteArray body = R"({"error":{"code":"not_found","message":"no such thing"}})";
+        s->write("HTTP/1.1 404 Not Found\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        s->flush();
+    });
+    QElapsedTimer clock;
+    clock.start();
+    auto r = onThread([&] { return LocalApiClient(path, 3000).call("GET", QStringLiteral("/v1/nothing")); });
+    QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, LocalApiError::Code::Api);
+    QCOMPARE(r.error().status, 404);
+    QCOMPARE(r.error().errorCode, QStringLiteral("not_found"));
+    QCOMPARE(r.error().message, QStringLiteral("no such thing"));
+    QVERIFY2(!engine.requests.first().contains("Content-Length"), engine.requests.first().constData());
+}
+
+void tst_LocalApi::clientCutMidAnswer()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    // Half an answer, then the connection closes: both for a Content-Length body and a chunked one.
+    for (const QByteArray &half : {QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"state\":"),
+             QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\n{\"state\":\r\n"),
+             QByteArray("HTTP/1.1 200 OK\r\nContent-Le")}) {
+        QFile::remove(path);
+        FakeEngine engine(path, [half](QLocalSocket *s) {
+            s->write(half);
+            s->disconnectFromServer();
+        });
+        auto r = requestOnThread(LocalApiClient(path, 5000), "GET", QStringLiteral("/v1/status"));
+        QVERIFY2(!r.ok(), half.constData());
+        QCOMPARE(r.error().code, LocalApiError::Code::Transport);
+        QVERIFY2(r.error().message.contains(QStringLiteral("closed in the middle")), qPrintable(r.error().message));
+    }
+    // Closed before a byte of an answer.
+    QFile::remove(path);
+    FakeEngine silent(path, [](QLocalSocket *s) { s->disconnectFromServer(); });
+    auto r = requestOnThread(LocalApiClient(path, 5000), "GET", QStringLiteral("/v1/status"));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, LocalApiError::Code::Transport);
+    QVERIFY2(r.error().message.contains(QStringLiteral("before an answer")), qPrintable(r.error().message));
+}
+
+void tst_LocalApi::clientTimeout()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    // Accepts, reads the request, never answers.
+    FakeEngine engine(path, [](QLocalSocket *) { });
+    QElapsedTimer clock;
+    clock.start();
+    auto r = requestOnThread(LocalApiClient(path, 400), "GET", QStringLiteral("/v1/status"));
+    const qint64 took = clock.elapsed();
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, LocalApiError::Code::Transport);
+    QVERIFY2(r.error().message.contains(QStringLiteral("within 400 ms")), qPrintable(r.error().message));
+    QCOMPARE(engine.requests.size(), 1); // it was the answer that did not come, not the connection
+    QVERIFY2(took >= 390 && took < 3000, qPrintable(QString::number(took)));
 }
 
 QTEST_GUILESS_MAIN(tst_LocalApi)
