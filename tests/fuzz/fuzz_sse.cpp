@@ -1,10 +1,14 @@
-// libFuzzer target: the client side of GET /v1/events (engine/localapi/sseparser): an answer as
-// it comes off the socket, the HTTP head, the chunked body and the server-sent events in it. The
-// first byte chooses where the input is cut in two feeds (a read boundary anywhere).
-// Invariants: the same bytes in one feed or two give the same events and state; no event's data
-// passes the limit; after an error or the end, nothing more comes out; nothing crashes or leaks.
+// libFuzzer target: the client side of the LocalAPI, an answer as it comes off the socket. For
+// GET /v1/events (engine/localapi/sseparser): the HTTP head, the chunked body and the server-sent
+// events in it. For every other call (engine/http/httpresponseparser, LocalApiClient): the head
+// and the body, by Content-Length, chunked or up to the close. The first byte chooses where the
+// input is cut in two feeds (a read boundary anywhere).
+// Invariants: the same bytes in one feed or two give the same events and state (the same answer);
+// no event's data and no body passes its limit; after an error or the end, nothing more comes
+// out; once the peer closed, an answer is complete or an error; nothing crashes or leaks.
 #include "fuzzsupport.h"
 
+#include "http/httpresponseparser.h"
 #include "localapi/eventstream.h"
 #include "localapi/sseparser.h"
 
@@ -36,6 +40,33 @@ Run parse(const QByteArray &bytes, qsizetype cut)
             broken("events after the stream ended or failed");
     }
     return r;
+}
+
+// The answer parser's limit on bodies, small enough for inputs to pass it.
+constexpr qint64 kMaxBody = 1024;
+
+struct Answer
+{
+    HttpResponseParser::State state;
+    HttpResponse response;
+};
+
+Answer parseAnswer(const QByteArray &bytes, qsizetype cut, bool noBody)
+{
+    HttpResponseParser p(noBody, kMaxBody);
+    p.feed(bytes.first(cut));
+    p.feed(bytes.sliced(cut));
+    const HttpResponseParser::State fed = p.state();
+    p.finish();
+    if (p.state() == HttpResponseParser::State::NeedMore)
+        broken("an answer neither complete nor failed after the close");
+    if (fed != HttpResponseParser::State::NeedMore && p.state() != fed)
+        broken("the close changed an answer already decided");
+    if (p.response().body.size() > kMaxBody)
+        broken("a body past the limit came out");
+    if (noBody && p.state() == HttpResponseParser::State::Complete && !p.response().body.isEmpty())
+        broken("a body in an answer that has none");
+    return {p.state(), p.response()};
 }
 
 bool same(const QList<SseEvent> &a, const QList<SseEvent> &b)
@@ -70,6 +101,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (whole.state != SseParser::State::Error && split.state != SseParser::State::Error) {
         if (!same(whole.events, split.events) || whole.state != split.state || whole.lastId != split.lastId)
             broken("one feed and two feeds disagree");
+    }
+    for (const bool noBody : {false, true}) {
+        const Answer a = parseAnswer(bytes, bytes.size(), noBody);
+        const Answer b = parseAnswer(bytes, cut, noBody);
+        if (a.state != HttpResponseParser::State::Error && b.state != HttpResponseParser::State::Error
+            && (a.state != b.state || a.response.status != b.response.status || a.response.headers != b.response.headers
+                || a.response.body != b.response.body))
+            broken("one feed and two feeds give different answers");
     }
     for (const SseEvent &e : whole.events) {
         if (e.data.size() > SseParser::kMaxEventBytes)
