@@ -1792,6 +1792,10 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <source>Stop the en&amp;gine…</source>
         <translation>Engine st&amp;oppen…</translation>
     </message>
+    <message>
+        <source>The hub no longer accepts this computer: pair it again</source>
+        <translation>Der Hub nimmt diesen Computer nicht mehr an: koppeln Sie ihn erneut</translation>
+    </message>
 </context>
 <context>
     <name>isolation::TunnelClient</name>

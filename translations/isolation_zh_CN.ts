@@ -1783,6 +1783,10 @@ Discard the unsaved work and finish?</source>
         <source>Stop the en&amp;gine…</source>
         <translation>停止引擎(&amp;G)…</translation>
     </message>
+    <message>
+        <source>The hub no longer accepts this computer: pair it again</source>
+        <translation>中心不再接受这台计算机：请重新配对</translation>
+    </message>
 </context>
 <context>
     <name>isolation::TunnelClient</name>
