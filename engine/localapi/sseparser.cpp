@@ -1,45 +1,51 @@
 #include "sseparser.h"
 
-#include "http/llhttpresult.h"
+#include "http/httpresponseparser.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace isolation {
-
-namespace {
-
-SseParser *self(llhttp_t *p)
-{
-    return static_cast<SseParser *>(p->data);
-}
-
-} // namespace
 
 SseParser::SseParser()
 {
     reset();
 }
 
+SseParser::~SseParser() = default;
+
 void SseParser::reset()
 {
     m_state = State::Head;
-    m_headBytes = 0;
     m_text.clear();
     m_body.clear();
-    m_status = 0;
     m_event = {};
     m_lastId.clear();
     m_hasData = false;
     m_error.clear();
-    llhttp_settings_init(&m_settings);
-    m_settings.on_status = &SseParser::onHeaderBytes;
-    m_settings.on_header_field = &SseParser::onHeaderBytes;
-    m_settings.on_header_value = &SseParser::onHeaderBytes;
-    m_settings.on_headers_complete = &SseParser::onHeadersComplete;
-    m_settings.on_body = &SseParser::onBody;
-    m_settings.on_message_complete = &SseParser::onMessageComplete;
-    llhttp_init(&m_parser, HTTP_RESPONSE, &m_settings);
-    m_parser.data = this;
+    // The stream has no end in sight: the limits are per event and per line (parseLines), and on a
+    // refusal's body (the sink).
+    m_http = std::make_unique<HttpResponseParser>(HttpResponseParser::Options {
+        .maxHeadBytes = kMaxHeadBytes, .maxBodyBytes = std::numeric_limits<qint64>::max()});
+    m_http->setHeadHandler([this](const HttpResponse &head, bool chunked) -> QString {
+        m_state = head.status == 200 ? State::Events : State::Refused;
+        if (m_state == State::Events && !chunked)
+            return QStringLiteral("the event stream is not chunked");
+        return {};
+    });
+    m_http->setBodySink([this](QByteArrayView bytes) -> QString {
+        if (m_state != State::Refused) {
+            m_text.append(bytes);
+            return {};
+        }
+        m_body.append(bytes);
+        return m_body.size() > kMaxEventBytes ? QStringLiteral("the engine's answer is too large") : QString();
+    });
+}
+
+int SseParser::status() const
+{
+    return m_http->response().status; // 0 until the head is in
 }
 
 void SseParser::fail(const QString &why)
@@ -47,52 +53,6 @@ void SseParser::fail(const QString &why)
     m_state = State::Error;
     m_error = why;
     m_text.clear();
-}
-
-int SseParser::onHeaderBytes(llhttp_t *p, const char *, size_t len)
-{
-    SseParser *s = self(p);
-    s->m_headBytes += qsizetype(len);
-    if (s->m_headBytes > kMaxHeadBytes) {
-        s->fail(QStringLiteral("the answer's head is too large"));
-        return -1;
-    }
-    return 0;
-}
-
-int SseParser::onHeadersComplete(llhttp_t *p)
-{
-    SseParser *s = self(p);
-    s->m_status = int(llhttp_get_status_code(p));
-    s->m_state = s->m_status == 200 ? State::Events : State::Refused;
-    if (s->m_state == State::Events && !(p->flags & F_CHUNKED)) {
-        s->fail(QStringLiteral("the event stream is not chunked"));
-        return -1;
-    }
-    return 0;
-}
-
-int SseParser::onBody(llhttp_t *p, const char *at, size_t len)
-{
-    SseParser *s = self(p);
-    if (s->m_state == State::Refused) {
-        s->m_body.append(at, qsizetype(len));
-        if (s->m_body.size() > kMaxEventBytes) {
-            s->fail(QStringLiteral("the engine's answer is too large"));
-            return -1;
-        }
-        return 0;
-    }
-    s->m_text.append(at, qsizetype(len));
-    return 0;
-}
-
-int SseParser::onMessageComplete(llhttp_t *p)
-{
-    SseParser *s = self(p);
-    if (s->m_state == State::Events || s->m_state == State::Refused)
-        s->m_state = State::Ended;
-    return HPE_PAUSED; // nothing after the answer is ours
 }
 
 QList<SseEvent> SseParser::feed(QByteArrayView bytes)
@@ -103,12 +63,15 @@ QList<SseEvent> SseParser::feed(QByteArrayView bytes)
     // In slices, so that events are cut (and a line over its limit caught) as the body grows.
     constexpr qsizetype kSlice = 64 * 1024;
     for (qsizetype at = 0; at < bytes.size() && m_state != State::Error && m_state != State::Ended; at += kSlice) {
-        const QByteArrayView slice = bytes.sliced(at, std::min(kSlice, bytes.size() - at));
-        const llhttp_errno_t err = llhttp_execute(&m_parser, slice.data(), size_t(slice.size()));
-        if (err != HPE_OK && err != HPE_PAUSED && m_state != State::Error)
-            fail(QStringLiteral("the engine's answer is not valid HTTP: %1").arg(llhttpWhy(&m_parser, err)));
-        if (m_state == State::Events || m_state == State::Ended)
+        m_http->feed(bytes.sliced(at, std::min(kSlice, bytes.size() - at)));
+        if (m_http->state() == HttpResponseParser::State::Error) {
+            fail(m_http->errorMessage());
+            break;
+        }
+        if (m_state == State::Events)
             parseLines(&out);
+        if (m_http->state() == HttpResponseParser::State::Complete && m_state != State::Error)
+            m_state = State::Ended; // the final chunk; nothing after the answer is ours
     }
     return out;
 }
@@ -122,9 +85,8 @@ void SseParser::finish()
         return;
     }
     // A refusal delimited by the connection's close is complete now; a stream simply ended.
-    (void)llhttp_finish(&m_parser);
-    if (m_state != State::Error)
-        m_state = State::Ended;
+    m_http->finish();
+    m_state = State::Ended;
 }
 
 void SseParser::parseLines(QList<SseEvent> *out)

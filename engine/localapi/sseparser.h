@@ -1,5 +1,6 @@
 // localapi: the client side of GET /v1/events. The answer's HTTP (status line, headers, chunked
-// body) is read by llhttp as it comes off the unix socket; the body is cut here into server-sent
+// body) is read by HttpResponseParser (llhttp) as it comes off the unix socket, its body streamed
+// here; the body is cut here into server-sent
 // events (WHATWG "Server-sent events", the parts EventSource reads). Bounded: a head, a line or an
 // event past its limit is an error, never an ever-growing buffer.
 #pragma once
@@ -8,9 +9,11 @@
 #include <QList>
 #include <QString>
 
-#include <llhttp.h>
+#include <memory>
 
 namespace isolation {
+
+class HttpResponseParser;
 
 struct SseEvent
 {
@@ -26,6 +29,7 @@ public:
     static constexpr qsizetype kMaxEventBytes = 4 * 1024 * 1024;
 
     SseParser();
+    ~SseParser();
     SseParser(const SseParser &) = delete;
     SseParser &operator=(const SseParser &) = delete;
     // As new, for the next connection.
@@ -45,27 +49,20 @@ public:
     void finish();
 
     State state() const { return m_state; }
-    int status() const { return m_status; }
+    int status() const;
     QByteArray errorBody() const { return m_body; }
     QString errorMessage() const { return m_error; }
     // The last `id:` seen, with or without an event after it.
     QByteArray lastId() const { return m_lastId; }
 
 private:
-    static int onHeaderBytes(llhttp_t *p, const char *at, size_t len);
-    static int onHeadersComplete(llhttp_t *p);
-    static int onBody(llhttp_t *p, const char *at, size_t len);
-    static int onMessageComplete(llhttp_t *p);
     void parseLines(QList<SseEvent> *out);
     void fail(const QString &why);
 
-    llhttp_settings_t m_settings {}; // the parser points to it: neither moves
-    llhttp_t m_parser {};
+    std::unique_ptr<HttpResponseParser> m_http; // a new one per connection
     State m_state = State::Head;
-    qsizetype m_headBytes = 0;
     QByteArray m_text; // body bytes not yet cut into lines
     QByteArray m_body; // the body of a refusal
-    int m_status = 0;
     SseEvent m_event; // the event being read
     QByteArray m_lastId;
     bool m_hasData = false;
