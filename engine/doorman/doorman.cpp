@@ -52,6 +52,54 @@ std::optional<HttpResponse> refuseUnlessOwnPage(const HttpHeaders &headers, QByt
     return std::nullopt;
 }
 
+// The request's headers as the sandbox may see them (HeaderPolicy::towardsSandbox); for a
+// WebSocket, without the handshake's own, which the doorman writes towards the sandbox itself.
+HttpHeaders headersTowardsSandbox(const DoorRequest &request, const QByteArray &viewCookie)
+{
+    HeaderPolicy::Forwarding forwarding;
+    forwarding.clientAddress = request.clientAddress;
+    forwarding.proto = request.proto;
+    forwarding.host = request.host;
+    forwarding.viewCookie = viewCookie;
+    HttpHeaders headers = HeaderPolicy::towardsSandbox(request.headers, forwarding);
+    if (!request.websocket)
+        return headers;
+    HttpHeaders kept;
+    for (const auto &h : std::as_const(headers)) {
+        if (!h.first.toLower().startsWith("sec-websocket-") || is(h.first, "sec-websocket-protocol")
+            || is(h.first, "sec-websocket-extensions"))
+            kept.append(h);
+    }
+    return kept;
+}
+
+// The files view's upload of `file` as execd takes it: multipart/form-data, the metadata part,
+// then the file part with the request's body between bodyPrefix and bodySuffix.
+void planUpload(const QString &file, Admission &out)
+{
+    // The boundary is 128 random bits the uploader never sees: a file cannot hold it to end its
+    // part early and write a metadata part (another path) of its own.
+    const QByteArray boundary = "isolation-" + randomBytes(16).toHex();
+    const QByteArray metadata
+        = QJsonDocument(QJsonObject {{QStringLiteral("path"), file}, {QStringLiteral("mode"), 644}})
+              .toJson(QJsonDocument::Compact);
+    out.method = "POST";
+    out.upstreamTarget = "/files/upload";
+    out.bodyPrefix = "--" + boundary
+        + "\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n" + metadata
+        + "\r\n--" + boundary
+        + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload\"\r\n"
+          "Content-Type: application/octet-stream\r\n\r\n";
+    out.bodySuffix = "\r\n--" + boundary + "--\r\n";
+    HttpHeaders headers;
+    for (const auto &h : std::as_const(out.headers)) {
+        if (!is(h.first, "content-type"))
+            headers.append(h);
+    }
+    headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("multipart/form-data; boundary=" + boundary)));
+    out.headers = headers;
+}
+
 } // namespace
 
 Doorman::Doorman(Options options, const Clock &clock, ViewTargetResolver *targets, QObject *parent)
@@ -263,31 +311,14 @@ Admission Doorman::plan(
     Admission out;
     out.claims = claims;
     out.method = request.method;
-    HeaderPolicy::Forwarding forwarding;
-    forwarding.clientAddress = request.clientAddress;
-    forwarding.proto = request.proto;
-    forwarding.host = request.host;
-    forwarding.viewCookie = viewCookie;
-    out.headers = HeaderPolicy::towardsSandbox(request.headers, forwarding);
-    if (request.websocket) {
-        // The doorman writes the handshake towards the sandbox itself.
-        HttpHeaders kept;
-        for (const auto &h : std::as_const(out.headers)) {
-            if (!h.first.toLower().startsWith("sec-websocket-") || is(h.first, "sec-websocket-protocol")
-                || is(h.first, "sec-websocket-extensions"))
-                kept.append(h);
-        }
-        out.headers = kept;
-    }
-
+    out.headers = headersTowardsSandbox(request, viewCookie);
     switch (claims.kind) {
-    case ViewKind::Preview:
-        {
-            const QByteArray target = path.target();
-            HeadWriter w(out.upstreamTarget, 16 + target.size());
-            w << "/proxy/";
-            w.number(claims.port) << target;
-        }
+    case ViewKind::Preview: {
+        const QByteArray target = path.target();
+        HeadWriter w(out.upstreamTarget, 16 + target.size());
+        w << "/proxy/";
+        w.number(claims.port) << target;
+    }
         return out;
     case ViewKind::Terminal:
     case ViewKind::Files:
@@ -303,18 +334,6 @@ Admission Doorman::plan(
         out.answer = *page;
         return out;
     }
-    const auto filePath = [&]() -> std::optional<QString> {
-        const auto normalised
-            = ViewPath::normaliseFilePath(QString::fromUtf8(queryValue(path.query, QStringLiteral("path"))));
-        if (!normalised)
-            return std::nullopt;
-        const QString &root = m_options.filesRoot;
-        if (*normalised != root && !normalised->startsWith(root + QLatin1Char('/')))
-            return std::nullopt;
-        return normalised;
-    };
-    const auto encoded = [](const QString &s) { return QUrl::toPercentEncoding(s, "/"); };
-
     if (claims.kind == ViewKind::Terminal && p == "/_view/terminal/run") {
         if (request.method != "POST") {
             out.answer = refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("POST only"));
@@ -328,57 +347,44 @@ Admission Doorman::plan(
         out.needsTerminalSession = true;
         return out;
     }
-    if (claims.kind == ViewKind::Files && p.startsWith("/_view/files/")) {
-        const auto file = filePath();
-        if (!file) {
-            out.answer = refusal(403, QStringLiteral("forbidden"),
-                QStringLiteral("only paths under %1 can be browsed").arg(m_options.filesRoot));
-            return out;
-        }
-        if (p == "/_view/files/list" && request.method == "GET") {
-            out.upstreamTarget = "/directories/list?path=" + encoded(*file) + "&depth=1";
-            out.dropBody = true;
-            return out;
-        }
-        if (p == "/_view/files/download" && (request.method == "GET" || request.method == "HEAD")) {
-            out.upstreamTarget = "/files/download?path=" + encoded(*file);
-            out.dropBody = true;
-            return out;
-        }
-        if (p == "/_view/files/upload" && request.method == "PUT") {
-            // The body is the file's bytes as they are: a type no form can send.
-            if (auto refused = refuseUnlessOwnPage(request.headers, "application/octet-stream")) {
-                out.answer = *refused;
-                return out;
-            }
-            // execd takes multipart/form-data: the metadata part, then the file part with the body.
-            // The boundary is 128 random bits the uploader never sees: a file cannot hold it to
-            // end its part early and write a metadata part (another path) of its own.
-            const QByteArray boundary = "isolation-" + randomBytes(16).toHex();
-            const QByteArray metadata
-                = QJsonDocument(QJsonObject {{QStringLiteral("path"), *file}, {QStringLiteral("mode"), 644}})
-                      .toJson(QJsonDocument::Compact);
-            out.method = "POST";
-            out.upstreamTarget = "/files/upload";
-            out.bodyPrefix = "--" + boundary
-                + "\r\nContent-Disposition: form-data; name=\"metadata\"\r\nContent-Type: application/json\r\n\r\n"
-                + metadata + "\r\n--" + boundary
-                + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload\"\r\n"
-                  "Content-Type: application/octet-stream\r\n\r\n";
-            out.bodySuffix = "\r\n--" + boundary + "--\r\n";
-            HttpHeaders headers;
-            for (const auto &h : std::as_const(out.headers)) {
-                if (!is(h.first, "content-type"))
-                    headers.append(h);
-            }
-            headers.append(
-                qMakePair(QByteArray("Content-Type"), QByteArray("multipart/form-data; boundary=" + boundary)));
-            out.headers = headers;
-            return out;
-        }
-    }
+    if (claims.kind == ViewKind::Files && p.startsWith("/_view/files/") && planFiles(request, path, out))
+        return out;
     out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no such page in this view"));
     return out;
+}
+
+bool Doorman::planFiles(const DoorRequest &request, const ViewPath &path, Admission &out) const
+{
+    const auto normalised
+        = ViewPath::normaliseFilePath(QString::fromUtf8(queryValue(path.query, QStringLiteral("path"))));
+    const QString &root = m_options.filesRoot;
+    if (!normalised || (*normalised != root && !normalised->startsWith(root + QLatin1Char('/')))) {
+        out.answer
+            = refusal(403, QStringLiteral("forbidden"), QStringLiteral("only paths under %1 can be browsed").arg(root));
+        return true;
+    }
+    const QString &file = *normalised;
+    const QByteArray &p = path.decodedPath;
+    const auto encoded = [](const QString &s) { return QUrl::toPercentEncoding(s, "/"); };
+    if (p == "/_view/files/list" && request.method == "GET") {
+        out.upstreamTarget = "/directories/list?path=" + encoded(file) + "&depth=1";
+        out.dropBody = true;
+        return true;
+    }
+    if (p == "/_view/files/download" && (request.method == "GET" || request.method == "HEAD")) {
+        out.upstreamTarget = "/files/download?path=" + encoded(file);
+        out.dropBody = true;
+        return true;
+    }
+    if (p == "/_view/files/upload" && request.method == "PUT") {
+        // The body is the file's bytes as they are: a type no form can send.
+        if (auto refused = refuseUnlessOwnPage(request.headers, "application/octet-stream"))
+            out.answer = *refused;
+        else
+            planUpload(file, out);
+        return true;
+    }
+    return false;
 }
 
 void Doorman::terminalSession(
@@ -410,7 +416,8 @@ void Doorman::terminalSession(
         for (const auto &d : waiting)
             d(r);
     };
-    UpstreamCall::start(m_pool, {target.host, target.port}, "POST", "/session",
+    UpstreamCall::start(
+        m_pool, {target.host, target.port}, "POST", "/session",
         {{"Host", target.host.toUtf8()}, {"X-EXECD-ACCESS-TOKEN", target.accessToken},
             {"Content-Type", "application/json"}},
         body,

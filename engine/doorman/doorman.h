@@ -103,6 +103,8 @@ private:
     QString parseViewIdFromHost(QByteArrayView host) const;
     Admission plan(
         const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie);
+    // A files view's request (/_view/files/...) planned into `out`: false when it names no page.
+    bool planFiles(const DoorRequest &request, const ViewPath &path, Admission &out) const;
     Admission exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims);
 
     Options m_options;

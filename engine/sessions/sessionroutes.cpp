@@ -58,46 +58,26 @@ bool body(const HttpRequest &request, HttpReply &reply, QJsonObject *out)
     return false;
 }
 
-} // namespace
+using Sessions = std::function<SessionManager *()>;
 
-QJsonObject SessionRoutes::cacheStatus(SessionManager &m)
+// The session named by the path, or null after answering 404 (or 503 while the engine is stopped).
+Session *findSession(const Sessions &sessions, const HttpRequest &request, const HttpReply &reply)
 {
-    QJsonArray list;
-    qint64 spareBytes = 0;
-    for (const CacheEntry &e : m.cache().list()) {
-        QJsonObject o = toJson(e);
-        if (const auto spare = m.spares() ? m.spares()->spare(e.workspaceId) : std::nullopt) {
-            o.insert(QStringLiteral("spare"), toJson(*spare));
-            spareBytes += spare->bytes;
-        }
-        list.append(o);
+    SessionManager *m = sessions();
+    if (!m) {
+        reply.send(notRunning());
+        return nullptr;
     }
-    QJsonObject answer {{QStringLiteral("workspaces"), list}, {QStringLiteral("bytes"), m.cache().totalBytes()},
-        {QStringLiteral("maxBytes"), m.cache().maxBytes()}, {QStringLiteral("directory"), m.cache().directory()},
-        {QStringLiteral("spareSessions"), m.spares() != nullptr}};
-    if (m.spares()) {
-        answer.insert(QStringLiteral("spareBytes"), spareBytes);
-        answer.insert(QStringLiteral("spareDirectory"), m.spares()->directory());
-    }
-    return answer;
+    Session *s = m->session(request.params.value(QStringLiteral("id")));
+    if (!s)
+        reply.send(HttpResponse::error(404, QStringLiteral("not_found"),
+            QStringLiteral("No session %1").arg(request.params.value(QStringLiteral("id")))));
+    return s;
 }
 
-void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sessions)
+// GET and POST /v1/sessions, GET /v1/sessions/{id}: the sessions, and a new one.
+void addSessionList(HttpServer &http, const Sessions &sessions)
 {
-    // Finds the session named by the path, or answers 404 (or 503) and returns null.
-    auto find = [sessions](const HttpRequest &request, const HttpReply &reply) -> Session * {
-        SessionManager *m = sessions();
-        if (!m) {
-            reply.send(notRunning());
-            return nullptr;
-        }
-        Session *s = m->session(request.params.value(QStringLiteral("id")));
-        if (!s)
-            reply.send(HttpResponse::error(404, QStringLiteral("not_found"),
-                QStringLiteral("No session %1").arg(request.params.value(QStringLiteral("id")))));
-        return s;
-    };
-
     http.route("GET", QStringLiteral("/v1/sessions"), [sessions](const HttpRequest &, HttpReply reply) {
         SessionManager *m = sessions();
         QJsonArray list;
@@ -123,88 +103,103 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
             reply.send(r ? HttpResponse::json(201, toJson(*r.value())) : failure(r.error()));
         });
     });
-    http.route("GET", QStringLiteral("/v1/sessions/{id}"), [find](const HttpRequest &request, HttpReply reply) {
-        if (Session *s = find(request, reply))
+    http.route("GET", QStringLiteral("/v1/sessions/{id}"), [sessions](const HttpRequest &request, HttpReply reply) {
+        if (Session *s = findSession(sessions, request, reply))
             reply.send(HttpResponse::json(200, toJson(*s)));
     });
-    http.route("POST", QStringLiteral("/v1/sessions/{id}/save"), [find](const HttpRequest &request, HttpReply reply) {
-        QJsonObject o;
-        if (!body(request, reply, &o))
-            return;
-        QStringList files;
-        const QJsonValue given = o.value(QStringLiteral("files"));
-        if (!given.isUndefined() && !given.isArray()) {
-            reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
-            return;
-        }
-        for (const QJsonValue v : given.toArray()) {
-            if (!v.isString() || v.toString().isEmpty()) {
+}
+
+// A session's save, sync, changes and one file's diff.
+void addSessionOperations(HttpServer &http, const Sessions &sessions)
+{
+    http.route(
+        "POST", QStringLiteral("/v1/sessions/{id}/save"), [sessions](const HttpRequest &request, HttpReply reply) {
+            QJsonObject o;
+            if (!body(request, reply, &o))
+                return;
+            QStringList files;
+            const QJsonValue given = o.value(QStringLiteral("files"));
+            if (!given.isUndefined() && !given.isArray()) {
                 reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
                 return;
             }
-            files.append(v.toString());
-        }
-        Session *s = find(request, reply);
-        if (!s)
-            return;
-        const QString id = s->id();
-        s->save(files, o.value(QStringLiteral("message")).toString(), [reply, id](Result<SaveReport, SessionError> r) {
-            if (!r) {
-                reply.send(failure(r.error()));
-                return;
+            for (const QJsonValue v : given.toArray()) {
+                if (!v.isString() || v.toString().isEmpty()) {
+                    reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
+                    return;
+                }
+                files.append(v.toString());
             }
-            QJsonObject answer = toJson(r.value());
-            answer.insert(QStringLiteral("session"), id);
-            reply.send(HttpResponse::json(200, answer));
+            Session *s = findSession(sessions, request, reply);
+            if (!s)
+                return;
+            const QString id = s->id();
+            s->save(
+                files, o.value(QStringLiteral("message")).toString(), [reply, id](Result<SaveReport, SessionError> r) {
+                    if (!r) {
+                        reply.send(failure(r.error()));
+                        return;
+                    }
+                    QJsonObject answer = toJson(r.value());
+                    answer.insert(QStringLiteral("session"), id);
+                    reply.send(HttpResponse::json(200, answer));
+                });
         });
-    });
-    http.route("POST", QStringLiteral("/v1/sessions/{id}/sync"), [find](const HttpRequest &request, HttpReply reply) {
-        QJsonObject o;
-        if (!body(request, reply, &o))
-            return;
-        Session *s = find(request, reply);
-        if (!s)
-            return;
-        const ConflictMode mode
-            = o.value(QStringLiteral("resolve")).toBool() ? ConflictMode::Resolve : ConflictMode::Stop;
-        s->sync(mode, [reply](Result<SyncReport, SessionError> r) {
-            reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
-        });
-    });
-    http.route("GET", QStringLiteral("/v1/sessions/{id}/changes"), [find](const HttpRequest &request, HttpReply reply) {
-        Session *s = find(request, reply);
-        if (!s)
-            return;
-        const QString refresh = request.query.queryItemValue(QStringLiteral("refresh"));
-        s->changes(refresh == QLatin1String("1") || refresh == QLatin1String("true"),
-            [reply](Result<ChangesReport, SessionError> r) {
+    http.route(
+        "POST", QStringLiteral("/v1/sessions/{id}/sync"), [sessions](const HttpRequest &request, HttpReply reply) {
+            QJsonObject o;
+            if (!body(request, reply, &o))
+                return;
+            Session *s = findSession(sessions, request, reply);
+            if (!s)
+                return;
+            const ConflictMode mode
+                = o.value(QStringLiteral("resolve")).toBool() ? ConflictMode::Resolve : ConflictMode::Stop;
+            s->sync(mode, [reply](Result<SyncReport, SessionError> r) {
                 reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
             });
-    });
+        });
+    http.route(
+        "GET", QStringLiteral("/v1/sessions/{id}/changes"), [sessions](const HttpRequest &request, HttpReply reply) {
+            Session *s = findSession(sessions, request, reply);
+            if (!s)
+                return;
+            const QString refresh = request.query.queryItemValue(QStringLiteral("refresh"));
+            s->changes(refresh == QLatin1String("1") || refresh == QLatin1String("true"),
+                [reply](Result<ChangesReport, SessionError> r) {
+                    reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
+                });
+        });
     // One file's diff against the session branch, for a preview: {"path","text","binary","truncated"}.
-    http.route("GET", QStringLiteral("/v1/sessions/{id}/diff"), [find](const HttpRequest &request, HttpReply reply) {
-        const QString path = request.query.queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded);
-        // Worktree-relative only: nothing absolute, nothing that climbs out.
-        const QStringList parts = path.split(QLatin1Char('/'));
-        if (path.isEmpty() || path.startsWith(QLatin1Char('/')) || parts.contains(QStringLiteral(".."))) {
-            reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
-                QStringLiteral("path must be a file inside the session's workspace")));
-            return;
-        }
-        Session *s = find(request, reply);
-        if (!s)
-            return;
-        s->diff(path, [reply, path](Result<FileDiff, SessionError> r) {
-            if (!r) {
-                reply.send(failure(r.error()));
+    http.route(
+        "GET", QStringLiteral("/v1/sessions/{id}/diff"), [sessions](const HttpRequest &request, HttpReply reply) {
+            const QString path = request.query.queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded);
+            // Worktree-relative only: nothing absolute, nothing that climbs out.
+            const QStringList parts = path.split(QLatin1Char('/'));
+            if (path.isEmpty() || path.startsWith(QLatin1Char('/')) || parts.contains(QStringLiteral(".."))) {
+                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
+                    QStringLiteral("path must be a file inside the session's workspace")));
                 return;
             }
-            reply.send(HttpResponse::json(200,
-                QJsonObject {{QStringLiteral("path"), path}, {QStringLiteral("text"), r.value().text},
-                    {QStringLiteral("binary"), r.value().binary}, {QStringLiteral("truncated"), r.value().truncated}}));
+            Session *s = findSession(sessions, request, reply);
+            if (!s)
+                return;
+            s->diff(path, [reply, path](Result<FileDiff, SessionError> r) {
+                if (!r) {
+                    reply.send(failure(r.error()));
+                    return;
+                }
+                reply.send(HttpResponse::json(200,
+                    QJsonObject {{QStringLiteral("path"), path}, {QStringLiteral("text"), r.value().text},
+                        {QStringLiteral("binary"), r.value().binary},
+                        {QStringLiteral("truncated"), r.value().truncated}}));
+            });
         });
-    });
+}
 
+// The member's workspaces, and their bundle and tree exports.
+void addWorkspaces(HttpServer &http, const Sessions &sessions)
+{
     http.route("GET", QStringLiteral("/v1/workspaces"), [sessions](const HttpRequest &, HttpReply reply) {
         SessionManager *m = sessions();
         if (!m) {
@@ -250,14 +245,18 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
                     });
             });
     }
+}
 
+// The warm cache: its state, evicting one workspace, clearing it.
+void addCache(HttpServer &http, const Sessions &sessions)
+{
     http.route("GET", QStringLiteral("/v1/cache"), [sessions](const HttpRequest &, HttpReply reply) {
         SessionManager *m = sessions();
         if (!m) {
             reply.send(notRunning());
             return;
         }
-        reply.send(HttpResponse::json(200, cacheStatus(*m)));
+        reply.send(HttpResponse::json(200, SessionRoutes::cacheStatus(*m)));
     });
     http.route("POST", QStringLiteral("/v1/cache/evict"), [sessions](const HttpRequest &request, HttpReply reply) {
         QJsonObject o;
@@ -302,6 +301,38 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
             QJsonObject {{QStringLiteral("evicted"), QJsonArray::fromStringList(before)},
                 {QStringLiteral("kept"), QJsonArray::fromStringList(kept)}}));
     });
+}
+
+} // namespace
+
+QJsonObject SessionRoutes::cacheStatus(SessionManager &m)
+{
+    QJsonArray list;
+    qint64 spareBytes = 0;
+    for (const CacheEntry &e : m.cache().list()) {
+        QJsonObject o = toJson(e);
+        if (const auto spare = m.spares() ? m.spares()->spare(e.workspaceId) : std::nullopt) {
+            o.insert(QStringLiteral("spare"), toJson(*spare));
+            spareBytes += spare->bytes;
+        }
+        list.append(o);
+    }
+    QJsonObject answer {{QStringLiteral("workspaces"), list}, {QStringLiteral("bytes"), m.cache().totalBytes()},
+        {QStringLiteral("maxBytes"), m.cache().maxBytes()}, {QStringLiteral("directory"), m.cache().directory()},
+        {QStringLiteral("spareSessions"), m.spares() != nullptr}};
+    if (m.spares()) {
+        answer.insert(QStringLiteral("spareBytes"), spareBytes);
+        answer.insert(QStringLiteral("spareDirectory"), m.spares()->directory());
+    }
+    return answer;
+}
+
+void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sessions)
+{
+    addSessionList(http, sessions);
+    addSessionOperations(http, sessions);
+    addWorkspaces(http, sessions);
+    addCache(http, sessions);
 }
 
 } // namespace isolation

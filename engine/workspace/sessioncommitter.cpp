@@ -42,6 +42,121 @@ int filterPath(const char *path, const char *, void *payload)
     return selected(*f->selection, p) ? 0 : 1;
 }
 
+// Every selected path exists in the worktree or is tracked (a deletion), and none is inside a
+// nested repository.
+Result<void, WorkspaceError> checkSelection(
+    GitRepo &repo, const QStringList &selection, const NestedRepos &nested, git_index *idx)
+{
+    for (const QString &path : selection) {
+        if (nested.covers(path))
+            return WorkspaceError::failed(QStringLiteral("%1 is inside a nested repository").arg(path));
+        const QFileInfo onDisk(repo.workTree() + QLatin1Char('/') + path);
+        size_t at = 0;
+        const QByteArray native = path.toUtf8();
+        const bool tracked = git_index_find_prefix(&at, idx, native.constData()) == 0;
+        git_error_clear();
+        if (!onDisk.exists() && !onDisk.isSymLink() && !tracked)
+            return WorkspaceError::notFound(QStringLiteral("%1 does not exist in the workspace").arg(path));
+    }
+    return {};
+}
+
+// A merge in progress (left by `sync --resolve`): its other heads, and its conflicted paths
+// staged as the worktree has them now (markers and all).
+Result<QList<git_oid>, WorkspaceError> takeConflicts(GitRepo &repo, git_index *idx)
+{
+    QList<git_oid> mergeHeads;
+    git_repository_mergehead_foreach(
+        repo.get(),
+        [](const git_oid *id, void *p) -> int {
+            static_cast<QList<git_oid> *>(p)->append(*id);
+            return 0;
+        },
+        &mergeHeads);
+    QList<QByteArray> conflicted;
+    git_index_conflict_iterator *rawIt = nullptr;
+    if (int rc = git_index_conflict_iterator_new(&rawIt, idx); rc < 0)
+        return git::error(rc, QStringLiteral("cannot list conflicts"));
+    git::IndexConflictIteratorPtr it(rawIt);
+    const git_index_entry *ancestor = nullptr, *ours = nullptr, *theirs = nullptr;
+    while (git_index_conflict_next(&ancestor, &ours, &theirs, it.get()) == 0) {
+        const git_index_entry *any = ours ? ours : (theirs ? theirs : ancestor);
+        conflicted.append(QByteArray(any->path));
+    }
+    git_error_clear();
+    it.reset();
+    for (const QByteArray &path : conflicted) {
+        const QFileInfo onDisk(repo.workTree() + QLatin1Char('/') + QString::fromUtf8(path));
+        const int rc = (onDisk.exists() || onDisk.isSymLink()) ? git_index_add_bypath(idx, path.constData())
+                                                               : git_index_remove_bypath(idx, path.constData());
+        if (rc < 0)
+            return git::error(rc, QStringLiteral("cannot resolve %1").arg(QString::fromUtf8(path)));
+    }
+    return mergeHeads;
+}
+
+// The selected changes into the index: new and modified files added, deleted ones removed, in one
+// pass over the worktree; then no gitlink and nothing inside a nested repository.
+Result<void, WorkspaceError> stageChanges(git_index *idx, const NestedRepos &nested, const QStringList &selection)
+{
+    Filter filter {&nested, &selection};
+    // A file being written meanwhile (an agent at work) can change size under libgit2's read,
+    // which then fails: the pass is run again, reading the file as it is by then.
+    int rc = 0;
+    for (int attempt = 0; attempt < kAddAttempts; ++attempt) {
+        if (attempt > 0)
+            QThread::msleep(20 * attempt);
+        if (rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc >= 0)
+            break;
+        const git_error *why = git_error_last();
+        qCInfo(lcWorkspace) << "a file changed while it was read; adding again:" << (why ? why->message : "");
+    }
+    if (rc < 0)
+        return git::error(rc, QStringLiteral("cannot add changes (files kept changing while they were read)"));
+    // Belt and braces: no gitlink and nothing inside a nested repository may reach a tree.
+    for (size_t i = git_index_entrycount(idx); i-- > 0;) {
+        const git_index_entry *e = git_index_get_byindex(idx, i);
+        if (!e)
+            continue;
+        const QString path = QString::fromUtf8(e->path);
+        if (e->mode == GIT_FILEMODE_COMMIT || (nested.covers(path) && selected(selection, path))) {
+            const QByteArray native(e->path);
+            if (int rc = git_index_remove(idx, native.constData(), git_index_entry_stage(e)); rc < 0)
+                return git::error(rc, QStringLiteral("cannot drop %1").arg(path));
+        }
+    }
+    return {};
+}
+
+// The commit of `treeId` on `head` (and the merge's other heads), by the workspace's signature.
+Result<git_oid, WorkspaceError> writeCommit(
+    GitRepo &repo, const git_oid &treeId, const git_commit *head, const QList<git_oid> &mergeHeads, const QString &text)
+{
+    git_tree *rawTree = nullptr;
+    if (int rc = git_tree_lookup(&rawTree, repo.get(), &treeId); rc < 0)
+        return git::error(rc, QStringLiteral("cannot read the tree"));
+    git::TreePtr tree(rawTree);
+    auto sig = repo.signature();
+    if (!sig)
+        return sig.error();
+    std::vector<git::CommitPtr> parentCommits;
+    std::vector<const git_commit *> parents {head};
+    for (const git_oid &id : mergeHeads) {
+        auto c = repo.commit(id);
+        if (!c)
+            return c.error();
+        parents.push_back(c.value().get());
+        parentCommits.push_back(std::move(c.value()));
+    }
+    const QByteArray msg = text.toUtf8() + '\n';
+    git_oid commitId;
+    if (int rc = git_commit_create(&commitId, repo.get(), nullptr, sig.value().get(), sig.value().get(), nullptr,
+            msg.constData(), tree.get(), parents.size(), parents.data());
+        rc < 0)
+        return git::error(rc, QStringLiteral("cannot write the commit"));
+    return commitId;
+}
+
 } // namespace
 
 std::optional<QStringList> SessionCommitter::normalize(const QStringList &selection)
@@ -88,17 +203,8 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
                 git_error_clear();
         }
     } reload {idx};
-    for (const QString &path : *selection) {
-        if (nested.value().covers(path))
-            return WorkspaceError::failed(QStringLiteral("%1 is inside a nested repository").arg(path));
-        const QFileInfo onDisk(m_repo.workTree() + QLatin1Char('/') + path);
-        size_t at = 0;
-        const QByteArray native = path.toUtf8();
-        const bool tracked = git_index_find_prefix(&at, idx, native.constData()) == 0;
-        git_error_clear();
-        if (!onDisk.exists() && !onDisk.isSymLink() && !tracked)
-            return WorkspaceError::notFound(QStringLiteral("%1 does not exist in the workspace").arg(path));
-    }
+    if (auto checked = checkSelection(m_repo, *selection, nested.value(), idx); !checked)
+        return checked.error();
 
     auto head = m_repo.target(m_repo.sessionRef());
     if (!head)
@@ -110,65 +216,16 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     if (!headCommit)
         return headCommit.error();
 
-    QList<git_oid> mergeHeads;
     const bool merging = git_repository_state(repo) == GIT_REPOSITORY_STATE_MERGE;
+    QList<git_oid> mergeHeads;
     if (merging) {
-        git_repository_mergehead_foreach(
-            repo,
-            [](const git_oid *id, void *p) -> int {
-                static_cast<QList<git_oid> *>(p)->append(*id);
-                return 0;
-            },
-            &mergeHeads);
-        // Conflicted paths are taken as the worktree has them now (markers and all).
-        QList<QByteArray> conflicted;
-        git_index_conflict_iterator *rawIt = nullptr;
-        if (int rc = git_index_conflict_iterator_new(&rawIt, idx); rc < 0)
-            return git::error(rc, QStringLiteral("cannot list conflicts"));
-        git::IndexConflictIteratorPtr it(rawIt);
-        const git_index_entry *ancestor = nullptr, *ours = nullptr, *theirs = nullptr;
-        while (git_index_conflict_next(&ancestor, &ours, &theirs, it.get()) == 0) {
-            const git_index_entry *any = ours ? ours : (theirs ? theirs : ancestor);
-            conflicted.append(QByteArray(any->path));
-        }
-        git_error_clear();
-        it.reset();
-        for (const QByteArray &path : conflicted) {
-            const QFileInfo onDisk(m_repo.workTree() + QLatin1Char('/') + QString::fromUtf8(path));
-            const int rc = (onDisk.exists() || onDisk.isSymLink()) ? git_index_add_bypath(idx, path.constData())
-                                                                   : git_index_remove_bypath(idx, path.constData());
-            if (rc < 0)
-                return git::error(rc, QStringLiteral("cannot resolve %1").arg(QString::fromUtf8(path)));
-        }
+        auto taken = takeConflicts(m_repo, idx);
+        if (!taken)
+            return taken.error();
+        mergeHeads = taken.value();
     }
-
-    Filter filter {&nested.value(), &*selection};
-    // One pass over the worktree: adds new and modified files, removes deleted ones. A file being
-    // written meanwhile (an agent at work) can change size under libgit2's read, which then fails:
-    // the pass is run again, reading the file as it is by then.
-    int rc = 0;
-    for (int attempt = 0; attempt < kAddAttempts; ++attempt) {
-        if (attempt > 0)
-            QThread::msleep(20 * attempt);
-        if (rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc >= 0)
-            break;
-        const git_error *why = git_error_last();
-        qCInfo(lcWorkspace) << "a file changed while it was read; adding again:" << (why ? why->message : "");
-    }
-    if (rc < 0)
-        return git::error(rc, QStringLiteral("cannot add changes (files kept changing while they were read)"));
-    // Belt and braces: no gitlink and nothing inside a nested repository may reach a tree.
-    for (size_t i = git_index_entrycount(idx); i-- > 0;) {
-        const git_index_entry *e = git_index_get_byindex(idx, i);
-        if (!e)
-            continue;
-        const QString path = QString::fromUtf8(e->path);
-        if (e->mode == GIT_FILEMODE_COMMIT || (nested.value().covers(path) && selected(*selection, path))) {
-            const QByteArray native(e->path);
-            if (int rc = git_index_remove(idx, native.constData(), git_index_entry_stage(e)); rc < 0)
-                return git::error(rc, QStringLiteral("cannot drop %1").arg(path));
-        }
-    }
+    if (auto staged = stageChanges(idx, nested.value(), *selection); !staged)
+        return staged.error();
 
     git_oid treeId;
     if (int rc = git_index_write_tree(&treeId, idx); rc < 0)
@@ -179,38 +236,19 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     if (!merging && git_oid_equal(&treeId, git_commit_tree_id(headCommit.value().get())))
         return CommitResult {git::toHex(headId), false, false};
 
-    git_tree *rawTree = nullptr;
-    if (int rc = git_tree_lookup(&rawTree, repo, &treeId); rc < 0)
-        return git::error(rc, QStringLiteral("cannot read the tree"));
-    git::TreePtr tree(rawTree);
-    auto sig = m_repo.signature();
-    if (!sig)
-        return sig.error();
-    std::vector<git::CommitPtr> parentCommits;
-    std::vector<const git_commit *> parents {headCommit.value().get()};
-    for (const git_oid &id : mergeHeads) {
-        auto c = m_repo.commit(id);
-        if (!c)
-            return c.error();
-        parents.push_back(c.value().get());
-        parentCommits.push_back(std::move(c.value()));
-    }
     QString text = message.trimmed();
     if (text.isEmpty())
         text = merging ? QStringLiteral("Merge main into session/%1").arg(m_repo.sessionId()) : QStringLiteral("Save");
-    const QByteArray msg = text.toUtf8() + '\n';
-    git_oid commitId;
-    if (int rc = git_commit_create(&commitId, repo, nullptr, sig.value().get(), sig.value().get(), nullptr,
-            msg.constData(), tree.get(), parents.size(), parents.data());
-        rc < 0)
-        return git::error(rc, QStringLiteral("cannot write the commit"));
-    if (auto r = m_repo.moveRef(m_repo.sessionRef(), commitId, headId, QStringLiteral("workspace: save")); !r)
+    auto commitId = writeCommit(m_repo, treeId, headCommit.value().get(), mergeHeads, text);
+    if (!commitId)
+        return commitId.error();
+    if (auto r = m_repo.moveRef(m_repo.sessionRef(), commitId.value(), headId, QStringLiteral("workspace: save")); !r)
         return r.error();
     if (merging) {
         if (int rc = git_repository_state_cleanup(repo); rc < 0)
             return git::error(rc, QStringLiteral("cannot clear the merge state"));
     }
-    return CommitResult {git::toHex(commitId), true, merging};
+    return CommitResult {git::toHex(commitId.value()), true, merging};
 }
 
 } // namespace isolation
