@@ -11,7 +11,7 @@
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
-#include "sandbox/sessionsandboxes.h"
+#include "sessions/sessionsandboxes.h"
 #include "sessions/sessionmanager.h"
 
 #include <QCoreApplication>

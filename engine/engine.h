@@ -8,8 +8,8 @@
 #include "core/paths.h"
 #include "core/result.h"
 #include "core/settings.h"
-#include "enginestate.h"
-#include "pairing/credentialstore.h"
+#include "localapi/enginestate.h"
+#include "credentials/credentialstore.h"
 #include "pairing/pairingflow.h"
 #include "runtime/runtimestate.h"
 #include "tunnel/tunnelclient.h"
@@ -34,6 +34,7 @@ struct ServerIdentity;
 class RuntimeManager;
 class SessionManager;
 class SessionSandboxes;
+class HttpServer;
 struct HttpRequest;
 class HttpReply;
 
@@ -114,6 +115,9 @@ private:
     void onUnpaired(const QString &reason);
     QJsonObject heartbeatReport() const;
     void registerRoutes();
+    void addControlRoutes(HttpServer &http);
+    void addPairingRoutes(HttpServer &http);
+    void addRuntimeRoutes(HttpServer &http);
     void routePair(const HttpRequest &request, HttpReply reply);
     QJsonObject settingsJson() const;
     void closeTunnel();

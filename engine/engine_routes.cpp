@@ -8,9 +8,9 @@
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
-#include "sandbox/sessionsandboxes.h"
 #include "sessions/sessionmanager.h"
 #include "sessions/sessionroutes.h"
+#include "sessions/sessionsandboxes.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -36,52 +36,23 @@ HttpResponse statusError(const Error &e)
 
 } // namespace
 
+// Every LocalAPI route, in one place: the facade's own, then each module's at its boundary.
 void Engine::registerRoutes()
 {
     HttpServer &http = m_localApi->http();
+    addControlRoutes(http);
+    addPairingRoutes(http);
+    addRuntimeRoutes(http);
+    SessionRoutes::add(http, [this] { return m_sessions.get(); });
+    SessionSandboxes::addRoutes(http, [this] { return m_sandboxes.get(); });
+    m_events = std::make_unique<EngineEvents>(this, http); // a new run id per start
+}
+
+// Status, Disconnect / Connect, Stop the engine, settings.
+void Engine::addControlRoutes(HttpServer &http)
+{
     http.route("GET", QStringLiteral("/v1/status"),
         [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, status())); });
-    http.route("GET", QStringLiteral("/v1/pair"),
-        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, pairingStatus())); });
-    http.route("POST", QStringLiteral("/v1/pair"),
-        [this](const HttpRequest &request, HttpReply reply) { routePair(request, reply); });
-    http.route("DELETE", QStringLiteral("/v1/pair"), [this](const HttpRequest &, HttpReply reply) {
-        cancelPairing();
-        reply.send(HttpResponse::json(200, pairingStatus()));
-    });
-    http.route("POST", QStringLiteral("/v1/unpair"), [this](const HttpRequest &, HttpReply reply) {
-        if (!m_pairing || !m_pairing->identity()) {
-            reply.send(HttpResponse::error(409, QStringLiteral("not_paired"), tr("This computer is not paired")));
-            return;
-        }
-        // Answer once the credentials are gone, so `unpair` returning means it is done.
-        auto connection = std::make_shared<QMetaObject::Connection>();
-        *connection
-            = connect(m_pairing.get(), &PairingController::unpaired, this, [reply, connection](const QString &reason) {
-                  QObject::disconnect(*connection);
-                  reply.send(HttpResponse::json(
-                      200, QJsonObject {{QStringLiteral("paired"), false}, {QStringLiteral("reason"), reason}}));
-              });
-        unpair();
-    });
-    http.route("GET", QStringLiteral("/v1/runtime"),
-        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, runtimeStatus())); });
-    http.route("POST", QStringLiteral("/v1/runtime/restart"), [this](const HttpRequest &, HttpReply reply) {
-        if (!m_runtime) {
-            reply.send(HttpResponse::error(
-                409, QStringLiteral("runtime_off"), runtimeStatus().value(QStringLiteral("reason")).toString()));
-            return;
-        }
-        // Answer once the runtime is back (or could not be), so `runtime restart` returning means it is done.
-        QPointer<Engine> self(this);
-        m_runtime->restart([self, reply](Status s) {
-            if (!s) {
-                reply.send(HttpResponse::error(502, QStringLiteral("runtime_failed"), s.error().message));
-                return;
-            }
-            reply.send(HttpResponse::json(200, self ? self->runtimeStatus() : QJsonObject {}));
-        });
-    });
     // Disconnect / Connect: {"connected": bool} -> the status object.
     http.route("POST", QStringLiteral("/v1/tunnel"), [this](const HttpRequest &request, HttpReply reply) {
         QJsonObject body;
@@ -124,8 +95,8 @@ void Engine::registerRoutes()
             }
             const QUrl hub(body.value(QStringLiteral("hubUrl")).toString());
             if (auto checked = HubUrl::check(hub); !checked || hub.isEmpty()) {
-                reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
-                    checked ? tr("hubUrl is empty") : checked.error().message));
+                reply.send(HttpResponse::error(
+                    400, QStringLiteral("bad_request"), checked ? tr("hubUrl is empty") : checked.error().message));
                 return;
             }
             m_settings.setHubUrl(hub);
@@ -133,9 +104,57 @@ void Engine::registerRoutes()
         }
         reply.send(HttpResponse::json(200, settingsJson()));
     });
-    SessionRoutes::add(http, [this] { return m_sessions.get(); });
-    SessionSandboxes::addRoutes(http, [this] { return m_sandboxes.get(); });
-    m_events = std::make_unique<EngineEvents>(this, http); // a new run id per start
+}
+
+// Pairing: its state, a pairing started or cancelled, unpair.
+void Engine::addPairingRoutes(HttpServer &http)
+{
+    http.route("GET", QStringLiteral("/v1/pair"),
+        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, pairingStatus())); });
+    http.route("POST", QStringLiteral("/v1/pair"),
+        [this](const HttpRequest &request, HttpReply reply) { routePair(request, reply); });
+    http.route("DELETE", QStringLiteral("/v1/pair"), [this](const HttpRequest &, HttpReply reply) {
+        cancelPairing();
+        reply.send(HttpResponse::json(200, pairingStatus()));
+    });
+    http.route("POST", QStringLiteral("/v1/unpair"), [this](const HttpRequest &, HttpReply reply) {
+        if (!m_pairing || !m_pairing->identity()) {
+            reply.send(HttpResponse::error(409, QStringLiteral("not_paired"), tr("This computer is not paired")));
+            return;
+        }
+        // Answer once the credentials are gone, so `unpair` returning means it is done.
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection
+            = connect(m_pairing.get(), &PairingController::unpaired, this, [reply, connection](const QString &reason) {
+                  QObject::disconnect(*connection);
+                  reply.send(HttpResponse::json(
+                      200, QJsonObject {{QStringLiteral("paired"), false}, {QStringLiteral("reason"), reason}}));
+              });
+        unpair();
+    });
+}
+
+// The sandbox runtime: its state, and a restart.
+void Engine::addRuntimeRoutes(HttpServer &http)
+{
+    http.route("GET", QStringLiteral("/v1/runtime"),
+        [this](const HttpRequest &, HttpReply reply) { reply.send(HttpResponse::json(200, runtimeStatus())); });
+    http.route("POST", QStringLiteral("/v1/runtime/restart"), [this](const HttpRequest &, HttpReply reply) {
+        if (!m_runtime) {
+            reply.send(HttpResponse::error(
+                409, QStringLiteral("runtime_off"), runtimeStatus().value(QStringLiteral("reason")).toString()));
+            return;
+        }
+        // Answer once the runtime is back (or could not be), so `runtime restart` returning means it is done.
+        QPointer<Engine> self(this);
+        m_runtime->restart([self, reply](Status s) {
+            if (!s) {
+                reply.send(HttpResponse::error(502, QStringLiteral("runtime_failed"), s.error().message));
+                return;
+            }
+            reply.send(HttpResponse::json(200, self ? self->runtimeStatus() : QJsonObject {}));
+        });
+    });
 }
 
 QJsonObject Engine::settingsJson() const

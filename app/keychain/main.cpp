@@ -1,10 +1,10 @@
-// isolation-keychain: one desktop keychain operation for the engine (engine/pairing/keychainhelper.h),
+// isolation-keychain: one desktop keychain operation for the engine (engine/credentials/keychainhelper.h),
 // in a process of its own so that QtKeychain and the libraries it loads leave with it.
 //   isolation-keychain read|write|delete SERVICE KEY
 // read prints the entry on standard output; write stores what it reads on standard input. The exit
-// status is a KeychainExit (engine/pairing/keychainexit.h); on failure standard error says why.
+// status is a KeychainExit (engine/credentials/keychainexit.h); on failure standard error says why.
 #include "core/processhardening.h"
-#include "pairing/keychainexit.h"
+#include "credentials/keychainexit.h"
 
 #include <QCoreApplication>
 #include <QDBusArgument>

@@ -1,7 +1,7 @@
 // The tray's icons, one per engine state, from the SVGs in resources/icons.
 #pragma once
 
-#include "enginestate.h"
+#include "localapi/enginestate.h"
 #include "traypreferences.h"
 
 #include <QIcon>

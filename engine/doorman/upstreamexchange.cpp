@@ -1,7 +1,7 @@
 #include "upstreamexchange.h"
 
 #include "http/llhttpresult.h"
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 
 #include <QLoggingCategory>
 

@@ -6,7 +6,7 @@
 
 #include "http/httpmessage.h"
 #include "core/result.h"
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 
 #include <QHash>
 #include <QObject>

@@ -2,11 +2,10 @@
 
 #include "upstreamexchange.h"
 
-#include "crypto/random.h"
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 #include "tunnel/tunnelstream.h"
+#include "websocket/websockethandshake.h"
 
-#include <QCryptographicHash>
 #include <QLoggingCategory>
 
 Q_DECLARE_LOGGING_CATEGORY(lcDoorman)
@@ -51,12 +50,6 @@ WebSocketRelay::~WebSocketRelay()
     }
 }
 
-QByteArray WebSocketRelay::acceptFor(const QByteArray &key)
-{
-    return QCryptographicHash::hash(QByteArray(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"), QCryptographicHash::Sha1)
-        .toBase64();
-}
-
 void WebSocketRelay::startForSocket(QIODevice *browser, const QByteArray &browserKey, const QByteArray &rest)
 {
     m_browser = browser;
@@ -95,7 +88,7 @@ void WebSocketRelay::handshake()
             return;
         }
         const ViewTarget &t = target.value();
-        self->m_upstreamKey = randomBytes(16).toBase64();
+        self->m_upstreamKey = websocket::newKey();
         HttpHeaders headers;
         headers.append(qMakePair(QByteArray("Host"), QByteArray(t.host.toUtf8() + ':' + QByteArray::number(t.port))));
         headers.append(self->m_admission.headers);
@@ -128,7 +121,7 @@ void WebSocketRelay::onUpstreamHead()
         refuse(r);
         return;
     }
-    if (fieldValue(m_up->headers(), "sec-websocket-accept") != acceptFor(m_upstreamKey)) {
+    if (fieldValue(m_up->headers(), "sec-websocket-accept") != websocket::acceptFor(m_upstreamKey)) {
         refuse(Doorman::refusal(
             502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox's WebSocket handshake is wrong")));
         return;
@@ -150,7 +143,7 @@ void WebSocketRelay::onUpstreamHead()
     if (m_browser) {
         QByteArray head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                           "Sec-WebSocket-Accept: "
-            + acceptFor(m_browserKey) + "\r\n";
+            + websocket::acceptFor(m_browserKey) + "\r\n";
         for (const auto &h : std::as_const(answer))
             head += h.first + ": " + h.second + "\r\n";
         m_browser->write(head + "\r\n");

@@ -35,8 +35,6 @@ public:
     // ... or a tunnel stream (answer 200, RFC 8441).
     void startForStream(TunnelStream *stream);
 
-    static QByteArray acceptFor(const QByteArray &key);
-
 private:
     void dropUpstream();
     void handshake();

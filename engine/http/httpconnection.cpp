@@ -1,7 +1,7 @@
 #include "httpconnection.h"
 
 #include "httpserver.h"
-#include "tcpstream.h"
+#include "net/tcpstream.h"
 
 #include <QAbstractSocket>
 #include <QIODevice>

@@ -1,7 +1,7 @@
 #include "httpserver.h"
 
 #include "httpconnection.h"
-#include "tcpstream.h"
+#include "net/tcpstream.h"
 
 #include <QFile>
 #include <QLocalServer>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/activitylog.h"
-#include "enginestate.h"
+#include "localapi/enginestate.h"
 
 #include <QDateTime>
 #include <QJsonObject>

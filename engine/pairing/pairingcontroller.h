@@ -2,7 +2,7 @@
 // a pairing flow and stores what it yields, forgets it (store and memory) on unpair or revoke.
 #pragma once
 
-#include "credentialstore.h"
+#include "credentials/credentialstore.h"
 #include "pairingflow.h"
 #include "serveridentity.h"
 

@@ -4,7 +4,7 @@
 
 #include "core/logging.h"
 #include "crypto/random.h"
-#include "pairing/credentialstore.h"
+#include "credentials/credentialstore.h"
 
 #include <QCryptographicHash>
 #include <QDir>

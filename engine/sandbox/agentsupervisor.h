@@ -4,7 +4,7 @@
 // from an injected Clock and Timer, so tests drive the restarts.
 #pragma once
 
-#include "sessions/sandboxrecord.h"
+#include "sandbox/sandboxrecord.h"
 #include "core/backoff.h"
 #include "runtime/commandstream.h"
 

@@ -7,7 +7,7 @@
 
 #include "runtime/execdclient.h"
 #include "sandboxerror.h"
-#include "sessions/sandboxrecord.h"
+#include "sandbox/sandboxrecord.h"
 
 #include <QElapsedTimer>
 #include <QHash>

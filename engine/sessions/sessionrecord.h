@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "sandboxrecord.h"
+#include "sandbox/sandboxrecord.h"
 #include "sessionreports.h"
 #include "workspace/bundleheader.h"
 

@@ -1,6 +1,6 @@
 #include "http2session.h"
 
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 
 #include <QLoggingCategory>
 #include <QVarLengthArray>

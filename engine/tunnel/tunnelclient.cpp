@@ -3,9 +3,9 @@
 #include "core/huburl.h"
 #include "core/logging.h"
 #include "core/version.h"
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 #include "tunnelauth.h"
-#include "websocketlink.h"
+#include "websocket/websocketlink.h"
 
 #include <QLoggingCategory>
 

@@ -12,8 +12,8 @@ import sys
 import tempfile
 
 ALLOWED_ENGINE = re.compile(
-    r'^(core/[a-z_]+\.h|localapi/(localapiclient|eventfollower|sseparser|apirecords)\.h'
-    r'|http/httpmessage\.h|enginestate\.h)$')
+    r'^(core/[a-z_]+\.h|localapi/(localapiclient|eventfollower|sseparser|apirecords|enginestate)\.h'
+    r'|http/httpmessage\.h)$')
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the tunnel's WebSocket reading (engine/tunnel/websocketframes,
+// libFuzzer target: the tunnel's WebSocket reading (engine/websocket/websocketframes,
 // websockethandshake), the bytes a hub or a server on the other end of the tunnel sends. The first
 // byte chooses the role the frames are read as (bit 0 clear: a server, which takes only masked
 // frames; set: a client, which takes only unmasked ones) and how the rest is cut into appends
@@ -12,8 +12,8 @@
 // stays; the handshake is accepted only for a 101 holding the accept value, with rest() the tail
 // of what was fed; nothing crashes or leaks.
 #include "fuzzsupport.h"
-#include "tunnel/websocketframes.h"
-#include "tunnel/websockethandshake.h"
+#include "websocket/websocketframes.h"
+#include "websocket/websockethandshake.h"
 
 #include <cstddef>
 #include <cstdint>

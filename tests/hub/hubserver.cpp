@@ -25,7 +25,7 @@
 #include <QLoggingCategory>
 #include <QSaveFile>
 
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 
 Q_LOGGING_CATEGORY(lcHub, "isolation.hub")
 

@@ -1,8 +1,8 @@
 #include "hubtunnel.h"
 
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 #include "tunnel/tunnelclient.h"
-#include "tunnel/websocketlink.h"
+#include "websocket/websocketlink.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>

@@ -1,9 +1,9 @@
 #include "tunnelregistry.h"
 
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 #include "tunnel/tunnelclient.h"
-#include "tunnel/websockethandshake.h"
-#include "tunnel/websocketlink.h"
+#include "websocket/websockethandshake.h"
+#include "websocket/websocketlink.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>

@@ -3,10 +3,10 @@
 #include "tunnelregistry.h"
 #include "viewservice.h"
 
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 #include "tunnel/tunnelstream.h"
+#include "websocket/websockethandshake.h"
 
-#include <QCryptographicHash>
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QTimer>
@@ -232,10 +232,7 @@ private:
         }
         QByteArray head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                           "Sec-WebSocket-Accept: "
-            + QCryptographicHash::hash(
-                QByteArray(m_key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"), QCryptographicHash::Sha1)
-                  .toBase64()
-            + "\r\n";
+            + websocket::acceptFor(m_key) + "\r\n";
         for (const char *name : {"sec-websocket-protocol", "sec-websocket-extensions"}) {
             const QByteArray v = h.header(name);
             if (!v.isEmpty())

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "dockertestsupport.h"
-#include "pairing/credentialstore.h"
+#include "credentials/credentialstore.h"
 #include "runtime/runtimemanager.h"
 
 #include <QDir>

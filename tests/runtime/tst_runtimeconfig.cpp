@@ -1,4 +1,4 @@
-#include "pairing/credentialstore.h"
+#include "credentials/credentialstore.h"
 #include "runtime/imagedigests.h"
 #include "runtime/lifecycleconfig.h"
 #include "runtime/runtimepin.h"

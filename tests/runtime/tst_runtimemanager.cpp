@@ -1,6 +1,6 @@
 #include "engine.h"
 #include "hubprocess.h"
-#include "pairing/credentialstore.h"
+#include "credentials/credentialstore.h"
 #include "runtime/runtimemanager.h"
 
 #include <QElapsedTimer>

@@ -10,7 +10,7 @@
 #include "core/clock.h"
 #include "core/result.h"
 #include "doorman/viewtargets.h"
-#include "sessions/sandboxrecord.h"
+#include "sandbox/sandboxrecord.h"
 
 #include <QObject>
 #include <QString>
@@ -110,9 +110,15 @@ private:
         std::unique_ptr<SandboxControl> control; // saves asked from inside the sandbox
     };
     using Clones = std::shared_ptr<QList<ClonedRepository>>;
+    // Launch, step by step: the launch secrets opened (null when there are none; an error refuses
+    // the launch), the runtime ready, then the new session's sandbox made (repositories cloned
+    // first) and its agent started.
+    Result<std::shared_ptr<SecretVault>> openLaunchSecrets(const Launch &launch) const;
+    Result<void> runtimeReady() const;
+    void launchInto(Session *session, const Launch &launch, std::shared_ptr<SecretVault> vault, Done done);
     // Clones `repos` one after the other into the session's worktree; `done` with what was cloned.
-    void cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
-        Clones cloned, std::function<void(Result<void>)> done);
+    void cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault, Clones cloned,
+        std::function<void(Result<void>)> done);
     void startAgent(Session *session, const QString &command);
     void makeAgent(Session *session, const QString &command); // Idle, its record kept up to date
     // After an adoption: the agent the record names, taken over or started again (docs/runtime.md).

@@ -3,9 +3,9 @@
 #include "sessionsandboxes.h"
 #include "sessionsandboxes_internal.h"
 
-#include "agentsupervisor.h"
-#include "sandboxcontrol.h"
-#include "sandboxlauncher.h"
+#include "sandbox/agentsupervisor.h"
+#include "sandbox/sandboxcontrol.h"
+#include "sandbox/sandboxlauncher.h"
 
 #include "core/timer.h"
 #include "runtime/lifecycleclient.h"

@@ -1,10 +1,10 @@
-// The tunnel's own WebSocket framing (engine/tunnel/websocketframes.*), as bytes: masking against
+// The tunnel's own WebSocket framing (engine/websocket/websocketframes.*), as bytes: masking against
 // a byte-by-byte reference, the frame layout, and every rule FrameReader enforces (RFC 6455 §5,
 // the close codes of §7.4). tst_websockethandshake has the opening handshake; tst_websocketlink
 // runs both over sockets.
 #include "websocketwire.h"
 
-#include "tunnel/websocketframes.h"
+#include "websocket/websocketframes.h"
 
 #include <QCryptographicHash>
 #include <QTest>

@@ -1,17 +1,14 @@
 // The WebSocket opening handshake (RFC 6455 §4) for the tunnel, both sides: the client's request
-// and the check of the server's answer (read with llhttp), the server's check of a request
+// and the check of the server's answer (read by HttpResponseParser), the server's check of a request
 // (parsed by HttpServer) and its 101 answer. Version 13, no extensions, no subprotocol.
 #pragma once
 
 #include "core/result.h"
 #include "http/httpmessage.h"
+#include "http/httpresponseparser.h"
 
 #include <QByteArray>
 #include <QUrl>
-
-#include <llhttp.h>
-
-#include <memory>
 
 namespace isolation::websocket {
 
@@ -36,7 +33,6 @@ public:
     static constexpr qsizetype MaxHeadBytes = 16 * 1024;
 
     explicit HandshakeReader(QByteArray key);
-    ~HandshakeReader();
     HandshakeReader(const HandshakeReader &) = delete;
     HandshakeReader &operator=(const HandshakeReader &) = delete;
 
@@ -45,25 +41,16 @@ public:
     // this handshake, or a broken one (errorText()).
     Status feed(QByteArrayView bytes);
 
-    int status() const { return m_status; }
-    QByteArray rest() const { return m_rest; }
+    int status() const { return m_answer.response().status; }
+    QByteArray rest() const { return m_answer.rest(); }
     QString errorText() const { return m_error; }
 
 private:
-    static int onHeaderField(llhttp_t *p, const char *at, size_t length);
-    static int onHeaderValue(llhttp_t *p, const char *at, size_t length);
-    static int onHeadersComplete(llhttp_t *p);
-    Status check();
+    Status decide();
 
     QByteArray m_key;
-    llhttp_settings_t m_settings {}; // the parser points to it: neither moves
-    llhttp_t m_parser {};
-    HttpHeaders m_headers;
-    bool m_inValue = false;
-    bool m_headDone = false;
-    qsizetype m_read = 0;
-    int m_status = 0;
-    QByteArray m_rest;
+    HttpResponseParser m_answer;
+    Status m_decided = Status::NeedMore;
     QString m_error;
 };
 

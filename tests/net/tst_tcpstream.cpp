@@ -1,7 +1,7 @@
 // TcpStream, the data plane's socket, against QTcpServer/QTcpSocket peers on loopback: both
 // directions, a write larger than the kernel takes at once, closing after the queue, the peer
 // closing, a refused connect, the read limit, and write batches.
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

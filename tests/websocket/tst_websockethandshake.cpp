@@ -1,12 +1,12 @@
-// The tunnel's own WebSocket opening handshake (engine/tunnel/websockethandshake.*), as bytes
+// The tunnel's own WebSocket opening handshake (engine/websocket/websockethandshake.*), as bytes
 // (RFC 6455 §4, with the RFC's own example): the accept value, keys, the server's answer to an
 // upgrade request and the client's reading of the answer.
 #include "websocketwire.h"
 
 #include "http/httpmessage.h"
 #include "http/httprequestparser.h"
-#include "tunnel/websocketframes.h"
-#include "tunnel/websockethandshake.h"
+#include "websocket/websocketframes.h"
+#include "websocket/websockethandshake.h"
 
 #include <QTest>
 

@@ -1,13 +1,13 @@
 #include "sessionsandboxes.h"
 #include "sessionsandboxes_internal.h"
 
-#include "agentsupervisor.h"
-#include "repocloner.h"
-#include "sandboxcontrol.h"
-#include "sandboxlauncher.h"
+#include "sandbox/agentsupervisor.h"
+#include "sandbox/repocloner.h"
+#include "sandbox/sandboxcontrol.h"
+#include "sandbox/sandboxlauncher.h"
 
-#include "pairing/serveridentity.h"
 #include "core/timer.h"
+#include "pairing/serveridentity.h"
 #include "runtime/lifecycleclient.h"
 #include "runtime/runtimemanager.h"
 #include "secrets/launchsecrets.h"
@@ -96,8 +96,8 @@ SessionSandboxes::SessionSandboxes(SessionManager *sessions, QNetworkAccessManag
 SessionSandboxes::Entry &SessionSandboxes::makeEntry(Session *session, RuntimeManager *runtime)
 {
     Entry &entry = m_entries[session->id()];
-    entry.lifecycle
-        = std::make_unique<LifecycleClient>(m_network, runtime->lifecycleUrl(), runtime->apiKey(), &runtime->mountPolicy());
+    entry.lifecycle = std::make_unique<LifecycleClient>(
+        m_network, runtime->lifecycleUrl(), runtime->apiKey(), &runtime->mountPolicy());
     entry.launcher = std::make_unique<SandboxLauncher>(m_network, entry.lifecycle.get());
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
@@ -150,20 +150,19 @@ void SessionSandboxes::adopt(Session *session)
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
     const QString id = session->id();
-    entry.launcher->adopt(request, recorded.id, nullptr,
-        [self, s, id](Result<void, SandboxError> r) {
-            if (!self)
-                return;
-            if (r) {
-                qCInfo(lcSessionSandboxes) << "session" << id << "adopted its sandbox";
-                if (s)
-                    self->restoreAgent(s);
-                return;
-            }
-            self->dropEntry(id);
+    entry.launcher->adopt(request, recorded.id, nullptr, [self, s, id](Result<void, SandboxError> r) {
+        if (!self)
+            return;
+        if (r) {
+            qCInfo(lcSessionSandboxes) << "session" << id << "adopted its sandbox";
             if (s)
-                self->record(s, SandboxState::Lost, r.error().message);
-        });
+                self->restoreAgent(s);
+            return;
+        }
+        self->dropEntry(id);
+        if (s)
+            self->record(s, SandboxState::Lost, r.error().message);
+    });
 }
 
 SessionSandboxes::~SessionSandboxes()
@@ -208,120 +207,136 @@ QJsonObject SessionSandboxes::list() const
 
 void SessionSandboxes::launch(const Launch &launch, Done done)
 {
-    const QString image = launch.image;
     // The secrets first: a launch they refuse makes nothing.
+    auto vault = openLaunchSecrets(launch);
+    if (!vault) {
+        done(vault.error());
+        return;
+    }
+    if (auto ready = runtimeReady(); !ready) {
+        done(ready.error());
+        return;
+    }
+    Launch rest = launch;
+    rest.sealedSecrets.clear(); // opened: the vault holds them now
+    QPointer<SessionSandboxes> self(this);
+    m_sessions->create(
+        launch.workspace,
+        [self, rest = std::move(rest), vault = vault.value(), done](Result<Session *, SessionError> created) {
+            if (!self)
+                return;
+            if (!created) {
+                done(fromSession(created.error()));
+                return;
+            }
+            self->launchInto(created.value(), rest, vault, done);
+        },
+        launch.sessionId);
+}
+
+Result<std::shared_ptr<SecretVault>> SessionSandboxes::openLaunchSecrets(const Launch &launch) const
+{
     std::shared_ptr<SecretVault> vault;
     if (!launch.sealedSecrets.isEmpty()) {
         const ServerIdentity *identity = m_identity();
-        if (!identity) {
-            done(Error::unavailable(tr("This computer is not paired: launch secrets cannot be opened")));
-            return;
-        }
-        if (launch.sessionId.isEmpty()) {
-            done(Error::invalidInput(tr("Launch secrets come with the session id they were sealed for")));
-            return;
-        }
+        if (!identity)
+            return Error::unavailable(tr("This computer is not paired: launch secrets cannot be opened"));
+        if (launch.sessionId.isEmpty())
+            return Error::invalidInput(tr("Launch secrets come with the session id they were sealed for"));
         auto opened = LaunchSecrets::open(launch.sealedSecrets, identity->x25519Private.view(), identity->serverId,
             launch.sessionId, QDateTime::currentSecsSinceEpoch());
-        if (!opened) {
-            done(Error::invalidInput(tr("Launch refused: the launch secrets cannot be used: %1").arg(opened.error().message)));
-            return;
-        }
+        if (!opened)
+            return Error::invalidInput(
+                tr("Launch refused: the launch secrets cannot be used: %1").arg(opened.error().message));
         vault = std::make_shared<SecretVault>();
         vault->adopt(std::move(opened).value());
     }
     for (const Launch::Repository &repo : launch.repositories) {
-        if (!repo.tokenSecret.isEmpty() && !(vault && vault->contains(repo.tokenSecret))) {
-            done(Error::invalidInput(
+        if (!repo.tokenSecret.isEmpty() && !(vault && vault->contains(repo.tokenSecret)))
+            return Error::invalidInput(
                 tr("The credential of %1 names the launch secret %2, which the launch does not carry")
-                    .arg(repo.directory, repo.tokenSecret)));
-            return;
-        }
+                    .arg(repo.directory, repo.tokenSecret));
     }
+    return vault;
+}
+
+Result<void> SessionSandboxes::runtimeReady() const
+{
     RuntimeManager *runtime = m_runtime();
-    if (!runtime) {
-        done(Error::unavailable(tr("The sandbox runtime is off: sessions can start without a sandbox "
-                                   "(session new), not launch")));
+    if (!runtime)
+        return Error::unavailable(tr("The sandbox runtime is off: sessions can start without a sandbox "
+                                     "(session new), not launch"));
+    if (runtime->state() != RuntimeState::Healthy)
+        return Error::unavailable(
+            tr("The sandbox runtime is not ready (%1): %2").arg(runtimeStateName(runtime->state()), runtime->reason()));
+    return {};
+}
+
+void SessionSandboxes::launchInto(Session *s, const Launch &launch, std::shared_ptr<SecretVault> vault, Done done)
+{
+    auto request = LaunchRequest::fromWorkspace(s->id(), s->workTree(), m_defaultImage);
+    RuntimeManager *rt = m_runtime();
+    if (!request || !rt) {
+        const Error why
+            = request ? Error::unavailable(tr("The sandbox runtime went away")) : fromSandbox(request.error());
+        m_sessions->remove(s->id(), [done, why](Result<void, SessionError>) { done(why); });
         return;
     }
-    if (runtime->state() != RuntimeState::Healthy) {
-        done(Error::unavailable(
-            tr("The sandbox runtime is not ready (%1): %2").arg(runtimeStateName(runtime->state()), runtime->reason())));
-        return;
+    if (!launch.image.isEmpty())
+        request.value().image = launch.image;
+    SandboxRecord fresh;
+    fresh.image = request.value().image;
+    fresh.launched = QDateTime::currentDateTimeUtc();
+    s->setSandbox(fresh);
+    Entry &entry = makeEntry(s, rt);
+    entry.secrets = vault;
+    if (startControl(s, entry)) {
+        request.value().controlDirectory = entry.control->directory();
+        updateRecord(s, [](SandboxRecord &r) { r.control = true; });
     }
     QPointer<SessionSandboxes> self(this);
-    m_sessions->create(launch.workspace, [self, image, vault, repos = launch.repositories, agent = launch.agent,
-                                             done](Result<Session *, SessionError> created) {
-        if (!self)
+    QPointer<Session> session(s);
+    const QString id = s->id();
+    // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
+    const auto undo = [self, id, done](const Error &why) {
+        qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << why.message;
+        self->dropEntry(id);
+        self->m_sessions->remove(id, [done, why](Result<void, SessionError>) { done(why); });
+    };
+    const auto start = [self, session, id, request = request.value(), vault, agent = launch.agent, done, undo] {
+        if (!self || !session)
             return;
-        if (!created) {
-            done(fromSession(created.error()));
+        qCInfo(lcSessionSandboxes) << "launching session" << id << "in image" << request.image;
+        self->m_entries[id].launcher->launch(
+            request, vault.get(), [self, session, id, agent, done, undo](Result<void, SandboxError> r) {
+                if (!self || !session)
+                    return;
+                if (!r) {
+                    undo(fromSandbox(r.error()));
+                    return;
+                }
+                qCInfo(lcSessionSandboxes)
+                    << "session" << id << "running in sandbox" << self->m_entries[id].launcher->sandboxId();
+                if (!agent.isEmpty())
+                    self->startAgent(session, agent);
+                done(self->describe(session));
+            });
+    };
+    if (launch.repositories.isEmpty()) {
+        start();
+        return;
+    }
+    auto cloned = std::make_shared<QList<ClonedRepository>>();
+    cloneNext(s, launch.repositories, vault, cloned, [self, session, cloned, start, undo](Result<void> r) {
+        if (!self || !session)
             return;
-        }
-        Session *s = created.value();
-        auto request = LaunchRequest::fromWorkspace(s->id(), s->workTree(), self->m_defaultImage);
-        RuntimeManager *rt = self->m_runtime();
-        if (!request || !rt) {
-            const Error why = request ? Error::unavailable(tr("The sandbox runtime went away"))
-                                      : fromSandbox(request.error());
-            self->m_sessions->remove(s->id(), [done, why](Result<void, SessionError>) { done(why); });
-            return;
-        }
-        if (!image.isEmpty())
-            request.value().image = image;
-        SandboxRecord fresh;
-        fresh.image = request.value().image;
-        fresh.launched = QDateTime::currentDateTimeUtc();
-        s->setSandbox(fresh);
-        Entry &entry = self->makeEntry(s, rt);
-        entry.secrets = vault;
-        if (self->startControl(s, entry)) {
-            request.value().controlDirectory = entry.control->directory();
-            self->updateRecord(s, [](SandboxRecord &r) { r.control = true; });
-        }
-        QPointer<Session> session(s);
-        const QString id = s->id();
-        // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
-        const auto undo = [self, id, done](const Error &why) {
-            qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << why.message;
-            self->dropEntry(id);
-            self->m_sessions->remove(id, [done, why](Result<void, SessionError>) { done(why); });
-        };
-        const auto start = [self, session, id, request = request.value(), vault, agent, done, undo] {
-            if (!self || !session)
-                return;
-            qCInfo(lcSessionSandboxes) << "launching session" << id << "in image" << request.image;
-            self->m_entries[id].launcher->launch(request, vault.get(),
-                [self, session, id, agent, done, undo](Result<void, SandboxError> r) {
-                    if (!self || !session)
-                        return;
-                    if (!r) {
-                        undo(fromSandbox(r.error()));
-                        return;
-                    }
-                    qCInfo(lcSessionSandboxes) << "session" << id << "running in sandbox"
-                                               << self->m_entries[id].launcher->sandboxId();
-                    if (!agent.isEmpty())
-                        self->startAgent(session, agent);
-                    done(self->describe(session));
-                });
-        };
-        if (repos.isEmpty()) {
-            start();
+        if (!r) {
+            undo(r.error());
             return;
         }
-        auto cloned = std::make_shared<QList<ClonedRepository>>();
-        self->cloneNext(s, repos, vault, cloned, [self, session, cloned, start, undo](Result<void> r) {
-            if (!self || !session)
-                return;
-            if (!r) {
-                undo(r.error());
-                return;
-            }
-            self->updateRecord(session, [cloned](SandboxRecord &r) { r.repositories = *cloned; });
-            start();
-        });
-    }, launch.sessionId);
+        self->updateRecord(session, [cloned](SandboxRecord &r) { r.repositories = *cloned; });
+        start();
+    });
 }
 
 void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
@@ -344,21 +359,22 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
     auto *cloner = new RepoCloner(this);
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
-    cloner->start(std::move(request), [self, s, cloner, repo, repos, vault, cloned, done](Result<CloneResult, SandboxError> r) {
-        cloner->deleteLater();
-        if (!self || !s)
-            return;
-        if (!r) {
-            done(Error {fromSandbox(r.error()).code, tr("cannot clone %1 into %2: %3")
-                                                         .arg(repo.url.toString(QUrl::RemoveUserInfo), repo.directory,
-                                                             r.error().message)});
-            return;
-        }
-        qCInfo(lcSessionSandboxes) << "session" << s->id() << "cloned" << repo.url.toString(QUrl::RemoveUserInfo) << "into"
-                                   << repo.directory << "at" << r.value().head;
-        cloned->append(ClonedRepository {repo.url.toString(QUrl::RemoveUserInfo), repo.directory, r.value().head});
-        self->cloneNext(s, repos, vault, cloned, done);
-    });
+    cloner->start(
+        std::move(request), [self, s, cloner, repo, repos, vault, cloned, done](Result<CloneResult, SandboxError> r) {
+            cloner->deleteLater();
+            if (!self || !s)
+                return;
+            if (!r) {
+                done(Error {fromSandbox(r.error()).code,
+                    tr("cannot clone %1 into %2: %3")
+                        .arg(repo.url.toString(QUrl::RemoveUserInfo), repo.directory, r.error().message)});
+                return;
+            }
+            qCInfo(lcSessionSandboxes) << "session" << s->id() << "cloned" << repo.url.toString(QUrl::RemoveUserInfo)
+                                       << "into" << repo.directory << "at" << r.value().head;
+            cloned->append(ClonedRepository {repo.url.toString(QUrl::RemoveUserInfo), repo.directory, r.value().head});
+            self->cloneNext(s, repos, vault, cloned, done);
+        });
 }
 
 Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
@@ -370,7 +386,7 @@ Result<SessionSandboxes::Entry *> SessionSandboxes::entryFor(Session *session)
     if (!sandbox)
         return Error::notFound(tr("Session %1 has no sandbox (it was started with session new)").arg(session->id()));
     return Error::unavailable(tr("The sandbox of session %1 is %2: %3")
-            .arg(session->id(), sandboxStateName(sandbox->state), sandbox->reason));
+                                  .arg(session->id(), sandboxStateName(sandbox->state), sandbox->reason));
 }
 
 void SessionSandboxes::resolve(const QString &sessionId, Callback done)
@@ -384,8 +400,8 @@ std::optional<Result<ViewTarget>> SessionSandboxes::resolveNow(const QString &se
     if (it == m_entries.end() || !it->second.launcher->execd())
         return Result<ViewTarget>(Error::notFound(tr("No sandbox of session %1 runs here").arg(sessionId)));
     if (it->second.launcher->state() != SandboxState::Running) {
-        return Result<ViewTarget>(Error::unavailable(tr("The sandbox of session %1 is %2")
-                .arg(sessionId, sandboxStateName(it->second.launcher->state()))));
+        return Result<ViewTarget>(Error::unavailable(
+            tr("The sandbox of session %1 is %2").arg(sessionId, sandboxStateName(it->second.launcher->state()))));
     }
     const ExecdClient *execd = it->second.launcher->execd();
     return Result<ViewTarget>(ViewTarget {execd->base().host(), quint16(execd->base().port()), execd->accessToken()});
@@ -456,24 +472,24 @@ void SessionSandboxes::finish(const QString &sessionId, bool discard, Done done)
             return;
         if (!changes && !discard) {
             done(Error::failed(tr("Not finished: the changes cannot be read (%1); finish --discard drops them")
-                    .arg(changes.error().message)));
+                                   .arg(changes.error().message)));
             return;
         }
         const int pending = changes ? unsaved(changes.value()) : 0;
         if (pending > 0 && !discard) {
             done(Error::invalidInput(tr("Session %1 has unsaved work (%2 changed file(s), %3 commit(s) not in main): "
                                         "save it first, or finish --discard")
-                    .arg(sessionId)
-                    .arg(changes.value().changes.files.size())
-                    .arg(changes.value().changes.ahead)));
+                                         .arg(sessionId)
+                                         .arg(changes.value().changes.files.size())
+                                         .arg(changes.value().changes.ahead)));
             return;
         }
         self->stopSandbox(session, [self, sessionId, pending, done](Result<void> stopped) {
             if (!self)
                 return;
             if (!stopped) {
-                done(Error {stopped.error().code, tr("Not finished: the sandbox could not be deleted: %1")
-                                                      .arg(stopped.error().message)});
+                done(Error {stopped.error().code,
+                    tr("Not finished: the sandbox could not be deleted: %1").arg(stopped.error().message)});
                 return;
             }
             self->m_sessions->remove(sessionId, [sessionId, pending, done](Result<void, SessionError> removed) {
@@ -481,8 +497,8 @@ void SessionSandboxes::finish(const QString &sessionId, bool discard, Done done)
                     done(fromSession(removed.error()));
                     return;
                 }
-                qCInfo(lcSessionSandboxes) << "session" << sessionId << "finished;" << pending
-                                           << "unsaved change(s) discarded";
+                qCInfo(lcSessionSandboxes)
+                    << "session" << sessionId << "finished;" << pending << "unsaved change(s) discarded";
                 done(QJsonObject {{QStringLiteral("finished"), sessionId}, {QStringLiteral("discarded"), pending}});
             });
         });

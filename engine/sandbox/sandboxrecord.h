@@ -1,7 +1,8 @@
 // What a session keeps of its sandbox (session.json; the LocalAPI shows it as "sandbox"): written
 // by SessionSandboxes as the sandbox goes through its states, read back after a restart to adopt,
 // resume or delete it. The states of a sandbox and of its agent live here, with their stable names,
-// so that the record (sessions) and the code that drives sandboxes (sandbox) share one list.
+// so that the session record (sessions/sessionrecord.h) and the code that drives sandboxes share
+// one list.
 #pragma once
 
 #include <QDateTime>

@@ -6,8 +6,8 @@
 #include "websocketwire.h"
 
 #include "http/httpserver.h"
-#include "tunnel/websockethandshake.h"
-#include "tunnel/websocketlink.h"
+#include "websocket/websockethandshake.h"
+#include "websocket/websocketlink.h"
 
 #include <QPointer>
 #include <QSignalSpy>

@@ -7,8 +7,8 @@
 
 #include "core/paths.h"
 #include "engine.h"
-#include "pairing/credentialstore.h"
-#include "pairing/keychainhelper.h"
+#include "credentials/credentialstore.h"
+#include "credentials/keychainhelper.h"
 
 #include <QDBusConnection>
 #include <QDBusMessage>

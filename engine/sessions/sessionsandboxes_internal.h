@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "sandboxerror.h"
+#include "sandbox/sandboxerror.h"
 #include "sessions/sessionerror.h"
 
 #include <QLoggingCategory>

@@ -3,7 +3,7 @@
 // engine's encodeFrame.
 #pragma once
 
-#include "tunnel/websocketframes.h"
+#include "websocket/websocketframes.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

@@ -1,7 +1,7 @@
 #include "websocketlink.h"
 
 #include "crypto/random.h"
-#include "http/tcpstream.h"
+#include "net/tcpstream.h"
 
 #include <QAbstractSocket>
 #include <QSslSocket>

@@ -1,13 +1,13 @@
-// WebSocketLink and WebSocketConnector (engine/tunnel/websocketlink.*) over real loopback
+// WebSocketLink and WebSocketConnector (engine/websocket/websocketlink.*) over real loopback
 // sockets: against QtWebSockets (an independent implementation) as the client and as the server,
 // and against a raw socket, which sees the frames as they go on the wire.
 #include "websocketwire.h"
 
 #include "http/httprequestparser.h"
 #include "http/httpserver.h"
-#include "tunnel/websocketframes.h"
-#include "tunnel/websockethandshake.h"
-#include "tunnel/websocketlink.h"
+#include "websocket/websocketframes.h"
+#include "websocket/websockethandshake.h"
+#include "websocket/websocketlink.h"
 
 #include <QElapsedTimer>
 #include <QPointer>
