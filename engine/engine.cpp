@@ -13,6 +13,7 @@
 #include "runtime/runtimemanager.h"
 #include "sessions/sessionsandboxes.h"
 #include "sessions/sessionmanager.h"
+#include "sessions/sessionroutes.h"
 
 #include <QCoreApplication>
 #include <QHostInfo>
@@ -204,6 +205,7 @@ Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
             {QStringLiteral("pong"), true}, {QStringLiteral("echo"), echo.isUndefined() ? QJsonValue() : echo}};
     });
     rpc.add(QStringLiteral("server.status"), [this](const QJsonObject &) -> Result<QJsonObject> { return status(); });
+    SessionRoutes::addCalls(rpc, [this] { return m_sessions.get(); });
     if (m_sandboxes)
         m_sandboxes->addCalls(rpc);
     connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::updateState);

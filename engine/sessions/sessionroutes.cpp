@@ -4,15 +4,20 @@
 #include "sessionmanager.h"
 
 #include "http/httpserver.h"
+#include "tunnel/rpcdispatcher.h"
 
 #include <QDir>
 #include <QJsonArray>
+
+#include <optional>
 
 namespace isolation {
 
 namespace {
 
-HttpResponse failure(const SessionError &e)
+// A session error as the LocalAPI and the tunnel's calls answer it: the status and the error body
+// (409 for what the caller resolves: moved on, a conflict with its files, not paired).
+std::pair<int, QJsonObject> errorAnswer(const SessionError &e)
 {
     int status = 500;
     QString code = sessionErrorCodeName(e.code);
@@ -35,7 +40,35 @@ HttpResponse failure(const SessionError &e)
     QJsonObject error {{QStringLiteral("code"), code}, {QStringLiteral("message"), e.message}};
     if (e.code == SessionError::Code::Conflict)
         error.insert(QStringLiteral("conflicts"), toJson(e.conflicts));
-    return HttpResponse::json(status, QJsonObject {{QStringLiteral("error"), error}});
+    return {status, QJsonObject {{QStringLiteral("error"), error}}};
+}
+
+RpcDispatcher::Answer refusal(int status, const QString &code, const QString &message)
+{
+    return {status,
+        QJsonObject {{QStringLiteral("error"),
+            QJsonObject {{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}}};
+}
+
+HttpResponse failure(const SessionError &e)
+{
+    const auto [status, body] = errorAnswer(e);
+    return HttpResponse::json(status, body);
+}
+
+// The `files` of a save request: worktree-relative paths (absent: everything that changed).
+std::optional<QStringList> saveSelection(const QJsonObject &o)
+{
+    QStringList files;
+    const QJsonValue given = o.value(QStringLiteral("files"));
+    if (!given.isUndefined() && !given.isArray())
+        return std::nullopt;
+    for (const QJsonValue v : given.toArray()) {
+        if (!v.isString() || v.toString().isEmpty())
+            return std::nullopt;
+        files.append(v.toString());
+    }
+    return files;
 }
 
 HttpResponse badRequest(const QString &why)
@@ -117,25 +150,17 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
             QJsonObject o;
             if (!body(request, reply, &o))
                 return;
-            QStringList files;
-            const QJsonValue given = o.value(QStringLiteral("files"));
-            if (!given.isUndefined() && !given.isArray()) {
+            const std::optional<QStringList> files = saveSelection(o);
+            if (!files) {
                 reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
                 return;
-            }
-            for (const QJsonValue v : given.toArray()) {
-                if (!v.isString() || v.toString().isEmpty()) {
-                    reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
-                    return;
-                }
-                files.append(v.toString());
             }
             Session *s = findSession(sessions, request, reply);
             if (!s)
                 return;
             const QString id = s->id();
             s->save(
-                files, o.value(QStringLiteral("message")).toString(), [reply, id](Result<SaveReport, SessionError> r) {
+                *files, o.value(QStringLiteral("message")).toString(), [reply, id](Result<SaveReport, SessionError> r) {
                     if (!r) {
                         reply.send(failure(r.error()));
                         return;
@@ -333,6 +358,66 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
     addSessionOperations(http, sessions);
     addWorkspaces(http, sessions);
     addCache(http, sessions);
+}
+
+void SessionRoutes::addCalls(RpcDispatcher &rpc, std::function<SessionManager *()> sessions)
+{
+    using Answer = RpcDispatcher::Answer;
+    // The session the params name, or null after answering 400, 404 or 503.
+    const auto find = [sessions](const QJsonObject &p, const RpcDispatcher::AnswerReply &reply) -> Session * {
+        const QString id = p.value(QStringLiteral("session")).toString();
+        SessionManager *m = sessions();
+        if (id.isEmpty())
+            reply(refusal(400, QStringLiteral("bad_request"), QStringLiteral("give the session")));
+        else if (!m)
+            reply(refusal(503, QStringLiteral("unavailable"), QStringLiteral("the engine is stopping")));
+        else if (Session *s = m->session(id))
+            return s;
+        else
+            reply(refusal(404, QStringLiteral("not_found"), QStringLiteral("No session %1").arg(id)));
+        return nullptr;
+    };
+    const auto answer = [](const RpcDispatcher::AnswerReply &reply) {
+        return [reply](const auto &r) {
+            if (r) {
+                reply(Answer {200, toJson(r.value())});
+                return;
+            }
+            const auto [status, body] = errorAnswer(r.error());
+            reply(Answer {status, body});
+        };
+    };
+    rpc.addAnswering(QStringLiteral("session.save"), [find](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
+        const std::optional<QStringList> files = saveSelection(p);
+        if (!files) {
+            reply(refusal(400, QStringLiteral("bad_request"), QStringLiteral("files must be a list of worktree-relative paths")));
+            return;
+        }
+        Session *s = find(p, reply);
+        if (!s)
+            return;
+        const QString id = s->id();
+        const QString message = p.value(QStringLiteral("message")).toString();
+        s->save(*files, message.isEmpty() ? QStringLiteral("Saved from the cloud") : message,
+            [reply, id](Result<SaveReport, SessionError> r) {
+                if (!r) {
+                    const auto [status, body] = errorAnswer(r.error());
+                    reply(Answer {status, body});
+                    return;
+                }
+                QJsonObject o = toJson(r.value());
+                o.insert(QStringLiteral("session"), id);
+                reply(Answer {200, o});
+            });
+    });
+    rpc.addAnswering(QStringLiteral("session.sync"), [find, answer](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
+        if (Session *s = find(p, reply))
+            s->sync(p.value(QStringLiteral("resolve")).toBool() ? ConflictMode::Resolve : ConflictMode::Stop, answer(reply));
+    });
+    rpc.addAnswering(QStringLiteral("session.changes"), [find, answer](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
+        if (Session *s = find(p, reply))
+            s->changes(p.value(QStringLiteral("refresh")).toBool(), answer(reply));
+    });
 }
 
 } // namespace isolation

@@ -10,6 +10,7 @@
 namespace isolation {
 
 class HttpServer;
+class RpcDispatcher;
 class SessionManager;
 
 class SessionRoutes
@@ -17,6 +18,9 @@ class SessionRoutes
 public:
     // `sessions` gives the manager at request time (null while the engine is stopped).
     static void add(HttpServer &http, std::function<SessionManager *()> sessions);
+    // The same operations as tunnel calls (docs/protocol.md, "Session calls"): session.save,
+    // session.sync, session.changes, answered with the LocalAPI's statuses and bodies.
+    static void addCalls(RpcDispatcher &rpc, std::function<SessionManager *()> sessions);
     // GET /v1/cache's answer (also part of GET /v1/snapshot).
     static QJsonObject cacheStatus(SessionManager &sessions);
 };

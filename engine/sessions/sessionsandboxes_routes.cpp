@@ -64,6 +64,11 @@ void SessionSandboxes::addCalls(RpcDispatcher &rpc)
                    p.value(QStringLiteral("discard")).toBool(), reply)
              : reply(gone());
     });
+    rpc.add(QStringLiteral("session.agent"), [self, gone](const QJsonObject &p) -> Result<QJsonObject> {
+        if (!self)
+            return gone();
+        return self->agent(p.value(QStringLiteral("session")).toString());
+    });
     rpc.add(QStringLiteral("sessions.list"), [self, gone](const QJsonObject &) -> Result<QJsonObject> {
         if (!self)
             return gone();

@@ -14,53 +14,55 @@ namespace isolation {
 
 namespace {
 
-void answer(TunnelStream *stream, int status, const QJsonObject &body)
+RpcDispatcher::Answer errorAnswer(int status, const QString &code, const QString &message)
+{
+    return {status,
+        QJsonObject {{QStringLiteral("error"),
+            QJsonObject {{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}}};
+}
+
+void answer(TunnelStream *stream, const RpcDispatcher::Answer &a)
 {
     stream->respondWith(
-        status, {{"content-type", "application/json"}}, QJsonDocument(body).toJson(QJsonDocument::Compact));
+        a.status, {{"content-type", "application/json"}}, QJsonDocument(a.body).toJson(QJsonDocument::Compact));
 }
 
-void answerError(TunnelStream *stream, int status, const QString &code, const QString &message)
+RpcDispatcher::Answer answerOf(const Result<QJsonObject> &result)
 {
-    answer(stream, status,
-        QJsonObject {{QStringLiteral("error"),
-            QJsonObject {{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}});
-}
-
-void answerResult(TunnelStream *stream, const Result<QJsonObject> &result)
-{
-    if (result.ok()) {
-        answer(stream, 200, result.value());
-        return;
-    }
+    if (result.ok())
+        return {200, result.value()};
     const Error &e = result.error();
     switch (e.code) {
     case Error::Code::InvalidInput:
-        answerError(stream, 400, QStringLiteral("bad_request"), e.message);
-        return;
+        return errorAnswer(400, QStringLiteral("bad_request"), e.message);
     case Error::Code::NotFound:
-        answerError(stream, 404, QStringLiteral("not_found"), e.message);
-        return;
+        return errorAnswer(404, QStringLiteral("not_found"), e.message);
     case Error::Code::Unavailable:
-        answerError(stream, 503, QStringLiteral("unavailable"), e.message);
-        return;
+        return errorAnswer(503, QStringLiteral("unavailable"), e.message);
     case Error::Code::Failed:
-        answerError(stream, 500, QStringLiteral("internal"), e.message);
-        return;
+        break;
     }
+    return errorAnswer(500, QStringLiteral("internal"), e.message);
 }
 
 } // namespace
 
 void RpcDispatcher::add(const QString &method, Handler handler)
 {
-    m_handlers.insert(method,
+    addAsync(method,
         [handler = std::move(handler)](const QJsonObject &params, const Reply &reply) { reply(handler(params)); });
 }
 
 void RpcDispatcher::addAsync(const QString &method, AsyncHandler handler)
 {
-    m_handlers.emplace(method, std::move(handler));
+    m_handlers.insert(method, [handler = std::move(handler)](const QJsonObject &params, const AnswerReply &reply) {
+        handler(params, [reply](const Result<QJsonObject> &result) { reply(answerOf(result)); });
+    });
+}
+
+void RpcDispatcher::addAnswering(const QString &method, AnsweringHandler handler)
+{
+    m_handlers.insert(method, std::move(handler));
 }
 
 void RpcDispatcher::serve(TunnelStream *stream) const
@@ -68,15 +70,16 @@ void RpcDispatcher::serve(TunnelStream *stream) const
     const TunnelHead &head = stream->requestHead();
     const QString method = QString::fromUtf8(head.path.mid(qsizetype(qstrlen(PathPrefix))));
     if (head.method != "POST") {
-        answerError(stream, 405, QStringLiteral("method_not_allowed"), QStringLiteral("RPC calls use POST"));
+        answer(stream, errorAnswer(405, QStringLiteral("method_not_allowed"), QStringLiteral("RPC calls use POST")));
         return;
     }
     const auto it = m_handlers.constFind(method);
     if (it == m_handlers.constEnd()) {
-        answerError(stream, 404, QStringLiteral("unknown_method"), QStringLiteral("no such method: %1").arg(method));
+        answer(stream,
+            errorAnswer(404, QStringLiteral("unknown_method"), QStringLiteral("no such method: %1").arg(method)));
         return;
     }
-    AsyncHandler handler = *it;
+    AnsweringHandler handler = *it;
 
     auto body = std::make_shared<QByteArray>();
     auto started = std::make_shared<bool>(false);
@@ -90,19 +93,20 @@ void RpcDispatcher::serve(TunnelStream *stream) const
             QJsonParseError pe {};
             const QJsonDocument doc = QJsonDocument::fromJson(*body, &pe);
             if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-                answerError(guard, 400, QStringLiteral("bad_request"),
-                    QStringLiteral("the params of %1 are not a JSON object").arg(method));
+                answer(guard,
+                    errorAnswer(400, QStringLiteral("bad_request"),
+                        QStringLiteral("the params of %1 are not a JSON object").arg(method)));
                 return;
             }
             params = doc.object();
         }
         auto answered = std::make_shared<bool>(false);
-        handler(params, [guard, answered](const Result<QJsonObject> &result) {
+        handler(params, [guard, answered](const Answer &a) {
             if (*answered)
                 return;
             *answered = true;
             if (guard && !guard->isClosed())
-                answerResult(guard, result);
+                answer(guard, a);
         });
     };
     auto refused = std::make_shared<bool>(false);
@@ -121,7 +125,7 @@ void RpcDispatcher::serve(TunnelStream *stream) const
             *refused = true;
             body->clear();
             body->squeeze();
-            answerError(guard, 413, QStringLiteral("bad_request"), QStringLiteral("the params exceed 4 MiB"));
+            answer(guard, errorAnswer(413, QStringLiteral("bad_request"), QStringLiteral("the params exceed 4 MiB")));
             return;
         }
         run();

@@ -22,12 +22,22 @@ public:
     // Answers now or later through `reply` (once; later calls are ignored).
     using AsyncHandler = std::function<void(const QJsonObject &params, Reply reply)>;
     using Handler = std::function<Result<QJsonObject>(const QJsonObject &params)>;
+    // An answer with its own status and body, for a method whose errors carry more than a code
+    // and a message (a session's save: `moved_on`, `conflict` with the conflicted files).
+    struct Answer
+    {
+        int status = 200;
+        QJsonObject body;
+    };
+    using AnswerReply = std::function<void(Answer)>;
+    using AnsweringHandler = std::function<void(const QJsonObject &params, AnswerReply reply)>;
 
     static constexpr qint64 MaxRequestBody = qint64(4) * 1024 * 1024;
     static constexpr const char *PathPrefix = "/rpc/";
 
     void add(const QString &method, Handler handler);
     void addAsync(const QString &method, AsyncHandler handler);
+    void addAnswering(const QString &method, AnsweringHandler handler);
     void remove(const QString &method) { m_handlers.remove(method); }
     bool has(const QString &method) const { return m_handlers.contains(method); }
     QStringList methods() const { return m_handlers.keys(); }
@@ -38,7 +48,7 @@ public:
     void serve(TunnelStream *stream) const;
 
 private:
-    QHash<QString, AsyncHandler> m_handlers;
+    QHash<QString, AnsweringHandler> m_handlers;
 };
 
 } // namespace isolation

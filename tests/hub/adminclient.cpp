@@ -27,7 +27,7 @@ Result<AdminClient> AdminClient::open(const QString &dataDir)
 }
 
 Result<QJsonObject> AdminClient::call(
-    const QByteArray &method, const QString &path, const QJsonObject &body, int timeoutMs) const
+    const QByteArray &method, const QString &path, const QJsonObject &body, int timeoutMs, QJsonObject *errorBody) const
 {
     QNetworkAccessManager nam;
     QUrl url = m_url;
@@ -57,8 +57,10 @@ Result<QJsonObject> AdminClient::call(
     Q_UNUSED(netError);
     const QJsonObject object = QJsonDocument::fromJson(data).object();
     if (status < 200 || status > 299) {
-        const QString message
-            = object.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString();
+        const QJsonObject error = object.value(QStringLiteral("error")).toObject();
+        if (errorBody)
+            *errorBody = error;
+        const QString message = error.value(QStringLiteral("message")).toString();
         return Error::failed(message.isEmpty() ? QStringLiteral("HTTP %1").arg(status) : message);
     }
     return object;

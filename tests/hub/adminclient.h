@@ -15,9 +15,10 @@ class AdminClient
 public:
     static Result<AdminClient> open(const QString &dataDir);
 
-    // Calls the admin API; a non-2xx answer is an error carrying the hub's message.
-    Result<QJsonObject> call(
-        const QByteArray &method, const QString &path, const QJsonObject &body = {}, int timeoutMs = 30000) const;
+    // Calls the admin API; a non-2xx answer is an error carrying the hub's message, and its error
+    // object in `*errorBody` when given.
+    Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body = {},
+        int timeoutMs = 30000, QJsonObject *errorBody = nullptr) const;
     QUrl url() const { return m_url; }
 
 private:

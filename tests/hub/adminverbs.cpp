@@ -123,15 +123,15 @@ int log(const AdminClient &client, bool json)
 }
 
 // Calls `method` on a server through its tunnel (the hub's admin route); the method's result.
-Result<QJsonObject> callServer(
-    const AdminClient &client, const QString &server, const QString &method, const QJsonObject &params, int seconds)
+Result<QJsonObject> callServer(const AdminClient &client, const QString &server, const QString &method,
+    const QJsonObject &params, int seconds, QJsonObject *errorBody = nullptr)
 {
     const QString path
         = QStringLiteral("/v1/admin/servers/%1/call").arg(QString::fromLatin1(QUrl::toPercentEncoding(server)));
     auto result = client.call("POST", path,
         QJsonObject {{QStringLiteral("method"), method}, {QStringLiteral("params"), params},
             {QStringLiteral("timeoutMs"), seconds * 1000}},
-        seconds * 1000 + 5000);
+        seconds * 1000 + 5000, errorBody);
     if (!result)
         return result.error();
     return result.value().value(QStringLiteral("result")).toObject();
@@ -162,9 +162,15 @@ int call(const AdminClient &client, const QStringList &args)
     const int seconds = parser.value(QStringLiteral("timeout")).toInt(&ok);
     if (!ok || seconds <= 0 || seconds > 300)
         return fail(QStringLiteral("--timeout wants 1 to 300 seconds"), 2);
-    auto result = callServer(client, pos.at(0), pos.at(1), params, seconds);
-    if (!result)
+    QJsonObject error;
+    auto result = callServer(client, pos.at(0), pos.at(1), params, seconds, &error);
+    if (!result) {
+        // The error object on standard output too, for a script to branch on its code (a save
+        // that moved on, a conflict and its files).
+        if (!error.isEmpty())
+            printJson(QJsonObject {{QStringLiteral("error"), error}});
         return fail(result.error().message);
+    }
     print(QString::fromUtf8(QJsonDocument(result.value()).toJson(QJsonDocument::Indented)).trimmed());
     return 0;
 }
@@ -322,7 +328,9 @@ const char *adminVerbsHelp()
            "  revoke SERVER          Revoke a server's credential; it drops to \"not paired\".\n"
            "  log [--json]           The hub's recent actions.\n"
            "  call SERVER METHOD [--params JSON] [--timeout S]\n"
-           "                         Call METHOD (ping, server.status, ...) on a server through its tunnel.\n"
+           "                         Call METHOD (ping, server.status, session.save, ...) on a server\n"
+           "                         through its tunnel (docs/protocol.md lists them); prints the result.\n"
+           "                         An error from the server exits 1 with {\"error\": {...}} on stdout.\n"
 
            "  workspace create NAME [--json]\n"
            "                         Create a workspace of the hub's member; prints its id.\n"

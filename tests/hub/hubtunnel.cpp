@@ -164,7 +164,7 @@ void HubTunnel::onStreamClosed(quint64 id, quint32 errorCode)
     QString message = error.value(QStringLiteral("message")).toString();
     if (message.isEmpty())
         message = QStringLiteral("%1 answered HTTP %2").arg(m_serverId).arg(status);
-    resolve(id, CallError::remote(message, status, error.value(QStringLiteral("code")).toString()));
+    resolve(id, CallError::remote(message, status, error.value(QStringLiteral("code")).toString(), error));
 }
 
 void HubTunnel::resolve(quint64 id, CallResult result)

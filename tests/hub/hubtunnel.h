@@ -35,15 +35,16 @@ struct CallError
     QString message;
     int status = 0; // Remote: the HTTP status the engine answered
     QString errorCode; // Remote: the error body's code
+    QJsonObject error; // Remote: the error object as the engine sent it (a conflict's files too)
 
     bool retryable() const { return code == Code::NotConnected || code == Code::Lost; }
 
-    static CallError notConnected(QString m) { return {Code::NotConnected, std::move(m), 0, {}}; }
-    static CallError timeout(QString m) { return {Code::Timeout, std::move(m), 0, {}}; }
-    static CallError lost(QString m) { return {Code::Lost, std::move(m), 0, {}}; }
-    static CallError remote(QString m, int status, QString errorCode)
+    static CallError notConnected(QString m) { return {Code::NotConnected, std::move(m), 0, {}, {}}; }
+    static CallError timeout(QString m) { return {Code::Timeout, std::move(m), 0, {}, {}}; }
+    static CallError lost(QString m) { return {Code::Lost, std::move(m), 0, {}, {}}; }
+    static CallError remote(QString m, int status, QString errorCode, QJsonObject error = {})
     {
-        return {Code::Remote, std::move(m), status, std::move(errorCode)};
+        return {Code::Remote, std::move(m), status, std::move(errorCode), std::move(error)};
     }
 };
 

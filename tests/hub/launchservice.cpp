@@ -54,15 +54,14 @@ void LaunchService::launch(const QString &serverId, const QJsonObject &request, 
     const QJsonObject secrets = request.value(QStringLiteral("secrets")).toObject();
     const ServerRecord *server = m_state.server(serverId);
     if (!server || server->revoked) {
-        done(CallError {CallError::Code::Remote, QStringLiteral("no paired server %1").arg(serverId), 404,
-            QStringLiteral("not_found")});
+        done(CallError::remote(QStringLiteral("no paired server %1").arg(serverId), 404, QStringLiteral("not_found")));
         return;
     }
     const QString session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
     // The session's workspace bearers go to this server only (docs/protocol.md, "Workspace bearers").
     if (auto recorded = m_workspaces.launchSession(serverId, session, request.value(QStringLiteral("workspace")).toString());
         !recorded) {
-        done(CallError {CallError::Code::Remote, recorded.error().message, 500, QStringLiteral("internal")});
+        done(CallError::remote(recorded.error().message, 500, QStringLiteral("internal")));
         return;
     }
     QJsonObject params {{QStringLiteral("session"), session}};
@@ -77,7 +76,7 @@ void LaunchService::launch(const QString &serverId, const QJsonObject &request, 
         auto sealed = LaunchSecretSealer::seal(server->x25519Public, serverId, session,
             QDateTime::currentSecsSinceEpoch() + kSecretsLifetimeSeconds, values);
         if (!sealed) {
-            done(CallError {CallError::Code::Remote, sealed.error().message, 400, QStringLiteral("bad_request")});
+            done(CallError::remote(sealed.error().message, 400, QStringLiteral("bad_request")));
             return;
         }
         params.insert(QStringLiteral("secrets"), QString::fromLatin1(sealed.value().toBase64(kB64)));
@@ -99,7 +98,7 @@ void LaunchService::resume(const QString &serverId, const QJsonObject &request, 
     if (request.contains(QStringLiteral("workspace"))) {
         if (auto moved = m_workspaces.launchSession(serverId, session, request.value(QStringLiteral("workspace")).toString());
             !moved) {
-            done(CallError {CallError::Code::Remote, moved.error().message, 409, QStringLiteral("conflict")});
+            done(CallError::remote(moved.error().message, 409, QStringLiteral("conflict")));
             return;
         }
     }
@@ -204,17 +203,24 @@ void LaunchService::page(const HttpRequest &request, HttpReply reply)
                 const QJsonObject s = v.toObject();
                 const QString session = s.value(QStringLiteral("id")).toString();
                 const QString sandbox = s.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString();
+                // One form per session; the button pressed names the action (session.save,
+                // session.sync, session.changes over the tunnel; a terminal view).
+                const auto button = [&session](const char *action, const QString &label, const QString &what) {
+                    return QStringLiteral("<button name=action value=%1 aria-label=\"%3 %4\">%2</button> ")
+                        .arg(QLatin1String(action), label, what, esc(session));
+                };
+                QString buttons = button("save", QStringLiteral("Save"), QStringLiteral("Save everything that changed in"))
+                    + button("sync", QStringLiteral("Sync"), QStringLiteral("Sync with main"))
+                    + button("changes", QStringLiteral("Changes"), QStringLiteral("Show the changes of"));
+                if (sandbox == QLatin1String("running"))
+                    buttons += button("terminal", QStringLiteral("Terminal"), QStringLiteral("Open a terminal in"));
                 body += QStringLiteral("<form method=post action=\"/sessions\">%1"
-                                       "<input type=hidden name=action value=terminal>"
                                        "<input type=hidden name=server value=\"%2\">"
                                        "<input type=hidden name=session value=\"%3\">"
                                        "<p><b>%3</b> · %4 on %5 · %6 %7</p></form>")
                             .arg(hidden, esc(id), esc(session),
                                 esc(s.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("name")).toString()),
-                                esc(name), esc(sandbox.isEmpty() ? QStringLiteral("no sandbox") : sandbox),
-                                sandbox == QLatin1String("running")
-                                    ? QStringLiteral("<button aria-label=\"Open a terminal in %1\">Terminal</button>").arg(esc(session))
-                                    : QString());
+                                esc(name), esc(sandbox.isEmpty() ? QStringLiteral("no sandbox") : sandbox), buttons);
                 ++shown;
             }
         }
@@ -278,6 +284,12 @@ void LaunchService::post(const HttpRequest &request, HttpReply reply)
         });
         return;
     }
+    if (action == QLatin1String("save") || action == QLatin1String("sync") || action == QLatin1String("changes")) {
+        sessionCall(action, value("server"), value("session"), [reply, back](bool ok, const QString &text) {
+            reply.send(back(ok ? "notice" : "problem", text));
+        });
+        return;
+    }
     if (action == QLatin1String("terminal")) {
         auto view = m_views.create(value("server"), value("session"), ViewKind::Terminal, 0);
         auto url = view ? m_views.openUrl(view.value().value(QStringLiteral("view")).toString())
@@ -286,6 +298,58 @@ void LaunchService::post(const HttpRequest &request, HttpReply reply)
         return;
     }
     reply.send(back("problem", QStringLiteral("unknown action")));
+}
+
+void LaunchService::sessionCall(const QString &action, const QString &serverId, const QString &session,
+    std::function<void(bool ok, const QString &text)> done)
+{
+    QJsonObject params {{QStringLiteral("session"), session}};
+    if (action == QLatin1String("save"))
+        params.insert(QStringLiteral("message"), QStringLiteral("Saved from the hub"));
+    if (action == QLatin1String("changes"))
+        params.insert(QStringLiteral("refresh"), true);
+    m_tunnels.call(serverId, QStringLiteral("session.") + action, params, std::chrono::minutes(5),
+        [action, session, done](CallResult r) {
+            const auto paths = [](const QJsonArray &files) {
+                QStringList all;
+                for (const QJsonValue v : files)
+                    all << v.toObject().value(QStringLiteral("path")).toString();
+                return all.size() > 10 ? (all.mid(0, 10) << QStringLiteral("…")).join(QStringLiteral(", "))
+                                       : all.join(QStringLiteral(", "));
+            };
+            if (!r) {
+                const CallError &e = r.error();
+                if (e.errorCode == QLatin1String("moved_on"))
+                    done(false, QStringLiteral("%1: another session saved first. Sync, then save again.").arg(session));
+                else if (e.errorCode == QLatin1String("conflict"))
+                    done(false,
+                        QStringLiteral("%1: conflicts in %2; nothing was changed.")
+                            .arg(session, paths(e.error.value(QStringLiteral("conflicts")).toArray())));
+                else
+                    done(false, QStringLiteral("%1 of %2 failed: %3").arg(action, session, e.message));
+                return;
+            }
+            const QJsonObject o = r.value();
+            if (action == QLatin1String("save")) {
+                done(true, o.value(QStringLiteral("published")).toBool()
+                        ? QStringLiteral("%1 saved: commit %2, %3 bytes uploaded.")
+                              .arg(session, o.value(QStringLiteral("main")).toString().left(12))
+                              .arg(o.value(QStringLiteral("segmentBytes")).toInteger())
+                        : QStringLiteral("%1: nothing to save.").arg(session));
+            } else if (action == QLatin1String("sync")) {
+                done(true, QStringLiteral("%1 synced: %2.").arg(session, o.value(QStringLiteral("outcome")).toString()));
+            } else {
+                const QJsonArray files = o.value(QStringLiteral("files")).toArray();
+                QString text = files.isEmpty() ? QStringLiteral("%1: no changed file").arg(session)
+                                               : QStringLiteral("%1: %2 changed: %3")
+                                                     .arg(session)
+                                                     .arg(files.size())
+                                                     .arg(paths(files));
+                if (o.value(QStringLiteral("movedOn")).toBool())
+                    text += QStringLiteral("; main moved on since (sync)");
+                done(true, text + QLatin1Char('.'));
+            }
+        });
 }
 
 } // namespace isolation::hub

@@ -44,6 +44,10 @@ public:
 private:
     void page(const HttpRequest &request, HttpReply reply);
     void post(const HttpRequest &request, HttpReply reply);
+    // The page's Save, Sync and Changes buttons: session.<action> on the server, its outcome as
+    // one line for the page (`ok` false: shown as a problem).
+    void sessionCall(const QString &action, const QString &serverId, const QString &session,
+        std::function<void(bool ok, const QString &text)> done);
 
     HubState &m_state;
     TunnelRegistry &m_tunnels;

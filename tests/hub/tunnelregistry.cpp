@@ -137,10 +137,16 @@ void TunnelRegistry::answer(const HttpReply &reply, const CallResult &result)
     case CallError::Code::Lost:
         reply.send(HttpResponse::error(502, QStringLiteral("tunnel_lost"), e.message));
         return;
-    case CallError::Code::Remote:
-        reply.send(HttpResponse::error(e.status >= 400 && e.status < 600 ? e.status : 502,
-            e.errorCode.isEmpty() ? QStringLiteral("remote_error") : e.errorCode, e.message));
+    case CallError::Code::Remote: {
+        // The engine's error object passed on whole (a conflict's files with it), its code and
+        // message as the engine gave them or, when it gave none, made up here.
+        QJsonObject error = e.error;
+        error.insert(QStringLiteral("code"), e.errorCode.isEmpty() ? QStringLiteral("remote_error") : e.errorCode);
+        error.insert(QStringLiteral("message"), e.message);
+        reply.send(HttpResponse::json(
+            e.status >= 400 && e.status < 600 ? e.status : 502, QJsonObject {{QStringLiteral("error"), error}}));
         return;
+    }
     }
 }
 

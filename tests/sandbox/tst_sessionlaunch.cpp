@@ -420,8 +420,9 @@ void tst_SessionLaunch::inABrowserFromTheHubPageToATerminal()
     // Terminal: the browser lands on the view's own origin, the token gone from the URL.
     QVERIFY(browser.execute(QStringLiteral(R"(
         const f = [...document.querySelectorAll('form')].find(f => f.session && f.session.value === arguments[0]);
-        if (!f) return false;
-        f.submit();
+        const b = f && f.querySelector('button[name=action][value=terminal]');
+        if (!b) return false;
+        b.click();
         return true;
     )"), QJsonArray {session}).toBool());
     QVERIFY2(QTest::qWaitFor(
