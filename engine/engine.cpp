@@ -8,6 +8,7 @@
 #include "engineevents.h"
 #include "heartbeat/heartbeat.h"
 #include "hubapi/hubclient.h"
+#include "localapi/enginemetrics.h"
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
@@ -30,7 +31,12 @@ Engine::Engine(Paths paths, EngineOptions options, QObject *parent)
     , m_settings(m_paths.settingsFile())
     , m_lock(m_paths.lockFile())
     , m_reason(tr("Not running"))
-{ }
+{
+    // The warnings follow the state they are read from.
+    connect(this, &Engine::stateChanged, this, &Engine::updateHealth);
+    connect(this, &Engine::runtimeChanged, this, &Engine::updateHealth);
+    connect(&m_health, &HealthWarnings::changed, this, &Engine::healthChanged);
+}
 
 Engine::~Engine()
 {
@@ -50,11 +56,15 @@ Status Engine::start()
 
     m_localApi = std::make_unique<LocalApiServer>();
     registerRoutes();
-    if (auto s = m_localApi->listen(m_paths.socketPath()); !s) {
+    Status listening = m_localApi->listen(m_paths.socketPath());
+    if (listening)
+        listening = listenForMetrics();
+    if (!listening) {
         m_localApi.reset();
+        m_metrics.reset();
         m_events.reset();
         m_lock.release();
-        return s;
+        return listening;
     }
 
     m_network = new QNetworkAccessManager(this);
@@ -171,6 +181,8 @@ void Engine::stop()
         m_localApi->close();
         m_localApi.reset();
     }
+    m_metricsHttp.reset();
+    m_metrics.reset();
     m_events.reset(); // after the LocalAPI: its routes point at it
     delete m_network;
     m_network = nullptr;
@@ -209,6 +221,14 @@ Result<void, TunnelError> Engine::openTunnel(TunnelClient::Options options)
     if (m_sandboxes)
         m_sandboxes->addCalls(rpc);
     connect(m_tunnel.get(), &TunnelClient::stateChanged, this, &Engine::updateState);
+    connect(m_tunnel.get(), &TunnelClient::connected, this, [this] {
+        if (m_metrics)
+            m_metrics->countTunnelConnected();
+    });
+    connect(m_tunnel.get(), &TunnelClient::disconnected, this, [this] {
+        if (m_metrics)
+            m_metrics->countTunnelDropped();
+    });
     startDoorman();
     auto started = m_tunnel->start();
     updateState();
@@ -242,6 +262,8 @@ void Engine::startDoorman()
 void Engine::closeTunnel()
 {
     if (m_doorman) {
+        if (m_metrics)
+            m_metrics->carryViews(m_doorman->forwarded(), m_doorman->answered(), m_doorman->refused());
         m_doorman->close();
         m_doorman.reset();
     }
@@ -287,6 +309,13 @@ void Engine::onPaired()
             m_tunnel->keepaliveSoon();
     });
     connect(m_heartbeat.get(), &Heartbeat::unreachable, this, &Engine::updateState);
+    const auto countHeartbeat = [this](bool ok) {
+        if (m_metrics)
+            m_metrics->countHeartbeat(ok);
+    };
+    connect(m_heartbeat.get(), &Heartbeat::beat, this, [countHeartbeat] { countHeartbeat(true); });
+    connect(m_heartbeat.get(), &Heartbeat::unreachable, this, [countHeartbeat] { countHeartbeat(false); });
+    connect(m_heartbeat.get(), &Heartbeat::credentialRefused, this, [countHeartbeat] { countHeartbeat(false); });
     connect(m_heartbeat.get(), &Heartbeat::credentialRefused, this, [this](const QString &code, const QString &why) {
         const QString reason = code == QLatin1String("revoked")
             ? tr("Not paired: this computer was unpaired from Isolation (its credential was "
@@ -492,6 +521,7 @@ QJsonObject Engine::status() const
         {QStringLiteral("credentialStoreKind"),
             m_options.credentialStore == CredentialStoreKind::File ? QStringLiteral("file") : QStringLiteral("keychain")},
         {QStringLiteral("connected"), connected()},
+        {QStringLiteral("warnings"), m_health.toJson()},
     };
     if (!m_storeError.isEmpty()) {
         o.insert(QStringLiteral("credentialStoreError"), m_storeError);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/activitylog.h"
+#include "core/healthwarnings.h"
 #include "core/instancelock.h"
 #include "core/paths.h"
 #include "core/result.h"
@@ -26,6 +27,7 @@ namespace isolation {
 
 class Doorman;
 class EngineEvents;
+class EngineMetrics;
 class Heartbeat;
 class HubClient;
 class LocalApiServer;
@@ -41,6 +43,9 @@ class HttpReply;
 struct EngineOptions
 {
     CredentialStoreKind credentialStore = CredentialStoreKind::Keychain;
+    // "ADDRESS:PORT": GET /metrics and GET /ready over TCP too, for a Prometheus scraper (`up
+    // --metrics-listen`); empty: only on the LocalAPI.
+    QString metricsListen;
 };
 
 class Engine final : public QObject
@@ -93,6 +98,8 @@ public:
 
     // Recent events for the Activity view.
     ActivityLog &activity() { return m_activity; }
+    // The health warnings shown now, as `status()` carries them ("warnings").
+    QJsonArray warnings() const { return m_health.toJson(); }
 
     // Sessions, the warm cache and workspace exports (null when the engine is stopped).
     SessionManager *sessions() const { return m_sessions.get(); }
@@ -106,6 +113,7 @@ Q_SIGNALS:
     void stateChanged();
     void pairingChanged(); // pairingStatus() changed (code issued, approved, denied, expired...)
     void runtimeChanged(); // runtime() appeared, went, or changed state
+    void healthChanged(); // warnings() changed
     void stopped();
 
 private:
@@ -118,6 +126,11 @@ private:
     void addControlRoutes(HttpServer &http);
     void addPairingRoutes(HttpServer &http);
     void addRuntimeRoutes(HttpServer &http);
+    void addHealthRoutes(HttpServer &http); // GET /ready, GET /metrics (engine_health.cpp)
+    Status listenForMetrics();
+    // {"ready": paired, tunnel up and runtime healthy, "reasons": [what is not, in words]}.
+    QJsonObject readiness() const;
+    QByteArray metricsText() const;
     void routePair(const HttpRequest &request, HttpReply reply);
     QJsonObject settingsJson() const;
     void closeTunnel();
@@ -125,16 +138,20 @@ private:
     TunnelClient::Options tunnelOptions(const ServerIdentity &identity) const;
     void startRuntime();
     void connectToHub(); // heartbeat and tunnel, when paired and connected
+    void updateHealth(); // raises and clears the warnings from the state (engine_health.cpp)
 
     Paths m_paths;
     EngineOptions m_options;
     Settings m_settings;
     ActivityLog m_activity;
+    HealthWarnings m_health;
     RuntimeState m_runtimeState = RuntimeState::Absent;
     InstanceLock m_lock;
     QNetworkAccessManager *m_network = nullptr;
     std::unique_ptr<LocalApiServer> m_localApi;
     std::unique_ptr<EngineEvents> m_events; // with m_localApi: GET /v1/events and /v1/snapshot
+    std::unique_ptr<EngineMetrics> m_metrics; // with m_events: it reads their stream
+    std::unique_ptr<HttpServer> m_metricsHttp; // --metrics-listen
     std::unique_ptr<PairingController> m_pairing;
     std::unique_ptr<HubClient> m_hub;
     std::unique_ptr<Heartbeat> m_heartbeat;

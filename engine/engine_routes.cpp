@@ -5,6 +5,7 @@
 #include "core/huburl.h"
 #include "engineevents.h"
 #include "http/httpserver.h"
+#include "localapi/enginemetrics.h"
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
@@ -43,9 +44,11 @@ void Engine::registerRoutes()
     addControlRoutes(http);
     addPairingRoutes(http);
     addRuntimeRoutes(http);
+    addHealthRoutes(http);
     SessionRoutes::add(http, [this] { return m_sessions.get(); });
     SessionSandboxes::addRoutes(http, [this] { return m_sandboxes.get(); });
     m_events = std::make_unique<EngineEvents>(this, http); // a new run id per start
+    m_metrics = std::make_unique<EngineMetrics>(m_events->hub());
 }
 
 // Status, Disconnect / Connect, Stop the engine, settings.

@@ -65,11 +65,12 @@ EngineEvents::EngineEvents(Engine *engine, HttpServer &http, QObject *parent)
     const auto state = [this] {
         publishOnce("state",
             QJsonObject {{QStringLiteral("state"), engineStateName(m_engine->state())},
-                {QStringLiteral("reason"), m_engine->stateReason()}});
+                {QStringLiteral("reason"), m_engine->stateReason()}, {QStringLiteral("warnings"), m_engine->warnings()}});
         // Paired or not changes with the state (approval, unpairing, a revoked credential).
         publishOnce("pairing", m_engine->pairingStatus());
     };
     connect(engine, &Engine::stateChanged, this, state);
+    connect(engine, &Engine::healthChanged, this, state);
     connect(engine, &Engine::pairingChanged, this, [this] { publishOnce("pairing", m_engine->pairingStatus()); });
     connect(engine, &Engine::runtimeChanged, this, [this] { publishOnce("runtime", m_engine->runtimeStatus()); });
     connect(&engine->activity(), &ActivityLog::recorded, this, &EngineEvents::activityRecorded);

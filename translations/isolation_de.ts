@@ -558,6 +558,42 @@
         <source>hubUrl is empty</source>
         <translation>hubUrl ist leer</translation>
     </message>
+    <message>
+        <source>The cloud cannot reach this computer: %1</source>
+        <translation>Die Cloud erreicht diesen Computer nicht: %1</translation>
+    </message>
+    <message>
+        <source>The cloud cannot reach this computer: the tunnel to the hub is down. Check the network connection; the engine keeps trying.</source>
+        <translation>Die Cloud erreicht diesen Computer nicht: Der Tunnel zum Hub ist getrennt. Prüfen Sie die Netzwerkverbindung; die Engine versucht es weiter.</translation>
+    </message>
+    <message>
+        <source>Sessions cannot launch here: %1</source>
+        <translation>Hier können keine Sitzungen starten: %1</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not healthy yet; sessions cannot launch until it is (isolation-server runtime status says more)</source>
+        <translation>Die Sandbox-Laufzeit ist noch nicht bereit; bis dahin können keine Sitzungen starten (isolation-server runtime status sagt mehr)</translation>
+    </message>
+    <message>
+        <source>Disconnected: the tunnel is closed until you connect again</source>
+        <translation>Getrennt: Der Tunnel bleibt geschlossen, bis Sie wieder verbinden</translation>
+    </message>
+    <message>
+        <source>The tunnel to the hub is not up: %1</source>
+        <translation>Der Tunnel zum Hub steht nicht: %1</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not healthy: %1</source>
+        <translation>Die Sandbox-Laufzeit ist nicht bereit: %1</translation>
+    </message>
+    <message>
+        <source>--metrics-listen wants ADDRESS:PORT, e.g. 127.0.0.1:9464, not %1</source>
+        <translation>--metrics-listen erwartet ADRESSE:PORT, z. B. 127.0.0.1:9464, nicht %1</translation>
+    </message>
+    <message>
+        <source>Cannot serve metrics on %1: %2</source>
+        <translation>Metriken können nicht auf %1 angeboten werden: %2</translation>
+    </message>
 </context>
 <context>
     <name>isolation::EngineClient</name>
@@ -696,6 +732,18 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>&amp;Pair this computer…</source>
         <translation>Diesen Computer &amp;koppeln…</translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation>Warnungen</translation>
+    </message>
+    <message>
+        <source>Error: %1 (since %2)</source>
+        <translation>Fehler: %1 (seit %2)</translation>
+    </message>
+    <message>
+        <source>Warning: %1 (since %2)</source>
+        <translation>Warnung: %1 (seit %2)</translation>
     </message>
 </context>
 <context>
@@ -1795,6 +1843,14 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>The hub no longer accepts this computer: pair it again</source>
         <translation>Der Hub nimmt diesen Computer nicht mehr an: koppeln Sie ihn erneut</translation>
+    </message>
+    <message>
+        <source>Error: %1</source>
+        <translation>Fehler: %1</translation>
+    </message>
+    <message>
+        <source>Warning: %1</source>
+        <translation>Warnung: %1</translation>
     </message>
 </context>
 <context>

@@ -553,6 +553,42 @@
         <source>hubUrl is empty</source>
         <translation>hubUrl 为空</translation>
     </message>
+    <message>
+        <source>The cloud cannot reach this computer: %1</source>
+        <translation>云端无法连接到这台计算机：%1</translation>
+    </message>
+    <message>
+        <source>The cloud cannot reach this computer: the tunnel to the hub is down. Check the network connection; the engine keeps trying.</source>
+        <translation>云端无法连接到这台计算机：到中心的隧道已断开。请检查网络连接；引擎会继续重试。</translation>
+    </message>
+    <message>
+        <source>Sessions cannot launch here: %1</source>
+        <translation>无法在此启动会话：%1</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not healthy yet; sessions cannot launch until it is (isolation-server runtime status says more)</source>
+        <translation>沙箱运行时尚未就绪；在此之前无法启动会话（isolation-server runtime status 可查看详情）</translation>
+    </message>
+    <message>
+        <source>Disconnected: the tunnel is closed until you connect again</source>
+        <translation>已断开：在您重新连接之前隧道保持关闭</translation>
+    </message>
+    <message>
+        <source>The tunnel to the hub is not up: %1</source>
+        <translation>到中心的隧道未建立：%1</translation>
+    </message>
+    <message>
+        <source>The sandbox runtime is not healthy: %1</source>
+        <translation>沙箱运行时不正常：%1</translation>
+    </message>
+    <message>
+        <source>--metrics-listen wants ADDRESS:PORT, e.g. 127.0.0.1:9464, not %1</source>
+        <translation>--metrics-listen 需要 地址:端口，例如 127.0.0.1:9464，而不是 %1</translation>
+    </message>
+    <message>
+        <source>Cannot serve metrics on %1: %2</source>
+        <translation>无法在 %1 上提供指标：%2</translation>
+    </message>
 </context>
 <context>
     <name>isolation::EngineClient</name>
@@ -691,6 +727,18 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>&amp;Pair this computer…</source>
         <translation>配对此计算机(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Error: %1 (since %2)</source>
+        <translation>错误：%1（自 %2 起）</translation>
+    </message>
+    <message>
+        <source>Warning: %1 (since %2)</source>
+        <translation>警告：%1（自 %2 起）</translation>
     </message>
 </context>
 <context>
@@ -1786,6 +1834,14 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>The hub no longer accepts this computer: pair it again</source>
         <translation>中心不再接受这台计算机：请重新配对</translation>
+    </message>
+    <message>
+        <source>Error: %1</source>
+        <translation>错误：%1</translation>
+    </message>
+    <message>
+        <source>Warning: %1</source>
+        <translation>警告：%1</translation>
     </message>
 </context>
 <context>

@@ -13,6 +13,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDeadlineTimer>
 #include <QThread>
 #include <QJsonArray>
@@ -32,6 +33,10 @@ int runUp(const QStringList &arguments)
         QStringLiteral("Where credentials live: keychain (default) or file (one 0600 file in the state "
                        "directory, for headless servers)."),
         QStringLiteral("store"), QStringLiteral("keychain")});
+    parser.addOption({QStringLiteral("metrics-listen"),
+        QStringLiteral("Also serve GET /metrics (Prometheus text format) and GET /ready over HTTP on ADDRESS:PORT, "
+                       "e.g. 127.0.0.1:9464, for a scraper. Off by default; they are always on the LocalAPI."),
+        QStringLiteral("address:port")});
     if (!parser.parse(arguments))
         return out::usage(parser.errorText());
     if (parser.isSet(QStringLiteral("help"))) {
@@ -55,6 +60,7 @@ int runUp(const QStringList &arguments)
     EngineOptions options;
     options.credentialStore
         = store == QLatin1String("file") ? CredentialStoreKind::File : CredentialStoreKind::Keychain;
+    options.metricsListen = parser.value(QStringLiteral("metrics-listen"));
     Engine engine(paths.value(), options);
     // Watch for signals before the socket exists: whoever sees the engine may stop it at once.
     SignalWatcher signals;
@@ -117,6 +123,16 @@ int runStatus(const QStringList &arguments)
                   .arg(s.value(QStringLiteral("home")).toString())
                   .arg(s.value(QStringLiteral("pid")).toInteger())
                   .arg(s.value(QStringLiteral("version")).toString()));
+    // What is wrong now and what to do, since when (local time).
+    for (const QJsonValue v : s.value(QStringLiteral("warnings")).toArray()) {
+        const QJsonObject w = v.toObject();
+        const QDateTime since = QDateTime::fromString(w.value(QStringLiteral("since")).toString(), Qt::ISODate);
+        out::line(QStringLiteral("%1 %2 (%3, since %4)")
+                      .arg(w.value(QStringLiteral("severity")).toString() == QLatin1String("error") ? QStringLiteral("Error:     ")
+                                                                                                    : QStringLiteral("Warning:   "),
+                          w.value(QStringLiteral("message")).toString(), w.value(QStringLiteral("code")).toString(),
+                          since.toLocalTime().toString(QStringLiteral("HH:mm:ss"))));
+    }
     return exitcode::Ok;
 }
 
@@ -281,7 +297,7 @@ int runDown(const QStringList &arguments)
 QList<Command> engineCommands()
 {
     return {
-        {QStringLiteral("up"), QStringLiteral("up [--credential-store keychain|file]"),
+        {QStringLiteral("up"), QStringLiteral("up [--credential-store keychain|file] [--metrics-listen ADDRESS:PORT]"),
             QStringLiteral("Run the engine headless until SIGINT or SIGTERM."), runUp},
         {QStringLiteral("status"), QStringLiteral("status [--json]"),
             QStringLiteral("Show whether the engine runs, its state and hub."), runStatus},

@@ -186,6 +186,7 @@ void EngineModel::take(const LocalApiEvent &event)
         api::Status status = m_status;
         status.state = engineStateFromName(data.value(QLatin1String("state")).toString());
         status.reason = data.value(QLatin1String("reason")).toString();
+        status.warnings = api::warningsFromJson(data.value(QLatin1String("warnings")).toArray());
         setStatus(status);
         refreshStatus(); // paired, connected, the hub and the server's name go with the state
     } else if (kind == QLatin1String("pairing")) {

@@ -13,6 +13,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -43,6 +44,14 @@ MainWindow::MainWindow(EngineModel &engine, SessionsController &sessions, QWidge
     stateRow->addWidget(m_start);
     stateRow->addWidget(m_pair);
     layout->addLayout(stateRow);
+    // The health warnings, under the state line: what is wrong and what to do.
+    m_warnings = new QLabel(central);
+    m_warnings->setObjectName(QStringLiteral("warnings"));
+    m_warnings->setAccessibleName(tr("Warnings"));
+    m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_warnings->setWordWrap(true);
+    m_warnings->setVisible(false);
+    layout->addWidget(m_warnings);
     connect(m_start, &QPushButton::clicked, this, &MainWindow::startRequested);
     connect(m_pair, &QPushButton::clicked, this, &MainWindow::pairRequested);
 
@@ -102,6 +111,12 @@ void MainWindow::updateState()
     if (const QString advice = m_engine.credentialAdvice(); !advice.isEmpty())
         line = advice + QLatin1Char('\n') + m_engine.status().credentialStoreError;
     m_state->setText(line);
+    QStringList warnings;
+    for (const api::Warning &w : m_engine.status().warnings)
+        warnings << (w.error ? tr("Error: %1 (since %2)") : tr("Warning: %1 (since %2)"))
+                        .arg(w.message, QLocale().toString(w.since.toLocalTime().time(), QLocale::ShortFormat));
+    m_warnings->setText(warnings.join(QLatin1Char('\n')));
+    m_warnings->setVisible(!warnings.isEmpty());
     m_start->setVisible(!m_engine.attached() && m_engine.connection().state() == EngineConnection::State::Down);
     m_pair->setVisible(m_engine.attached() && m_engine.state() == EngineState::NotPaired);
 }

@@ -44,6 +44,7 @@ private:
     ConflictsPage *m_conflictsPage = nullptr;
     QTabWidget *m_tabs = nullptr;
     QLabel *m_state = nullptr;
+    QLabel *m_warnings = nullptr;
 };
 
 } // namespace isolation

@@ -251,7 +251,10 @@ void TrayApplication::updateState()
         m_icon->setIcon(stateIcon(state, badge, style));
         qCDebug(lcTrayIcon).noquote() << "icon set: state" << engineStateName(state) << "badge" << int(badge);
     }
-    m_icon->setToolTip(tr("Isolation: %1").arg(why));
+    QString tip = tr("Isolation: %1").arg(why);
+    for (const api::Warning &w : m_engine.status().warnings)
+        tip += QLatin1Char('\n') + (w.error ? tr("Error: %1") : tr("Warning: %1")).arg(w.message);
+    m_icon->setToolTip(tip);
 
     // Losing the pairing is news the member must see even with the window closed: the hub
     // revoked this computer, or it was unpaired from the command line. Told by `paired` turning

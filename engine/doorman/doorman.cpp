@@ -206,6 +206,14 @@ HttpResponse Doorman::refusal(int status, const QString &code, const QString &me
 
 Admission Doorman::admit(const DoorRequest &request)
 {
+    Admission out = decide(request);
+    if (out.answer)
+        ++(out.answer->status >= 400 ? m_refused : m_answered);
+    return out;
+}
+
+Admission Doorman::decide(const DoorRequest &request)
+{
     Admission out;
     if (request.viewId.isEmpty() || !ViewToken::isViewId(request.viewId)) {
         out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no such view"));

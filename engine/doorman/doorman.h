@@ -94,13 +94,18 @@ public:
     void terminalSession(
         const ViewClaims &claims, const ViewTarget &target, std::function<void(Result<QByteArray>)> done);
 
+    // What became of the requests (the engine's metrics): forwarded to a sandbox, answered by the
+    // doorman itself (a token exchanged for a cookie, its own pages), refused (4xx, 5xx).
     quint64 forwarded() const { return m_forwarded; }
+    quint64 answered() const { return m_answered; }
+    quint64 refused() const { return m_refused; }
     void countForwarded() { ++m_forwarded; }
 
     static HttpResponse refusal(int status, const QString &code, const QString &message, bool close = false);
 
 private:
     QString parseViewIdFromHost(QByteArrayView host) const;
+    Admission decide(const DoorRequest &request);
     Admission plan(
         const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie);
     // A files view's request (/_view/files/...) planned into `out`: false when it names no page.
@@ -119,6 +124,8 @@ private:
     TunnelDoor *m_tunnel = nullptr;
     QTimer m_purge;
     quint64 m_forwarded = 0;
+    quint64 m_answered = 0;
+    quint64 m_refused = 0;
 
     struct Terminal
     {

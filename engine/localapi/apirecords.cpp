@@ -177,7 +177,19 @@ Status statusFromJson(const QJsonObject &o)
     s.credentialStore = str(o, "credentialStore");
     s.credentialStoreError = str(o, "credentialStoreError");
     s.credentialStoreProblem = str(o, "credentialStoreProblem");
+    s.warnings = warningsFromJson(o.value(QLatin1String("warnings")).toArray());
     return s;
+}
+
+QList<Warning> warningsFromJson(const QJsonArray &a)
+{
+    QList<Warning> out;
+    for (const QJsonValue v : a) {
+        const QJsonObject o = v.toObject();
+        out.append({str(o, "code"), str(o, "severity") == QLatin1String("error"), str(o, "message"),
+            QDateTime::fromString(str(o, "since"), Qt::ISODate)});
+    }
+    return out;
 }
 
 Pairing pairingFromJson(const QJsonObject &o)

@@ -8,6 +8,7 @@
 #include "localapi/enginestate.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QMetaType>
@@ -189,6 +190,16 @@ struct Pairing
     QString serverId;
 };
 
+// A health warning as GET /v1/status carries it (docs/architecture.md, "Health warnings").
+struct Warning
+{
+    QString code;
+    bool error = false; // severity "error"; else "warning"
+    QString message;
+    QDateTime since;
+    bool operator==(const Warning &) const = default;
+};
+
 struct Status
 {
     EngineState state = EngineState::Stopped;
@@ -203,6 +214,7 @@ struct Status
     QString credentialStore; // describes where the credentials are
     QString credentialStoreError; // set when they could not be read (a locked keychain, ...)
     QString credentialStoreProblem; // a code for that error, when the engine knows one
+    QList<Warning> warnings; // shown now, oldest first
 };
 
 struct Snapshot
@@ -217,6 +229,7 @@ struct Snapshot
 };
 
 Status statusFromJson(const QJsonObject &o);
+QList<Warning> warningsFromJson(const QJsonArray &a);
 Pairing pairingFromJson(const QJsonObject &o);
 Runtime runtimeFromJson(const QJsonObject &o);
 Session sessionFromJson(const QJsonObject &o);

@@ -65,7 +65,7 @@ QProcessEnvironment SessionFixture::env(int i) const
     return e;
 }
 
-bool SessionFixture::startEngine(int i, const QProcessEnvironment &extraEnv)
+bool SessionFixture::startEngine(int i, const QProcessEnvironment &extraEnv, const QStringList &extraArgs)
 {
     QProcess &up = *m_up.at(i);
     QProcessEnvironment e = env(i);
@@ -74,7 +74,8 @@ bool SessionFixture::startEngine(int i, const QProcessEnvironment &extraEnv)
     up.setProcessEnvironment(e);
     up.setProcessChannelMode(QProcess::MergedChannels);
     up.setStandardOutputFile(m_dir.filePath(QStringLiteral("up%1.log").arg(i)), QIODevice::Append);
-    up.start(serverBinary(), {QStringLiteral("up"), QStringLiteral("--credential-store"), QStringLiteral("file")});
+    up.start(serverBinary(),
+        QStringList {QStringLiteral("up"), QStringLiteral("--credential-store"), QStringLiteral("file")} + extraArgs);
     if (!up.waitForStarted())
         return false;
     QDeadlineTimer deadline(30000);

@@ -32,9 +32,9 @@ public:
 
     // Starts the hub and pairs `engines` engines with it (not started yet: startEngine()).
     bool start(int engines);
-    // Runs `isolation-server up` for engine `i` (`extraEnv` added, e.g. ISOLATION_TEST_CRASH_AT)
-    // and waits until its LocalAPI answers.
-    bool startEngine(int i, const QProcessEnvironment &extraEnv = {});
+    // Runs `isolation-server up` for engine `i` (`extraEnv` added, e.g. ISOLATION_TEST_CRASH_AT;
+    // `extraArgs` after `up`) and waits until it is online.
+    bool startEngine(int i, const QProcessEnvironment &extraEnv = {}, const QStringList &extraArgs = {});
     // SIGTERM and wait; the exit code.
     int stopEngine(int i);
     // Waits until engine `i` exited by itself (a crash hook); true when it was killed by SIGKILL.
