@@ -68,9 +68,12 @@ Status Engine::start()
     }
 
     m_network = new QNetworkAccessManager(this);
+    // The activity log survives restarts, in the state directory this engine now owns.
+    if (auto kept = m_activity.keepIn(m_paths.dataDir() + QStringLiteral("/activity.jsonl")); !kept)
+        qCWarning(lcCore).noquote() << kept.error().message;
     SessionManager::Options sessionOptions {m_paths.dataDir(), m_paths.cacheDir(),
         m_settings.value(QStringLiteral("cache/maxBytes"), WarmCache::kDefaultMaxBytes).toLongLong(),
-        m_settings.value(QStringLiteral("cache/spareSessions"), true).toBool()};
+        m_settings.value(QStringLiteral("cache/spareSessions"), true).toBool(), &m_activity};
     m_sessions = std::make_unique<SessionManager>(sessionOptions, m_network);
     m_sessions->load();
     m_sandboxes = std::make_unique<SessionSandboxes>(

@@ -176,9 +176,7 @@ void EngineEvents::sessionChanged(Session *session)
 
 void EngineEvents::activityRecorded(const ActivityEntry &entry)
 {
-    m_hub.publish("activity",
-        QJsonObject {{QStringLiteral("time"), entry.time.toString(Qt::ISODateWithMs)},
-            {QStringLiteral("kind"), entry.kind}, {QStringLiteral("message"), entry.message}});
+    m_hub.publish("activity", ActivityLog::toJson(entry));
 }
 
 QJsonArray EngineEvents::activityJson(int last) const
@@ -187,8 +185,7 @@ QJsonArray EngineEvents::activityJson(int last) const
     const auto &entries = m_engine->activity().entries();
     const size_t from = entries.size() > size_t(last) ? entries.size() - size_t(last) : 0;
     for (size_t i = from; i < entries.size(); ++i)
-        a.append(QJsonObject {{QStringLiteral("time"), entries[i].time.toString(Qt::ISODateWithMs)},
-            {QStringLiteral("kind"), entries[i].kind}, {QStringLiteral("message"), entries[i].message}});
+        a.append(ActivityLog::toJson(entries[i]));
     return a;
 }
 

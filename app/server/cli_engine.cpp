@@ -136,6 +136,50 @@ int runStatus(const QStringList &arguments)
     return exitcode::Ok;
 }
 
+// The activity log: what the engine did, oldest first (kept across restarts, the last 1000).
+int runActivity(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Show what the engine did: sessions, saves, syncs, pairing, "
+                                                    "connection and runtime, oldest first (the last 1000)."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    parser.addOption({QStringLiteral("kind"), QStringLiteral("Only entries of this kind (session, save, sync, "
+                                                             "pairing, connection, runtime)."),
+        QStringLiteral("kind")});
+    if (!parser.parse(arguments))
+        return out::usage(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out::line(parser.helpText());
+        return exitcode::Ok;
+    }
+    auto client = out::client();
+    if (!client)
+        return out::fail(client.error().message);
+    auto answer = client.value().call("GET", QStringLiteral("/v1/activity"));
+    if (!answer)
+        return out::localApiFailure(answer.error());
+    const QString kind = parser.value(QStringLiteral("kind"));
+    QJsonArray entries;
+    for (const QJsonValue v : answer.value().value(QStringLiteral("activity")).toArray()) {
+        if (kind.isEmpty() || v.toObject().value(QStringLiteral("kind")).toString() == kind)
+            entries.append(v);
+    }
+    if (parser.isSet(QStringLiteral("json"))) {
+        out::json(QJsonObject {{QStringLiteral("activity"), entries}});
+        return exitcode::Ok;
+    }
+    for (const QJsonValue v : std::as_const(entries)) {
+        const QJsonObject e = v.toObject();
+        const QDateTime time = QDateTime::fromString(e.value(QStringLiteral("time")).toString(), Qt::ISODateWithMs);
+        out::line(QStringLiteral("%1  %2  %3")
+                      .arg(time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                          e.value(QStringLiteral("kind")).toString().leftJustified(10),
+                          e.value(QStringLiteral("message")).toString()));
+    }
+    return exitcode::Ok;
+}
+
 // One line for people: what happened, without the JSON.
 QString describeEvent(const LocalApiEvent &e)
 {
@@ -301,6 +345,9 @@ QList<Command> engineCommands()
             QStringLiteral("Run the engine headless until SIGINT or SIGTERM."), runUp},
         {QStringLiteral("status"), QStringLiteral("status [--json]"),
             QStringLiteral("Show whether the engine runs, its state and hub."), runStatus},
+        {QStringLiteral("activity"), QStringLiteral("activity [--json] [--kind KIND]"),
+            QStringLiteral("Show what the engine did (sessions, saves, syncs, ...), kept across restarts."),
+            runActivity},
         {QStringLiteral("events"), QStringLiteral("events [--json] [--since ID]"),
             QStringLiteral("Print the engine's events as they happen, until Ctrl-C."), runEvents},
         {QStringLiteral("down"), QStringLiteral("down"),

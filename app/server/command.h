@@ -17,7 +17,7 @@ struct Command
 };
 
 // Verbs, grouped by the file that implements them.
-QList<Command> engineCommands(); // up, down, status, events, connect, disconnect
+QList<Command> engineCommands(); // up, down, status, activity, events, connect, disconnect
 QList<Command> pairingCommands(); // pair, unpair
 QList<Command> runtimeCommands(); // runtime status|restart
 QList<Command> workspaceCommands(); // session new, sessions, launch, suspend, resume, finish, save, sync, changes,

@@ -76,8 +76,10 @@ QString ActivityModel::kindText(const QString &kind)
         return tr("Pairing");
     if (kind == QLatin1String("runtime"))
         return tr("Runtime");
-    if (kind == QLatin1String("workspace"))
-        return tr("Workspace");
+    if (kind == QLatin1String("save"))
+        return tr("Save");
+    if (kind == QLatin1String("sync"))
+        return tr("Sync");
     if (kind == QLatin1String("session"))
         return tr("Session");
     return kind;

@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpression>
+#include <QSet>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -48,8 +50,6 @@ ActivityPage::ActivityPage(EngineModel &engine, QWidget *parent)
     m_kind->setObjectName(QStringLiteral("activityKind"));
     m_kind->setAccessibleName(tr("Kind of event"));
     m_kind->addItem(tr("All events"), QString());
-    for (const char *kind : {"connection", "pairing", "runtime", "workspace", "session"})
-        m_kind->addItem(ActivityModel::kindText(QLatin1String(kind)), QLatin1String(kind));
     m_search = new QLineEdit(this);
     m_search->setObjectName(QStringLiteral("activitySearch"));
     m_search->setPlaceholderText(tr("Search events"));
@@ -83,8 +83,43 @@ ActivityPage::ActivityPage(EngineModel &engine, QWidget *parent)
     m_view->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(m_view, 1);
 
+    // The kinds offered are the ones the log holds, so no choice shows an empty list.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &ActivityPage::refreshKinds);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &ActivityPage::refreshKinds);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ActivityPage::refreshKinds);
+    refreshKinds();
     connect(m_kind, &QComboBox::currentIndexChanged, this, &ActivityPage::applyFilter);
     connect(m_search, &QLineEdit::textChanged, this, &ActivityPage::applyFilter);
+}
+
+void ActivityPage::refreshKinds()
+{
+    QSet<QString> present;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        present.insert(m_model->index(row, ActivityModel::Kind).data(ActivityModel::KindRole).toString());
+    QStringList kinds;
+    for (const char *known : {"session", "save", "sync", "connection", "pairing", "runtime"}) {
+        if (present.remove(QLatin1String(known)))
+            kinds << QLatin1String(known);
+    }
+    QStringList others = present.values(); // kinds of a newer engine, after the known ones
+    others.sort();
+    kinds += others;
+    QStringList shown;
+    for (int i = 1; i < m_kind->count(); ++i)
+        shown << m_kind->itemData(i).toString();
+    if (shown == kinds)
+        return;
+    const QString current = m_kind->currentData().toString();
+    const QSignalBlocker quiet(m_kind);
+    while (m_kind->count() > 1)
+        m_kind->removeItem(1);
+    for (const QString &kind : std::as_const(kinds))
+        m_kind->addItem(ActivityModel::kindText(kind), kind);
+    const int again = m_kind->findData(current);
+    m_kind->setCurrentIndex(again < 0 ? 0 : again);
+    if (again < 0 && !current.isEmpty())
+        applyFilter(); // the kind shown is gone (a log read again whole): show all
 }
 
 void ActivityPage::applyFilter()

@@ -23,6 +23,7 @@ public:
 
 private:
     void applyFilter();
+    void refreshKinds();
 
     ActivityModel *m_model = nullptr;
     QSortFilterProxyModel *m_filter = nullptr;

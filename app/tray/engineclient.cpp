@@ -31,7 +31,7 @@ void EngineClient::call(const QByteArray &method, const QString &path, const QJs
     QPointer<EngineClient> self(this);
     const QString socket = m_socketPath;
     std::thread([self, socket, method, path, body, timeoutMs, done = std::move(done)]() mutable {
-        Answer answer = LocalApiClient(socket, timeoutMs).call(method, path, body);
+        Answer answer = LocalApiClient(socket, timeoutMs, LocalApiClient::TrayAgent).call(method, path, body);
         // Back to the GUI thread; `self` is read there, where it can only be deleted.
         QMetaObject::invokeMethod(qApp, [self, answer = std::move(answer), done = std::move(done)]() mutable {
             if (!self)

@@ -317,7 +317,7 @@ Cache cacheFromJson(const QJsonObject &o)
 
 ActivityEntry activityFromJson(const QJsonObject &o)
 {
-    return ActivityEntry {when(o, "time").toUTC(), str(o, "kind"), str(o, "message")};
+    return ActivityEntry {when(o, "time").toUTC(), str(o, "kind"), str(o, "message"), o.value(QLatin1String("details")).toObject()};
 }
 
 Snapshot snapshotFromJson(const QJsonObject &o)

@@ -61,11 +61,11 @@ bool waitFor(int fd, short events, const QDeadlineTimer &deadline, int timeoutMs
 }
 
 // The request as the engine's HTTP server reads it; empty when the method or path would not make one.
-QByteArray requestBytes(
-    const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType)
+QByteArray requestBytes(const QByteArray &method, const QString &path, const QByteArray &body,
+    const QByteArray &contentType, const QByteArray &userAgent)
 {
     const QByteArray target = path.toUtf8();
-    if (!isHttpToken(method) || !target.startsWith('/') || hasControlBytes(contentType))
+    if (!isHttpToken(method) || !target.startsWith('/') || hasControlBytes(contentType) || hasControlBytes(userAgent))
         return {};
     for (const char c : target) {
         if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
@@ -73,7 +73,7 @@ QByteArray requestBytes(
     }
     QByteArray out;
     out.reserve(160 + target.size() + body.size());
-    out += method + ' ' + target + " HTTP/1.1\r\nHost: localhost\r\n";
+    out += method + ' ' + target + " HTTP/1.1\r\nHost: localhost\r\nUser-Agent: " + userAgent + "\r\n";
     if (!body.isEmpty())
         out += "Content-Type: " + contentType + "\r\n";
     if (!body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH") {
@@ -88,9 +88,10 @@ QByteArray requestBytes(
 
 } // namespace
 
-LocalApiClient::LocalApiClient(QString socketPath, int timeoutMs)
+LocalApiClient::LocalApiClient(QString socketPath, int timeoutMs, QByteArray userAgent)
     : m_socket(std::move(socketPath))
     , m_timeoutMs(timeoutMs)
+    , m_userAgent(std::move(userAgent))
 { }
 
 Result<HttpResponse, LocalApiError> LocalApiClient::request(
@@ -104,7 +105,7 @@ Result<HttpResponse, LocalApiError> LocalApiClient::request(
     if (!QFileInfo::exists(m_socket))
         return noSocket;
 
-    const QByteArray out = requestBytes(method, path, body, contentType);
+    const QByteArray out = requestBytes(method, path, body, contentType, m_userAgent);
     if (out.isEmpty())
         return transport(QStringLiteral("not a valid request: %1 %2").arg(QString::fromUtf8(method), path));
     const QByteArray socketName = QFile::encodeName(m_socket);

@@ -32,7 +32,10 @@ class LocalApiClient
 {
 public:
     // `timeoutMs` bounds a whole call (connect, request, answer); 0 waits as long as it takes.
-    explicit LocalApiClient(QString socketPath, int timeoutMs = 30000);
+    // `userAgent` tells the engine which door asked (its activity log: the tray, or the CLI).
+    explicit LocalApiClient(QString socketPath, int timeoutMs = 30000, QByteArray userAgent = CliAgent);
+    static constexpr const char *CliAgent = "isolation-cli";
+    static constexpr const char *TrayAgent = "isolation-tray";
 
     // Sends a request; a 2xx answer with a JSON object body (or no body) is success.
     Result<QJsonObject, LocalApiError> call(
@@ -45,6 +48,7 @@ public:
 private:
     QString m_socket;
     int m_timeoutMs;
+    QByteArray m_userAgent;
 };
 
 } // namespace isolation

@@ -26,6 +26,7 @@ class QNetworkAccessManager;
 
 namespace isolation {
 
+class ActivityLog;
 struct ServerIdentity;
 
 class SessionManager final : public QObject
@@ -45,6 +46,8 @@ public:
         qint64 cacheMaxBytes = WarmCache::kDefaultMaxBytes;
         // A spare session per cached workspace (dataDir/spares, see SparePool): warm starts by rename.
         bool spares = true;
+        // Where sessions' events are recorded (the Engine's log; null: nowhere).
+        ActivityLog *activity = nullptr;
     };
 
     SessionManager(Options options, QNetworkAccessManager *network, QObject *parent = nullptr);
@@ -76,6 +79,7 @@ public:
         WorkspaceExport::Kind kind, const QString &workspace, const QString &path, Done<ExportReport> done);
 
     WarmCache &cache() { return *m_cache; }
+    ActivityLog *activity() const { return m_options.activity; }
     // Spare sessions (null when switched off). Evicting a workspace from the cache removes its spare.
     SparePool *spares() { return m_spares.get(); }
     // Resolves a cached workspace by id or name (as the cache recorded it); empty when unknown.

@@ -1,5 +1,6 @@
 #include "sessionroutes.h"
 
+#include "sessionactivity.h"
 #include "sessionjson.h"
 #include "sessionmanager.h"
 
@@ -8,6 +9,7 @@
 
 #include <QDir>
 #include <QJsonArray>
+#include <QPointer>
 
 #include <optional>
 
@@ -132,7 +134,10 @@ void addSessionList(HttpServer &http, const Sessions &sessions)
             reply.send(notRunning());
             return;
         }
-        m->create(workspace, [reply](Result<Session *, SessionError> r) {
+        const Door door = doorOfClient(request.header("user-agent"));
+        m->create(workspace, [reply, door, log = m->activity()](Result<Session *, SessionError> r) {
+            if (r)
+                recordSession(log, QStringLiteral("created"), r.value()->id(), r.value()->workspaceName(), door);
             reply.send(r ? HttpResponse::json(201, toJson(*r.value())) : failure(r.error()));
         });
     });
@@ -159,8 +164,12 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
             if (!s)
                 return;
             const QString id = s->id();
-            s->save(
-                *files, o.value(QStringLiteral("message")).toString(), [reply, id](Result<SaveReport, SessionError> r) {
+            const Door door = doorOfClient(request.header("user-agent"));
+            s->save(*files, o.value(QStringLiteral("message")).toString(),
+                [reply, id, door, session = QPointer<Session>(s), log = sessions()->activity()](
+                    Result<SaveReport, SessionError> r) {
+                    if (session)
+                        recordSave(log, *session, door, r);
                     if (!r) {
                         reply.send(failure(r.error()));
                         return;
@@ -180,9 +189,14 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
                 return;
             const ConflictMode mode
                 = o.value(QStringLiteral("resolve")).toBool() ? ConflictMode::Resolve : ConflictMode::Stop;
-            s->sync(mode, [reply](Result<SyncReport, SessionError> r) {
-                reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
-            });
+            const Door door = doorOfClient(request.header("user-agent"));
+            s->sync(mode,
+                [reply, door, session = QPointer<Session>(s), log = sessions()->activity()](
+                    Result<SyncReport, SessionError> r) {
+                    if (session)
+                        recordSync(log, *session, door, r);
+                    reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
+                });
         });
     http.route(
         "GET", QStringLiteral("/v1/sessions/{id}/changes"), [sessions](const HttpRequest &request, HttpReply reply) {
@@ -387,7 +401,7 @@ void SessionRoutes::addCalls(RpcDispatcher &rpc, std::function<SessionManager *(
             reply(Answer {status, body});
         };
     };
-    rpc.addAnswering(QStringLiteral("session.save"), [find](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
+    rpc.addAnswering(QStringLiteral("session.save"), [find, sessions](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
         const std::optional<QStringList> files = saveSelection(p);
         if (!files) {
             reply(refusal(400, QStringLiteral("bad_request"), QStringLiteral("files must be a list of worktree-relative paths")));
@@ -399,7 +413,9 @@ void SessionRoutes::addCalls(RpcDispatcher &rpc, std::function<SessionManager *(
         const QString id = s->id();
         const QString message = p.value(QStringLiteral("message")).toString();
         s->save(*files, message.isEmpty() ? QStringLiteral("Saved from the cloud") : message,
-            [reply, id](Result<SaveReport, SessionError> r) {
+            [reply, id, session = QPointer<Session>(s), log = sessions()->activity()](Result<SaveReport, SessionError> r) {
+                if (session)
+                    recordSave(log, *session, Door::Cloud, r);
                 if (!r) {
                     const auto [status, body] = errorAnswer(r.error());
                     reply(Answer {status, body});
@@ -410,9 +426,17 @@ void SessionRoutes::addCalls(RpcDispatcher &rpc, std::function<SessionManager *(
                 reply(Answer {200, o});
             });
     });
-    rpc.addAnswering(QStringLiteral("session.sync"), [find, answer](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
-        if (Session *s = find(p, reply))
-            s->sync(p.value(QStringLiteral("resolve")).toBool() ? ConflictMode::Resolve : ConflictMode::Stop, answer(reply));
+    rpc.addAnswering(QStringLiteral("session.sync"), [find, answer, sessions](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
+        Session *s = find(p, reply);
+        if (!s)
+            return;
+        s->sync(p.value(QStringLiteral("resolve")).toBool() ? ConflictMode::Resolve : ConflictMode::Stop,
+            [done = answer(reply), session = QPointer<Session>(s), log = sessions()->activity()](
+                Result<SyncReport, SessionError> r) {
+                if (session)
+                    recordSync(log, *session, Door::Cloud, r);
+                done(r);
+            });
     });
     rpc.addAnswering(QStringLiteral("session.changes"), [find, answer](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
         if (Session *s = find(p, reply))

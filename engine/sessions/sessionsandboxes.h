@@ -7,6 +7,8 @@
 // session's sandbox is goes into its session.json (`sandbox`). On the event loop.
 #pragma once
 
+#include "sessionactivity.h"
+
 #include "core/clock.h"
 #include "core/result.h"
 #include "doorman/viewtargets.h"
@@ -43,6 +45,9 @@ class SessionSandboxes final : public QObject, public ViewTargetResolver
     Q_OBJECT
 public:
     using Done = std::function<void(Result<QJsonObject>)>;
+    // `done`, recording the session's `event` ("launched", "suspended", ...) in the activity log
+    // first when it succeeded; `sessionId` empty: the one the answer names (a launch).
+    Done logged(const QString &event, const QString &sessionId, Door door, Done done) const;
 
     // `runtime` answers the engine's runtime now (null while it is off or stopped); `defaultImage`
     // is the sandbox image when the workspace has no devcontainer.json. All must outlive this.

@@ -1,6 +1,8 @@
 // SessionSandboxes: a session's agent (started, restored after an engine restart, its state on
 // the LocalAPI) and the control directory through which its sandbox asks for saves.
 #include "sessionsandboxes.h"
+
+#include "sessionactivity.h"
 #include "sessionsandboxes_internal.h"
 
 #include "sandbox/agentsupervisor.h"
@@ -66,8 +68,12 @@ void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &
     }
     qCInfo(lcSessionSandboxes) << "session" << sessionId << "asked from its sandbox for a save";
     QPointer<SandboxControl> c(control);
+    QPointer<Session> s(session);
+    ActivityLog *log = m_sessions->activity();
     session->save({}, message.isEmpty() ? tr("Saved from the sandbox") : message,
-        [c, sessionId, requestId](Result<SaveReport, SessionError> r) {
+        [c, s, log, sessionId, requestId](Result<SaveReport, SessionError> r) {
+            if (s)
+                recordSave(log, *s, Door::Agent, r);
             if (!c)
                 return;
             using Outcome = SandboxControl::Outcome;

@@ -1,6 +1,9 @@
 // SessionSandboxes as tunnel calls (session.*, sessions.list) and LocalAPI routes.
 #include "sessionsandboxes.h"
 
+#include "sessionactivity.h"
+#include "sessionmanager.h"
+
 #include "http/httpserver.h"
 #include "tunnel/rpcdispatcher.h"
 
@@ -8,6 +11,27 @@
 #include <QPointer>
 
 namespace isolation {
+
+SessionSandboxes::Done SessionSandboxes::logged(const QString &event, const QString &sessionId, Door door, Done done) const
+{
+    // The workspace is read now: a finished session is gone when its answer comes.
+    Session *s = sessionId.isEmpty() ? nullptr : m_sessions->session(sessionId);
+    const QString workspace = s ? s->workspaceName() : QString();
+    return [log = m_sessions->activity(), event, sessionId, workspace, door, done](Result<QJsonObject> r) {
+        if (r) {
+            const QJsonObject o = r.value();
+            const QString id = sessionId.isEmpty() ? o.value(QStringLiteral("id")).toString() : sessionId;
+            const QString name = workspace.isEmpty()
+                ? o.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("name")).toString()
+                : workspace;
+            QJsonObject more;
+            if (o.contains(QStringLiteral("discarded")))
+                more.insert(QStringLiteral("discarded"), o.value(QStringLiteral("discarded")));
+            recordSession(log, event, id, name, door, more);
+        }
+        done(r);
+    };
+}
 
 void SessionSandboxes::addCalls(RpcDispatcher &rpc)
 {
@@ -40,10 +64,11 @@ void SessionSandboxes::addCalls(RpcDispatcher &rpc)
             reply(Error::invalidInput(QStringLiteral("give the workspace (its name or id)")));
             return;
         }
-        self->launch(launchOf(p), reply);
+        self->launch(launchOf(p), self->logged(QStringLiteral("launched"), {}, Door::Cloud, reply));
     });
     rpc.addAsync(QStringLiteral("session.suspend"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
-        self ? self->suspend(p.value(QStringLiteral("session")).toString(), reply) : reply(gone());
+        const QString id = p.value(QStringLiteral("session")).toString();
+        self ? self->suspend(id, self->logged(QStringLiteral("suspended"), id, Door::Cloud, reply)) : reply(gone());
     });
     // Resume here: the session's own sandbox when this engine has it; otherwise, given the
     // workspace, the session continues on this server (another computer suspended it): a launch
@@ -55,13 +80,14 @@ void SessionSandboxes::addCalls(RpcDispatcher &rpc)
         }
         const QString session = p.value(QStringLiteral("session")).toString();
         if (!self->hasSession(session) && !p.value(QStringLiteral("workspace")).toString().isEmpty())
-            self->launch(launchOf(p), reply);
+            self->launch(launchOf(p), self->logged(QStringLiteral("resumed"), {}, Door::Cloud, reply));
         else
-            self->resume(session, reply);
+            self->resume(session, self->logged(QStringLiteral("resumed"), session, Door::Cloud, reply));
     });
     rpc.addAsync(QStringLiteral("session.finish"), [self, gone](const QJsonObject &p, RpcDispatcher::Reply reply) {
-        self ? self->finish(p.value(QStringLiteral("session")).toString(),
-                   p.value(QStringLiteral("discard")).toBool(), reply)
+        const QString id = p.value(QStringLiteral("session")).toString();
+        self ? self->finish(id, p.value(QStringLiteral("discard")).toBool(),
+                   self->logged(QStringLiteral("finished"), id, Door::Cloud, reply))
              : reply(gone());
     });
     rpc.add(QStringLiteral("session.agent"), [self, gone](const QJsonObject &p) -> Result<QJsonObject> {
@@ -124,7 +150,9 @@ void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxe
         launch.workspace = workspace;
         launch.image = o.value(QStringLiteral("image")).toString();
         launch.agent = o.value(QStringLiteral("agent")).toString();
-        s->launch(launch, [answer, reply](Result<QJsonObject> r) { answer(reply, r, 201); });
+        s->launch(launch,
+            s->logged(QStringLiteral("launched"), {}, doorOfClient(request.header("user-agent")),
+                [answer, reply](Result<QJsonObject> r) { answer(reply, r, 201); }));
     });
     http.route("GET", QStringLiteral("/v1/sessions/{id}/agent"), [answer, target](const HttpRequest &request, HttpReply reply) {
         QJsonObject o;
@@ -139,7 +167,9 @@ void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxe
                 if (!s)
                     return;
                 const QString id = request.params.value(QStringLiteral("id"));
-                auto done = [answer, reply](Result<QJsonObject> r) { answer(reply, r, 200); };
+                const QString event = verb == QLatin1String("resume") ? QStringLiteral("resumed") : verb + QStringLiteral("ed");
+                auto done = s->logged(event, id, doorOfClient(request.header("user-agent")),
+                    [answer, reply](Result<QJsonObject> r) { answer(reply, r, 200); });
                 if (verb == QLatin1String("suspend"))
                     s->suspend(id, done);
                 else if (verb == QLatin1String("resume"))

@@ -303,6 +303,19 @@ void tst_TraySessions::saveSelectionMovedOnConflictResolve()
     QTest::mouseClick(find<QPushButton>("sessionSaveAll"), Qt::LeftButton);
     QVERIFY(saved.wait(60000));
     QCOMPARE(mainFile(*sessions->snapshot(b), QStringLiteral("from-b.txt")), QStringLiteral("b\n"));
+    // The engine's activity log says who asked: the tray (its client names itself), not the CLI.
+    {
+        QString out;
+        QCOMPARE(cli({QStringLiteral("activity"), QStringLiteral("--json"), QStringLiteral("--kind"), QStringLiteral("save")}, &out), 0);
+        bool fromTray = false;
+        for (const QJsonValue v : QJsonDocument::fromJson(out.toUtf8()).object().value(QStringLiteral("activity")).toArray()) {
+            const QJsonObject d = v.toObject().value(QStringLiteral("details")).toObject();
+            fromTray = fromTray
+                || (d.value(QStringLiteral("door")) == QLatin1String("tray") && d.value(QStringLiteral("session")) == b
+                    && d.value(QStringLiteral("outcome")) == QLatin1String("published"));
+        }
+        QVERIFY2(fromTray, qPrintable(out));
+    }
 
     // --- A conflict: both change the same line of a.txt; A (synced first) saves, then B syncs.
     synced.clear();

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void syncConflictThenResolve();
     void wrongSessionAndParams();
     void hubPageButtons();
+    void activityLogKeptAcrossRestart();
 
 private:
     Call call(const QString &method, const QJsonObject &params);
@@ -299,6 +300,59 @@ void tst_SessionCalls::hubPageButtons()
     page = press(QStringLiteral("save"));
     QVERIFY2(page.contains(QStringLiteral("another session saved first. Sync, then save again.")), qPrintable(page));
     QVERIFY(page.contains(QStringLiteral("class=bad role=alert")));
+}
+
+// What the tests above did, as the engine's activity log tells it (nothing recorded by the test):
+// sessions made from the CLI, saves and syncs asked by the cloud with their outcomes, bytes and
+// conflicts; kept across a restart of the engine; `activity` prints it.
+void tst_SessionCalls::activityLogKeptAcrossRestart()
+{
+    const auto entries = [&](const QString &kind) {
+        const CliRun r = m_fx->cli(0, {QStringLiteral("activity"), QStringLiteral("--json"), QStringLiteral("--kind"), kind});
+        return r.json().value(QStringLiteral("activity")).toArray();
+    };
+    const auto find = [](const QJsonArray &list, const QVariantMap &details) {
+        for (const QJsonValue v : list) {
+            const QVariantMap has = v.toObject().value(QStringLiteral("details")).toObject().toVariantMap();
+            bool all = true;
+            for (auto it = details.cbegin(); it != details.cend(); ++it)
+                all = all && has.value(it.key()) == it.value();
+            if (all)
+                return v.toObject();
+        }
+        return QJsonObject();
+    };
+    const auto check = [&] {
+        const QJsonArray sessions = entries(QStringLiteral("session"));
+        const QJsonObject created = find(sessions,
+            {{QStringLiteral("event"), QStringLiteral("created")}, {QStringLiteral("door"), QStringLiteral("cli")},
+                {QStringLiteral("workspace"), QStringLiteral("calls")}});
+        QVERIFY2(!created.isEmpty(), qPrintable(QJsonDocument(sessions).toJson()));
+        QVERIFY(created.value(QStringLiteral("message")).toString().contains(QStringLiteral("from the command line")));
+        const QJsonArray saves = entries(QStringLiteral("save"));
+        const QJsonObject published = find(saves,
+            {{QStringLiteral("door"), QStringLiteral("cloud")}, {QStringLiteral("outcome"), QStringLiteral("published")},
+                {QStringLiteral("workspace"), QStringLiteral("calls")}});
+        QVERIFY2(!published.isEmpty(), qPrintable(QJsonDocument(saves).toJson()));
+        QVERIFY(published.value(QStringLiteral("details")).toObject().value(QStringLiteral("bytes")).toInteger() > 0);
+        QVERIFY(!find(saves, {{QStringLiteral("door"), QStringLiteral("cloud")}, {QStringLiteral("outcome"), QStringLiteral("moved_on")}})
+                     .isEmpty());
+        const QJsonArray syncs = entries(QStringLiteral("sync"));
+        const QJsonObject conflict = find(syncs,
+            {{QStringLiteral("door"), QStringLiteral("cloud")}, {QStringLiteral("outcome"), QStringLiteral("conflict")}});
+        QVERIFY2(!conflict.isEmpty(), qPrintable(QJsonDocument(syncs).toJson()));
+        QCOMPARE(conflict.value(QStringLiteral("details")).toObject().value(QStringLiteral("conflicts")).toArray().size(), 1);
+        QVERIFY(!find(syncs, {{QStringLiteral("outcome"), QStringLiteral("conflicts_left")}}).isEmpty());
+    };
+    check();
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    QVERIFY(m_fx->startEngine(0));
+    check();
+    const CliRun text = m_fx->cli(0, {QStringLiteral("activity"), QStringLiteral("--kind"), QStringLiteral("save")});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("another session saved first"), text.out.constData());
 }
 
 QTEST_GUILESS_MAIN(tst_SessionCalls)
