@@ -32,6 +32,90 @@
     </message>
 </context>
 <context>
+    <name>SessionActivity</name>
+    <message>
+        <source>from the tray</source>
+        <translation>aus der Taskleiste</translation>
+    </message>
+    <message>
+        <source>from the command line</source>
+        <translation>von der Befehlszeile</translation>
+    </message>
+    <message>
+        <source>from the cloud</source>
+        <translation>aus der Cloud</translation>
+    </message>
+    <message>
+        <source>from the sandbox&apos;s agent</source>
+        <translation>vom Agenten der Sandbox</translation>
+    </message>
+    <message>
+        <source>Saved %1 of %2 %3: %4 uploaded</source>
+        <translation>%1 von %2 %3 gesichert: %4 hochgeladen</translation>
+    </message>
+    <message>
+        <source>Nothing to save in %1 of %2 %3</source>
+        <translation>Nichts zu sichern in %1 von %2 %3</translation>
+    </message>
+    <message>
+        <source>Save of %1 of %2 %3 not published: another session saved first (sync, then save again)</source>
+        <translation>Sicherung von %1 von %2 %3 nicht veröffentlicht: Eine andere Sitzung hat zuerst gesichert (abgleichen, dann erneut sichern)</translation>
+    </message>
+    <message>
+        <source>Save of %1 of %2 %3 failed: %4</source>
+        <translation>Sicherung von %1 von %2 %3 fehlgeschlagen: %4</translation>
+    </message>
+    <message>
+        <source>Synced %1 of %2 %3 (%4)</source>
+        <translation>%1 von %2 %3 abgeglichen (%4)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Synced %1 of %2 %3: %n file(s) left with conflict markers</source>
+        <translation>
+            <numerusform>%1 von %2 %3 abgeglichen: %n Datei mit Konfliktmarkierungen</numerusform>
+            <numerusform>%1 von %2 %3 abgeglichen: %n Dateien mit Konfliktmarkierungen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Sync of %1 of %2 %3 stopped: %n file(s) in conflict, nothing changed</source>
+        <translation>
+            <numerusform>Abgleich von %1 von %2 %3 angehalten: %n Datei im Konflikt, nichts geändert</numerusform>
+            <numerusform>Abgleich von %1 von %2 %3 angehalten: %n Dateien im Konflikt, nichts geändert</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Sync of %1 of %2 %3 failed: %4</source>
+        <translation>Abgleich von %1 von %2 %3 fehlgeschlagen: %4</translation>
+    </message>
+    <message>
+        <source>New session %1 of %2 %3</source>
+        <translation>Neue Sitzung %1 von %2 %3</translation>
+    </message>
+    <message>
+        <source>Launched session %1 of %2 in a sandbox %3</source>
+        <translation>Sitzung %1 von %2 in einer Sandbox gestartet %3</translation>
+    </message>
+    <message>
+        <source>Suspended session %1 of %2 %3</source>
+        <translation>Sitzung %1 von %2 angehalten %3</translation>
+    </message>
+    <message>
+        <source>Resumed session %1 of %2 %3</source>
+        <translation>Sitzung %1 von %2 fortgesetzt %3</translation>
+    </message>
+    <message>
+        <source>Finished session %1 of %2 %3</source>
+        <translation>Sitzung %1 von %2 beendet %3</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ActivityLog</name>
+    <message>
+        <source>Cannot keep the activity log in %1: %2</source>
+        <translation>Das Aktivitätsprotokoll kann nicht in %1 geführt werden: %2</translation>
+    </message>
+</context>
+<context>
     <name>isolation::ActivityModel</name>
     <message>
         <source>Time</source>
@@ -58,12 +142,16 @@
         <translation>Laufzeitumgebung</translation>
     </message>
     <message>
-        <source>Workspace</source>
-        <translation>Arbeitsbereich</translation>
-    </message>
-    <message>
         <source>Session</source>
         <translation>Sitzung</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Sichern</translation>
+    </message>
+    <message>
+        <source>Sync</source>
+        <translation>Abgleich</translation>
     </message>
 </context>
 <context>
@@ -1043,10 +1131,6 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <translation>%1 kann nicht geöffnet werden: %2</translation>
     </message>
     <message>
-        <source>cannot write the save script into %1</source>
-        <translation>Das Sicherungsskript kann nicht nach %1 geschrieben werden</translation>
-    </message>
-    <message>
         <source>cannot watch %1</source>
         <translation>%1 kann nicht beobachtet werden</translation>
     </message>
@@ -1061,6 +1145,14 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>too many requests at once; ask again later</source>
         <translation>zu viele Anfragen auf einmal; fragen Sie später erneut</translation>
+    </message>
+    <message>
+        <source>cannot write the save and sync scripts into %1</source>
+        <translation>die Skripte zum Sichern und Abgleichen können nicht in %1 geschrieben werden</translation>
+    </message>
+    <message>
+        <source>sync takes --resolve or nothing</source>
+        <translation>sync nimmt --resolve oder nichts</translation>
     </message>
 </context>
 <context>

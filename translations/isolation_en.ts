@@ -2,6 +2,23 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>SessionActivity</name>
+    <message numerus="yes">
+        <source>Synced %1 of %2 %3: %n file(s) left with conflict markers</source>
+        <translation>
+            <numerusform>Synced %1 of %2 %3: %n file left with conflict markers</numerusform>
+            <numerusform>Synced %1 of %2 %3: %n files left with conflict markers</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Sync of %1 of %2 %3 stopped: %n file(s) in conflict, nothing changed</source>
+        <translation>
+            <numerusform>Sync of %1 of %2 %3 stopped: %n file in conflict, nothing changed</numerusform>
+            <numerusform>Sync of %1 of %2 %3 stopped: %n files in conflict, nothing changed</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>isolation::Autostart</name>
     <message numerus="yes">
         <source>%1 did not answer within %n second(s)</source>

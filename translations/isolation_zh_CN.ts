@@ -32,6 +32,88 @@
     </message>
 </context>
 <context>
+    <name>SessionActivity</name>
+    <message>
+        <source>from the tray</source>
+        <translation>（来自托盘）</translation>
+    </message>
+    <message>
+        <source>from the command line</source>
+        <translation>（来自命令行）</translation>
+    </message>
+    <message>
+        <source>from the cloud</source>
+        <translation>（来自云端）</translation>
+    </message>
+    <message>
+        <source>from the sandbox&apos;s agent</source>
+        <translation>（来自沙箱中的代理）</translation>
+    </message>
+    <message>
+        <source>Saved %1 of %2 %3: %4 uploaded</source>
+        <translation>已保存 %2 的 %1 %3：已上传 %4</translation>
+    </message>
+    <message>
+        <source>Nothing to save in %1 of %2 %3</source>
+        <translation>%2 的 %1 没有可保存的内容 %3</translation>
+    </message>
+    <message>
+        <source>Save of %1 of %2 %3 not published: another session saved first (sync, then save again)</source>
+        <translation>%2 的 %1 的保存 %3 未发布：另一个会话先保存了（请先同步，再保存）</translation>
+    </message>
+    <message>
+        <source>Save of %1 of %2 %3 failed: %4</source>
+        <translation>%2 的 %1 的保存 %3 失败：%4</translation>
+    </message>
+    <message>
+        <source>Synced %1 of %2 %3 (%4)</source>
+        <translation>已同步 %2 的 %1 %3（%4）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Synced %1 of %2 %3: %n file(s) left with conflict markers</source>
+        <translation>
+            <numerusform>已同步 %2 的 %1 %3：%n 个文件留有冲突标记</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Sync of %1 of %2 %3 stopped: %n file(s) in conflict, nothing changed</source>
+        <translation>
+            <numerusform>%2 的 %1 的同步 %3 已停止：%n 个文件冲突，未做任何更改</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Sync of %1 of %2 %3 failed: %4</source>
+        <translation>%2 的 %1 的同步 %3 失败：%4</translation>
+    </message>
+    <message>
+        <source>New session %1 of %2 %3</source>
+        <translation>%2 的新会话 %1 %3</translation>
+    </message>
+    <message>
+        <source>Launched session %1 of %2 in a sandbox %3</source>
+        <translation>已在沙箱中启动 %2 的会话 %1 %3</translation>
+    </message>
+    <message>
+        <source>Suspended session %1 of %2 %3</source>
+        <translation>已挂起 %2 的会话 %1 %3</translation>
+    </message>
+    <message>
+        <source>Resumed session %1 of %2 %3</source>
+        <translation>已恢复 %2 的会话 %1 %3</translation>
+    </message>
+    <message>
+        <source>Finished session %1 of %2 %3</source>
+        <translation>已结束 %2 的会话 %1 %3</translation>
+    </message>
+</context>
+<context>
+    <name>isolation::ActivityLog</name>
+    <message>
+        <source>Cannot keep the activity log in %1: %2</source>
+        <translation>无法在 %1 中保存活动日志：%2</translation>
+    </message>
+</context>
+<context>
     <name>isolation::ActivityModel</name>
     <message>
         <source>Time</source>
@@ -58,12 +140,16 @@
         <translation>运行时</translation>
     </message>
     <message>
-        <source>Workspace</source>
-        <translation>工作区</translation>
-    </message>
-    <message>
         <source>Session</source>
         <translation>会话</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Sync</source>
+        <translation>同步</translation>
     </message>
 </context>
 <context>
@@ -1038,10 +1124,6 @@ Discard the unsaved work and finish?</source>
         <translation>无法打开 %1：%2</translation>
     </message>
     <message>
-        <source>cannot write the save script into %1</source>
-        <translation>无法将保存脚本写入 %1</translation>
-    </message>
-    <message>
         <source>cannot watch %1</source>
         <translation>无法监视 %1</translation>
     </message>
@@ -1056,6 +1138,14 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>too many requests at once; ask again later</source>
         <translation>同时请求过多；请稍后再试</translation>
+    </message>
+    <message>
+        <source>cannot write the save and sync scripts into %1</source>
+        <translation>无法将保存和同步脚本写入 %1</translation>
+    </message>
+    <message>
+        <source>sync takes --resolve or nothing</source>
+        <translation>sync 只接受 --resolve 或不带参数</translation>
     </message>
 </context>
 <context>

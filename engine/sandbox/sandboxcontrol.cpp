@@ -24,7 +24,7 @@ constexpr qsizetype kMaxMessageChars = 1000;
 
 const QRegularExpression &requestName()
 {
-    static const QRegularExpression re(QStringLiteral("^([A-Za-z0-9][A-Za-z0-9_-]{0,63})\\.save$"));
+    static const QRegularExpression re(QStringLiteral("^([A-Za-z0-9][A-Za-z0-9_-]{0,63})\\.(save|sync)$"));
     return re;
 }
 
@@ -80,31 +80,33 @@ QString SandboxControl::outcomeWord(Outcome outcome)
         return QStringLiteral("moved-on");
     case Outcome::Refused:
         return QStringLiteral("refused");
+    case Outcome::Synced:
+        return QStringLiteral("synced");
+    case Outcome::Conflict:
+        return QStringLiteral("conflict");
     case Outcome::Failed:
         break;
     }
     return QStringLiteral("failed");
 }
 
-QByteArray SandboxControl::saveScript()
+namespace {
+
+// The part of both scripts that asks and waits: `@VERB@` is save or sync. POSIX sh and coreutils
+// or busybox only: the sandbox image is anyone's.
+QByteArray requestScript(const QByteArray &verb, const QByteArray &head, const QByteArray &outcomes)
 {
-    // POSIX sh and coreutils or busybox only: the sandbox image is anyone's.
-    return QByteArrayLiteral(R"SH(#!/bin/sh
-# Asks the Isolation Connected Server to save everything this session changed (written by the
-# engine; docs/runtime.md, "Saves asked from the sandbox").
-#   /run/isolation/save [MESSAGE...]
-# Exit status: 0 saved, or nothing to save; 3 another session saved first (the work stays on this
-# session's branch: sync, then save again); 4 refused; 1 failed; 2 no answer within 10 minutes.
-dir=$(dirname "$0")
+    QByteArray script = QByteArrayLiteral(R"SH(#!/bin/sh
+@HEAD@dir=$(dirname "$0")
 id="r$$-$(date +%s)"
 umask 022
 printf '%s' "$*" > "$dir/.$id.tmp" || exit 1
-mv -f "$dir/.$id.tmp" "$dir/$id.save" || exit 1
+mv -f "$dir/.$id.tmp" "$dir/$id.@VERB@" || exit 1
 waited=0
 while [ ! -f "$dir/$id.done" ]; do
   if [ "$waited" -ge 3000 ]; then
-    rm -f "$dir/$id.save"
-    echo "isolation save: no answer from the Connected Server" >&2
+    rm -f "$dir/$id.@VERB@"
+    echo "isolation @VERB@: no answer from the Connected Server" >&2
     exit 2
   fi
   sleep 0.2 2>/dev/null || sleep 1
@@ -114,12 +116,38 @@ answer=$(cat "$dir/$id.done")
 rm -f "$dir/$id.done"
 echo "$answer"
 case "$answer" in
-  saved*|unchanged*) exit 0 ;;
-  moved-on*) exit 3 ;;
-  refused*) exit 4 ;;
+@OUTCOMES@  refused*) exit 4 ;;
   *) exit 1 ;;
 esac
 )SH");
+    script.replace("@HEAD@", head);
+    script.replace("@OUTCOMES@", outcomes);
+    script.replace("@VERB@", verb);
+    return script;
+}
+
+} // namespace
+
+QByteArray SandboxControl::saveScript()
+{
+    return requestScript("save",
+        "# Asks the Isolation Connected Server to save everything this session changed (written by the\n"
+        "# engine; docs/runtime.md, \"Saves asked from the sandbox\").\n"
+        "#   /run/isolation/save [MESSAGE...]\n"
+        "# Exit status: 0 saved, or nothing to save; 3 another session saved first (the work stays on this\n"
+        "# session's branch: sync, then save again); 4 refused; 1 failed; 2 no answer within 10 minutes.\n",
+        "  saved*|unchanged*) exit 0 ;;\n  moved-on*) exit 3 ;;\n");
+}
+
+QByteArray SandboxControl::syncScript()
+{
+    return requestScript("sync",
+        "# Asks the Isolation Connected Server to bring what other sessions saved into this session (written\n"
+        "# by the engine; docs/runtime.md, \"Saves asked from the sandbox\").\n"
+        "#   /run/isolation/sync [--resolve]\n"
+        "# Exit status: 0 synced; 5 conflicts (without --resolve nothing changed; with it the markers are\n"
+        "# in the files: edit them, then save); 4 refused; 1 failed; 2 no answer within 10 minutes.\n",
+        "  synced*) exit 0 ;;\n  conflict*) exit 5 ;;\n");
 }
 
 bool SandboxControl::start(QString *why)
@@ -139,8 +167,8 @@ bool SandboxControl::start(QString *why)
     m_dirFd = ::open(QFile::encodeName(m_dir).constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (m_dirFd < 0)
         return fail(tr("cannot open %1: %2").arg(m_dir, QString::fromLocal8Bit(strerror(errno))));
-    if (!writeFile(QByteArrayLiteral("save"), saveScript(), 0755))
-        return fail(tr("cannot write the save script into %1").arg(m_dir));
+    if (!writeFile(QByteArrayLiteral("save"), saveScript(), 0755) || !writeFile(QByteArrayLiteral("sync"), syncScript(), 0755))
+        return fail(tr("cannot write the save and sync scripts into %1").arg(m_dir));
     m_watcher = new QFileSystemWatcher(this);
     if (!m_watcher->addPath(m_dir))
         return fail(tr("cannot watch %1").arg(m_dir));
@@ -209,7 +237,9 @@ void SandboxControl::scan()
     requests.sort();
 
     for (const QString &name : std::as_const(requests)) {
-        const QString id = requestName().match(name).captured(1);
+        const QRegularExpressionMatch match = requestName().match(name);
+        const QString id = match.captured(1);
+        const bool sync = match.captured(2) == QLatin1String("sync");
         if (m_taken.contains(id))
             continue;
         const QByteArray file = name.toLatin1();
@@ -247,6 +277,16 @@ void SandboxControl::scan()
         }
         if (m_taken.size() >= kMaxOutstanding) {
             answer(id, Outcome::Refused, tr("too many requests at once; ask again later"));
+            continue;
+        }
+        if (sync) {
+            const QByteArray how = content.trimmed();
+            if (!how.isEmpty() && how != "--resolve") {
+                answer(id, Outcome::Refused, tr("sync takes --resolve or nothing"));
+                continue;
+            }
+            m_taken.insert(id);
+            Q_EMIT syncRequested(id, how == "--resolve");
             continue;
         }
         m_taken.insert(id);

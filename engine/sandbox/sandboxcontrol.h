@@ -24,8 +24,8 @@ public:
     static constexpr qsizetype kMaxRequestBytes = 4096;
     static constexpr int kMaxOutstanding = 16; // requests taken and not yet answered
 
-    // The answer's first word, which the `save` script turns into its exit status.
-    enum class Outcome { Saved, Unchanged, MovedOn, Refused, Failed };
+    // The answer's first word, which the `save` and `sync` scripts turn into their exit status.
+    enum class Outcome { Saved, Unchanged, MovedOn, Refused, Failed, Synced, Conflict };
 
     // `directory` is made (0755) when missing. Nothing is watched before start().
     explicit SandboxControl(QString directory, QObject *parent = nullptr);
@@ -41,13 +41,17 @@ public:
     int outstanding() const { return int(m_taken.size()); }
 
     static QString outcomeWord(Outcome outcome);
-    // The POSIX sh script written as `save` into the directory (run in the sandbox).
+    // The POSIX sh scripts written as `save` and `sync` into the directory (run in the sandbox).
     static QByteArray saveScript();
+    static QByteArray syncScript();
 
 Q_SIGNALS:
     // A process in the sandbox asked for a save of everything that changed. `message` is the save
     // message it gave (UTF-8, control characters replaced; may be empty).
     void saveRequested(const QString &id, const QString &message);
+    // It asked for a sync: main's new saves merged into the session; `resolve`: leave conflict
+    // markers in the files instead of stopping.
+    void syncRequested(const QString &id, bool resolve);
 
 private:
     void scan();

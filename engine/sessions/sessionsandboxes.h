@@ -132,6 +132,7 @@ private:
     bool startControl(Session *session, Entry &entry);
     // A process in the session's sandbox asked for a save of everything that changed.
     void saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message);
+    void syncFromSandbox(const QString &sessionId, const QString &requestId, bool resolve);
     Result<Entry *> entryFor(Session *session);
     // The session and the sandbox this engine drives for it, or the error to answer.
     Result<std::pair<Session *, Entry *>> driven(const QString &sessionId);

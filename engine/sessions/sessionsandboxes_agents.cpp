@@ -3,6 +3,7 @@
 #include "sessionsandboxes.h"
 
 #include "sessionactivity.h"
+#include "sessionjson.h"
 #include "sessionsandboxes_internal.h"
 
 #include "sandbox/agentsupervisor.h"
@@ -52,6 +53,8 @@ bool SessionSandboxes::startControl(Session *session, Entry &entry)
     const QString id = session->id();
     connect(entry.control.get(), &SandboxControl::saveRequested, this,
         [this, id](const QString &request, const QString &message) { saveFromSandbox(id, request, message); });
+    connect(entry.control.get(), &SandboxControl::syncRequested, this,
+        [this, id](const QString &request, bool resolve) { syncFromSandbox(id, request, resolve); });
     return true;
 }
 
@@ -89,6 +92,45 @@ void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &
             }
             qCInfo(lcSessionSandboxes) << "session" << sessionId << "save asked from the sandbox:"
                                        << (r ? (r.value().published ? "saved" : "nothing to save") : "not saved");
+        });
+}
+
+void SessionSandboxes::syncFromSandbox(const QString &sessionId, const QString &requestId, bool resolve)
+{
+    const auto it = m_entries.find(sessionId);
+    Session *session = m_sessions->session(sessionId);
+    if (it == m_entries.end() || !it->second.control)
+        return;
+    SandboxControl *control = it->second.control.get();
+    if (!session) {
+        control->answer(requestId, SandboxControl::Outcome::Refused, tr("the session is gone"));
+        return;
+    }
+    qCInfo(lcSessionSandboxes) << "session" << sessionId << "asked from its sandbox for a sync";
+    QPointer<SandboxControl> c(control);
+    QPointer<Session> s(session);
+    ActivityLog *log = m_sessions->activity();
+    session->sync(resolve ? ConflictMode::Resolve : ConflictMode::Stop,
+        [c, s, log, requestId](Result<SyncReport, SessionError> r) {
+            if (s)
+                recordSync(log, *s, Door::Agent, r);
+            if (!c)
+                return;
+            using Outcome = SandboxControl::Outcome;
+            const auto paths = [](const QList<ConflictedFile> &files) {
+                QStringList all;
+                for (const ConflictedFile &f : files)
+                    all << f.path;
+                return all.join(QLatin1Char(' '));
+            };
+            if (r && r.value().conflicts.isEmpty())
+                c->answer(requestId, Outcome::Synced, syncOutcomeName(r.value().outcome));
+            else if (r) // resolve: the markers are in these files
+                c->answer(requestId, Outcome::Conflict, paths(r.value().conflicts));
+            else if (r.error().code == SessionError::Code::Conflict)
+                c->answer(requestId, Outcome::Conflict, paths(r.error().conflicts));
+            else
+                c->answer(requestId, Outcome::Failed, r.error().message);
         });
 }
 

@@ -46,6 +46,8 @@ private Q_SLOTS:
     void anOversizedRequestIsRefused();
     void aFloodIsBounded();
     void controlCharactersLeaveTheMessage();
+    void theSyncScriptAsksAndReadsTheAnswer_data();
+    void theSyncScriptAsksAndReadsTheAnswer();
 
 private:
     std::unique_ptr<QTemporaryDir> m_tmp;
@@ -103,7 +105,8 @@ void tst_SandboxControl::theScriptAsksAndReadsTheAnswer()
     QCOMPARE(sh.readAllStandardOutput(), printed);
     QCOMPARE(control.outstanding(), 0);
     // The script took its answer away; the request was taken when read.
-    QCOMPARE(QDir(m_dir).entryList(QDir::Files | QDir::Hidden | QDir::System), QStringList {QStringLiteral("save")});
+    QCOMPARE(QDir(m_dir).entryList(QDir::Files | QDir::Hidden | QDir::System),
+        (QStringList {QStringLiteral("save"), QStringLiteral("sync")}));
     QVERIFY(!id.isEmpty());
 }
 
@@ -210,6 +213,52 @@ void tst_SandboxControl::controlCharactersLeaveTheMessage()
     QCOMPARE(asked.at(0).at(1).toString(), QStringLiteral("line one line [31m two"));
     control.answer(QStringLiteral("m"), SandboxControl::Outcome::Failed, QStringLiteral("two\nlines"));
     QCOMPARE(read(m_dir + QStringLiteral("/m.done")), QByteArray("failed two lines\n"));
+}
+
+void tst_SandboxControl::theSyncScriptAsksAndReadsTheAnswer_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("outcome");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<bool>("resolve");
+    QTest::newRow("synced") << QStringList {} << int(SandboxControl::Outcome::Synced) << 0 << false;
+    QTest::newRow("conflict") << QStringList {} << int(SandboxControl::Outcome::Conflict) << 5 << false;
+    QTest::newRow("resolve") << QStringList {QStringLiteral("--resolve")} << int(SandboxControl::Outcome::Conflict) << 5 << true;
+    QTest::newRow("failed") << QStringList {} << int(SandboxControl::Outcome::Failed) << 1 << false;
+    // Anything but --resolve is refused by the engine before a sync is asked for.
+    QTest::newRow("unknown option") << QStringList {QStringLiteral("--force")} << -1 << 4 << false;
+}
+
+void tst_SandboxControl::theSyncScriptAsksAndReadsTheAnswer()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, outcome);
+    QFETCH(int, status);
+    QFETCH(bool, resolve);
+    SandboxControl control(m_dir);
+    QString why;
+    QVERIFY2(control.start(&why), qPrintable(why));
+    const QFileInfo script(m_dir + QStringLiteral("/sync"));
+    QVERIFY(script.isFile() && script.isExecutable());
+    int asked = 0;
+    bool askedResolve = false;
+    connect(&control, &SandboxControl::syncRequested, this, [&](const QString &requestId, bool r) {
+        ++asked;
+        askedResolve = r;
+        control.answer(requestId, SandboxControl::Outcome(outcome), QStringLiteral("a.txt"));
+    });
+    QSignalSpy saves(&control, &SandboxControl::saveRequested);
+    QProcess sh;
+    sh.start(QStringLiteral("/bin/sh"), QStringList {script.filePath()} + args);
+    QVERIFY(sh.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(sh.state() == QProcess::NotRunning, 20000);
+    QCOMPARE(sh.exitCode(), status);
+    QCOMPARE(asked, outcome < 0 ? 0 : 1);
+    QCOMPARE(askedResolve, resolve);
+    QCOMPARE(saves.count(), 0);
+    if (outcome >= 0)
+        QCOMPARE(sh.readAllStandardOutput(), SandboxControl::outcomeWord(SandboxControl::Outcome(outcome)).toUtf8() + " a.txt\n");
+    QCOMPARE(control.outstanding(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_SandboxControl)
