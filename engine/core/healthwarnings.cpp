@@ -35,12 +35,25 @@ void HealthWarnings::raise(
         it->second.timer->start(delay);
         return;
     }
-    if (it->second.warning.severity == severity && it->second.warning.message == message)
+    Entry &e = it->second;
+    if (!e.shown) {
+        // Not shown yet: the delay that counts is the one of the cause as it is now (a runtime
+        // that went from starting to failed is shown 5 s after it began, not 90 s).
+        const qint64 left = delay.count() - e.warning.since.msecsTo(QDateTime::currentDateTimeUtc());
+        e.warning.severity = severity;
+        e.warning.message = message;
+        if (left <= 0) {
+            show(code);
+        } else if (e.timer) {
+            e.timer->start(std::chrono::milliseconds(left));
+        }
         return;
-    it->second.warning.severity = severity;
-    it->second.warning.message = message;
-    if (it->second.shown)
-        Q_EMIT changed();
+    }
+    if (e.warning.severity == severity && e.warning.message == message)
+        return;
+    e.warning.severity = severity;
+    e.warning.message = message;
+    Q_EMIT changed();
 }
 
 void HealthWarnings::show(const QString &code)

@@ -36,7 +36,8 @@ public:
     ~HealthWarnings() override;
 
     // The cause of `code` holds. The first raise starts its clock; it is shown once it has held for
-    // `delay`. Raising it again keeps its start (severity and message may change).
+    // `delay`. Raising it again keeps its start (severity and message may change); until it is
+    // shown, the latest raise's delay counts from that start.
     void raise(const QString &code, HealthSeverity severity, const QString &message, std::chrono::milliseconds delay);
     void clear(const QString &code);
     void clearAll();

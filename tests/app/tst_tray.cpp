@@ -21,6 +21,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void activityShowsEventsNewestFirst();
     void settingsLaunchAtLoginNotificationsAndIcon();
     void trayFollowsEngineState();
+    void healthWarningsReachTooltipAndWindow();
     void pairByClicks();
     void secondStartRaisesTheFirst();
     void attachesToTheEngineThatRuns();
@@ -310,6 +312,40 @@ void tst_Tray::trayFollowsEngineState()
     QTest::qWait(500);
     QVERIFY(!a.model->attached());
     QCOMPARE(a.engine.cli({QStringLiteral("status")}), 3);
+}
+
+// A real engine whose runtime cannot reach Docker (DOCKER_HOST names no socket): after its delay
+// (5 s) the engine raises runtime_unhealthy, and the tray shows it in its tooltip and under the
+// window's state line, as the engine said it.
+void tst_Tray::healthWarningsReachTooltipAndWindow()
+{
+    QTemporaryDir home;
+    Attached a(home.path());
+    a.engine.setRuntime(true);
+    a.engine.environment().insert(QStringLiteral("DOCKER_HOST"), QStringLiteral("unix:///nonexistent/docker.sock"));
+    QElapsedTimer since;
+    since.start();
+    QVERIFY(a.start());
+    TrayApplication tray(*a.model);
+    tray.showWindow();
+    auto *warnings = tray.window()->findChild<QLabel *>(QStringLiteral("warnings"));
+    QVERIFY(warnings);
+    if (since.elapsed() < 4000) // not yet: the cause has not held for its delay
+        QVERIFY2(a.model->status().warnings.isEmpty() && warnings->isHidden(), qPrintable(warnings->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(!a.model->status().warnings.isEmpty(), 30000);
+    QVERIFY(since.elapsed() >= 5000);
+    const api::Warning w = a.model->status().warnings.first();
+    QCOMPARE(w.code, QStringLiteral("runtime_unhealthy"));
+    QVERIFY(w.error);
+    QVERIFY2(w.message.startsWith(QStringLiteral("Sessions cannot launch here")), qPrintable(w.message));
+    QTRY_VERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Error: ") + w.message));
+    QVERIFY(warnings->isVisible());
+    QVERIFY2(warnings->text().startsWith(QStringLiteral("Error: ") + w.message + QStringLiteral(" (since ")),
+        qPrintable(warnings->text()));
+    // The same warning through `status`.
+    QString out;
+    QCOMPARE(a.engine.cli({QStringLiteral("status")}, &out), 0);
+    QVERIFY2(out.contains(QStringLiteral("(runtime_unhealthy, since ")), qPrintable(out));
 }
 
 void tst_Tray::pairByClicks()
