@@ -1933,10 +1933,6 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <translation>Engine st&amp;oppen…</translation>
     </message>
     <message>
-        <source>The hub no longer accepts this computer: pair it again</source>
-        <translation>Der Hub nimmt diesen Computer nicht mehr an: koppeln Sie ihn erneut</translation>
-    </message>
-    <message>
         <source>Error: %1</source>
         <translation>Fehler: %1</translation>
     </message>

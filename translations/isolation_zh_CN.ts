@@ -1922,10 +1922,6 @@ Discard the unsaved work and finish?</source>
         <translation>停止引擎(&amp;G)…</translation>
     </message>
     <message>
-        <source>The hub no longer accepts this computer: pair it again</source>
-        <translation>中心不再接受这台计算机：请重新配对</translation>
-    </message>
-    <message>
         <source>Error: %1</source>
         <translation>错误：%1</translation>
     </message>

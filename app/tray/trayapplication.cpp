@@ -257,15 +257,21 @@ void TrayApplication::updateState()
     m_icon->setToolTip(tip);
 
     // Losing the pairing is news the member must see even with the window closed: the hub
-    // revoked this computer, or it was unpaired from the command line. Told by `paired` turning
-    // false, whatever the state says at that moment (the tunnel may still be going down); a
-    // keychain that cannot be read is not an unpairing (credentialAdvice says what to do).
+    // revoked this computer, or it was unpaired from the command line. Noticed by `paired` turning
+    // false, whatever the state says at that moment (the tunnel may still be going down), and told
+    // once the engine says "not paired", with its reason (revoked, unpaired); a keychain that
+    // cannot be read is not an unpairing (credentialAdvice says what to do).
     const bool paired = attached && m_engine.status().paired;
-    if (m_wasPaired && attached && !paired && m_engine.status().credentialStoreProblem.isEmpty()) {
+    if (m_wasPaired && attached && !paired && m_engine.status().credentialStoreProblem.isEmpty())
+        m_unpairedToTell = true;
+    if (paired || !attached)
+        m_unpairedToTell = false;
+    if (m_unpairedToTell && state == EngineState::NotPaired) {
+        m_unpairedToTell = false;
         Notification n;
         n.kind = QStringLiteral("unpaired");
         n.summary = tr("This computer is no longer paired");
-        n.body = state == EngineState::NotPaired ? line : tr("The hub no longer accepts this computer: pair it again");
+        n.body = line;
         n.critical = true;
         n.actions = {{QStringLiteral("default"), tr("Open Isolation")}, {QStringLiteral("pair"), tr("Pair again…")}};
         notify(n);

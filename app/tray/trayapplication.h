@@ -75,6 +75,7 @@ private:
     QSystemTrayIcon *m_icon = nullptr;
     Notifier *m_notifier = nullptr;
     bool m_wasPaired = false;
+    bool m_unpairedToTell = false; // paired turned false; told when the state says why
     QAction *m_stateLine = nullptr;
     QAction *m_pair = nullptr;
     QMenu *m_sessionsMenu = nullptr;
