@@ -190,6 +190,9 @@ void tst_Readiness::readyFollowsTheHub()
     QCOMPARE(a.status, 200);
     QCOMPARE(a.json().value(QStringLiteral("ready")).toBool(), true);
     QCOMPARE(a.json().value(QStringLiteral("reasons")).toArray().size(), 0);
+    // The TCP port serves these two and nothing of the LocalAPI.
+    for (const char *path : {"/v1/status", "/v1/snapshot", "/v1/activity", "/v1/sessions"})
+        QCOMPARE(overTcp(QLatin1String(path)).status, 404);
 
     // The hub goes away: the tunnel is down, so the engine cannot take a launch.
     QCOMPARE(m_fx->hub().stop(), 0);

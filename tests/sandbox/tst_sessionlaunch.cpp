@@ -568,7 +568,8 @@ void tst_SessionLaunch::anAgentSavesAndOutlivesAnEngineRestart()
         {QStringLiteral("--secret"), QStringLiteral("ISOLATION_TEST_AGENT_KEY"), QStringLiteral("--agent"),
             QStringLiteral("echo \"key-length ${#ISOLATION_TEST_AGENT_KEY}\"; "
                            "if [ ! -f /workspace/agent.txt ]; then echo made-by-the-agent > /workspace/agent.txt; "
-                           "\"$ISOLATION_CONTROL/save\" \"the agent saved\"; echo \"save-status $?\"; fi; "
+                           "\"$ISOLATION_CONTROL/save\" \"the agent saved\"; echo \"save-status $?\"; "
+                           "\"$ISOLATION_CONTROL/sync\"; echo \"sync-status $?\"; fi; "
                            "exec sleep 600")});
     qunsetenv("ISOLATION_TEST_AGENT_KEY");
     const QString id = launched.value(QStringLiteral("id")).toString();
@@ -576,7 +577,24 @@ void tst_SessionLaunch::anAgentSavesAndOutlivesAnEngineRestart()
     const auto agent = [&] { return m_fx->cli(0, {QStringLiteral("agent"), id, QStringLiteral("--json")}).json(); };
     const auto lines = [&] { return agent().value(QStringLiteral("lines")).toVariant().toStringList(); };
     QTRY_VERIFY_WITH_TIMEOUT(lines().contains(QStringLiteral("out: save-status 0")), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(lines().contains(QStringLiteral("out: sync-status 0")), 60000);
     const QStringList said = lines();
+    QVERIFY2(std::any_of(said.begin(), said.end(), [](const QString &l) { return l.startsWith(QLatin1String("out: synced ")); }),
+        qPrintable(said.join(u'\n')));
+    // The activity log: launched by the cloud, saved and synced by the agent (nothing recorded by the test).
+    const auto logged = [&](const QString &kind, const QString &door) {
+        const QJsonArray all = m_fx->cli(0, {QStringLiteral("activity"), QStringLiteral("--json"), QStringLiteral("--kind"), kind})
+                                   .json()
+                                   .value(QStringLiteral("activity"))
+                                   .toArray();
+        return std::any_of(all.begin(), all.end(), [&](const QJsonValue &v) {
+            const QJsonObject d = v.toObject().value(QStringLiteral("details")).toObject();
+            return d.value(QStringLiteral("session")).toString() == id && d.value(QStringLiteral("door")).toString() == door;
+        });
+    };
+    QVERIFY(logged(QStringLiteral("session"), QStringLiteral("cloud")));
+    QVERIFY(logged(QStringLiteral("save"), QStringLiteral("agent")));
+    QVERIFY(logged(QStringLiteral("sync"), QStringLiteral("agent")));
     QVERIFY2(said.contains(QStringLiteral("out: key-length %1").arg(key.size())), qPrintable(said.join(u'\n')));
     QVERIFY2(std::any_of(said.begin(), said.end(), [](const QString &l) { return l.startsWith(QLatin1String("out: saved ")); }),
         qPrintable(said.join(u'\n')));
@@ -607,7 +625,8 @@ void tst_SessionLaunch::anAgentSavesAndOutlivesAnEngineRestart()
     QVERIFY2(killed.exitCode == 0, killed.err.constData());
     QTRY_COMPARE_WITH_TIMEOUT(agent().value(QStringLiteral("runs")).toInt(), 2, 60000);
     QTRY_VERIFY_WITH_TIMEOUT(lines().contains(QStringLiteral("out: key-length %1").arg(key.size())), 30000);
-    QCOMPARE(agent().value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    // (The line above may be the first run's: the second is running once the state says so.)
+    QTRY_COMPARE_WITH_TIMEOUT(agent().value(QStringLiteral("state")).toString(), QStringLiteral("running"), 30000);
     for (const QString &where : {m_fx->home(0), m_fx->hub().dataDir()}) {
         const Run grep = runProgram(QStringLiteral("grep"), {QStringLiteral("-rl"), QString::fromLatin1(key), where});
         QVERIFY2(grep.exitCode == 1, grep.out.constData());
