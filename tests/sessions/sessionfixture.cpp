@@ -1,5 +1,6 @@
 #include "sessionfixture.h"
 
+#include "childprocess.h"
 #include "pairedserver.h"
 
 #include <QDir>
@@ -74,6 +75,7 @@ bool SessionFixture::startEngine(int i, const QProcessEnvironment &extraEnv, con
     up.setProcessEnvironment(e);
     up.setProcessChannelMode(QProcess::MergedChannels);
     up.setStandardOutputFile(m_dir.filePath(QStringLiteral("up%1.log").arg(i)), QIODevice::Append);
+    endWithTheTest(up);
     up.start(serverBinary(),
         QStringList {QStringLiteral("up"), QStringLiteral("--credential-store"), QStringLiteral("file")} + extraArgs);
     if (!up.waitForStarted())

@@ -1,5 +1,6 @@
 #include "engineprocess.h"
 
+#include "childprocess.h"
 #include "hubprocess.h"
 
 #include <QDeadlineTimer>
@@ -31,6 +32,7 @@ EngineProcess::~EngineProcess()
 bool EngineProcess::start(int timeoutMs)
 {
     m_process.setProcessEnvironment(m_env);
+    endWithTheTest(m_process);
     m_process.start(serverBinary(), {QStringLiteral("up"), QStringLiteral("--credential-store"), QStringLiteral("file")});
     if (!m_process.waitForStarted(10000))
         return false;

@@ -1,5 +1,7 @@
 #include "hubprocess.h"
 
+#include "childprocess.h"
+
 #include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QRegularExpression>
@@ -62,6 +64,7 @@ bool HubProcess::start(const QString &dataDir, const QStringList &extraArgs)
     if (!extraArgs.contains(QStringLiteral("--preview")))
         args << QStringLiteral("--preview") << QStringLiteral("127.0.0.1:0");
     m_process.setArguments(args + extraArgs);
+    endWithTheTest(m_process);
     m_process.start();
     if (!m_process.waitForStarted(10000))
         return false;
