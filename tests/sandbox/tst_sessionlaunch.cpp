@@ -581,6 +581,19 @@ void tst_SessionLaunch::anAgentSavesAndOutlivesAnEngineRestart()
     const QStringList said = lines();
     QVERIFY2(std::any_of(said.begin(), said.end(), [](const QString &l) { return l.startsWith(QLatin1String("out: synced ")); }),
         qPrintable(said.join(u'\n')));
+    // The cloud reads the same agent through the tunnel (session.agent, driven by `isolation-hub call`).
+    QString callOut, callErr;
+    const int callRc = m_fx->hub().admin({QStringLiteral("call"), m_server[0], QStringLiteral("session.agent"), QStringLiteral("--params"),
+                                             QStringLiteral("{\"session\":\"%1\"}").arg(id)},
+        &callOut, &callErr);
+    QVERIFY2(callRc == 0, qPrintable(callOut + callErr));
+    const QJsonObject viaCloud = QJsonDocument::fromJson(callOut.toUtf8()).object();
+    QCOMPARE(viaCloud.value(QStringLiteral("session")).toString(), id);
+    QCOMPARE(viaCloud.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    QCOMPARE(viaCloud.value(QStringLiteral("runs")).toInt(), 1);
+    QVERIFY2(viaCloud.value(QStringLiteral("lines")).toVariant().toStringList().contains(QStringLiteral("out: save-status 0")),
+        qPrintable(callOut));
+    QVERIFY2(!callOut.contains(QString::fromLatin1(key)), qPrintable(callOut)); // the launch secret stays out
     // The activity log: launched by the cloud, saved and synced by the agent (nothing recorded by the test).
     const auto logged = [&](const QString &kind, const QString &door) {
         const QJsonArray all = m_fx->cli(0, {QStringLiteral("activity"), QStringLiteral("--json"), QStringLiteral("--kind"), kind})
