@@ -276,6 +276,13 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
         return waitHealthy(adopt, RuntimeState::Starting);
     }
 
+    return createAndStart(lifecycleId.value(), configHash, old);
+}
+
+
+LifecycleContainer::Outcome LifecycleContainer::createAndStart(
+    const QString &imageId, const QString &configHash, const QStringList &old)
+{
     const bool upgrading = !old.isEmpty();
     if (upgrading) {
         qCInfo(lcRuntime) << "upgrading the runtime to" << m_spec.lifecycleImage << "(pin" << m_spec.pin.opensandbox
@@ -287,14 +294,14 @@ LifecycleContainer::Outcome LifecycleContainer::bringUp()
     }
     const QString name
         = QStringLiteral("isolation-runtime-%1-%2")
-              .arg(m_spec.engineId.left(12), shortHash(lifecycleId.value().toUtf8() + configHash.toUtf8()));
+              .arg(m_spec.engineId.left(12), shortHash(imageId.toUtf8() + configHash.toUtf8()));
     // While upgrading the old container still holds the configured port: the new one gets its own.
     auto created
-        = m_docker.createContainer(name, containerSpec(lifecycleId.value(), configHash, upgrading ? 0 : m_spec.port));
+        = m_docker.createContainer(name, containerSpec(imageId, configHash, upgrading ? 0 : m_spec.port));
     if (!created && created.error().status == 409) {
         (void)m_docker.removeContainer(name); // a half-made container of an earlier attempt
         created = m_docker.createContainer(
-            name, containerSpec(lifecycleId.value(), configHash, upgrading ? 0 : m_spec.port));
+            name, containerSpec(imageId, configHash, upgrading ? 0 : m_spec.port));
     }
     if (!created)
         return fromDocker(created.error());

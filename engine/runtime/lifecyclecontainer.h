@@ -79,6 +79,9 @@ private:
     QJsonObject containerSpec(const QString &imageId, const QString &configHash, quint16 port) const;
     Outcome describe(const QString &id, RuntimeState state, const QString &reason) const;
     Outcome waitHealthy(const QString &id, RuntimeState whileWaiting);
+    // bringUp()'s last part: a new container of `imageId` and `configHash` made and started; the
+    // `old` ones removed once it is healthy (an upgrade), or kept running when it is not.
+    Outcome createAndStart(const QString &imageId, const QString &configHash, const QStringList &old);
 
     DockerClient m_docker;
     Spec m_spec;

@@ -36,6 +36,7 @@ class SandboxControl;
 class SandboxLauncher;
 class SystemTimer;
 class SecretVault;
+struct LaunchRequest;
 struct ServerIdentity;
 class Session;
 class SessionManager;
@@ -131,6 +132,9 @@ private:
     // The session's control directory, watched: false when it cannot be used (no way back then).
     bool startControl(Session *session, Entry &entry);
     // A process in the session's sandbox asked for a save of everything that changed.
+    // The session and control directory a request from the sandbox is for; {} when either is gone
+    // (a request of a gone session is answered "refused").
+    std::pair<Session *, SandboxControl *> askedFromSandbox(const QString &sessionId, const QString &requestId);
     void saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message);
     void syncFromSandbox(const QString &sessionId, const QString &requestId, bool resolve);
     Result<Entry *> entryFor(Session *session);
@@ -144,6 +148,11 @@ private:
     // Resume of a suspended session: a sandbox restored from its snapshot (a fresh one from the
     // image when that fails), the agent started again.
     void relaunch(Session *session, Done done);
+    // relaunch()'s parts: the request (the recorded image and snapshot, the control directory; the
+    // agent made ready), what follows a sandbox that runs again, and a resume that failed.
+    Result<LaunchRequest> resumeRequest(Session *session, RuntimeManager *runtime);
+    void resumed(Session *session, const QString &from, const Done &done);
+    void keepSuspended(Session *session, const Error &why, const Done &done);
     void deleteSnapshot(Session *session); // best effort: the record's snapshot, if any
 
     SessionManager *m_sessions;

@@ -58,17 +58,25 @@ bool SessionSandboxes::startControl(Session *session, Entry &entry)
     return true;
 }
 
-void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message)
+std::pair<Session *, SandboxControl *> SessionSandboxes::askedFromSandbox(const QString &sessionId, const QString &requestId)
 {
     const auto it = m_entries.find(sessionId);
-    Session *session = m_sessions->session(sessionId);
     if (it == m_entries.end() || !it->second.control)
-        return;
+        return {};
     SandboxControl *control = it->second.control.get();
+    Session *session = m_sessions->session(sessionId);
     if (!session) {
         control->answer(requestId, SandboxControl::Outcome::Refused, tr("the session is gone"));
-        return;
+        return {};
     }
+    return {session, control};
+}
+
+void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &requestId, const QString &message)
+{
+    const auto [session, control] = askedFromSandbox(sessionId, requestId);
+    if (!session)
+        return;
     qCInfo(lcSessionSandboxes) << "session" << sessionId << "asked from its sandbox for a save";
     QPointer<SandboxControl> c(control);
     QPointer<Session> s(session);
@@ -97,15 +105,9 @@ void SessionSandboxes::saveFromSandbox(const QString &sessionId, const QString &
 
 void SessionSandboxes::syncFromSandbox(const QString &sessionId, const QString &requestId, bool resolve)
 {
-    const auto it = m_entries.find(sessionId);
-    Session *session = m_sessions->session(sessionId);
-    if (it == m_entries.end() || !it->second.control)
+    const auto [session, control] = askedFromSandbox(sessionId, requestId);
+    if (!session)
         return;
-    SandboxControl *control = it->second.control.get();
-    if (!session) {
-        control->answer(requestId, SandboxControl::Outcome::Refused, tr("the session is gone"));
-        return;
-    }
     qCInfo(lcSessionSandboxes) << "session" << sessionId << "asked from its sandbox for a sync";
     QPointer<SandboxControl> c(control);
     QPointer<Session> s(session);

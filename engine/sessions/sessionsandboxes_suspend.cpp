@@ -132,25 +132,16 @@ void SessionSandboxes::resume(const QString &sessionId, Done done)
     });
 }
 
-void SessionSandboxes::relaunch(Session *session, Done done)
+Result<LaunchRequest> SessionSandboxes::resumeRequest(Session *session, RuntimeManager *rt)
 {
-    RuntimeManager *rt = m_runtime();
-    if (!rt || rt->state() != RuntimeState::Healthy) {
-        done(Error::unavailable(tr("The sandbox runtime is not ready")));
-        return;
-    }
     const SandboxRecord recorded = session->record().sandbox.value_or(SandboxRecord {});
     auto request = LaunchRequest::fromWorkspace(session->id(), session->workTree(), m_defaultImage);
-    if (!request) {
-        done(fromSandbox(request.error()));
-        return;
-    }
+    if (!request)
+        return fromSandbox(request.error());
     if (!recorded.image.isEmpty())
         request.value().image = recorded.image;
-    const QString snapshot = recorded.snapshot;
-    request.value().snapshotId = snapshot;
-    auto it = m_entries.find(session->id());
-    if (it == m_entries.end())
+    request.value().snapshotId = recorded.snapshot;
+    if (m_entries.find(session->id()) == m_entries.end())
         makeEntry(session, rt); // suspended by an earlier run of the engine
     Entry &entry = m_entries[session->id()];
     if (!entry.control)
@@ -160,70 +151,79 @@ void SessionSandboxes::relaunch(Session *session, Done done)
     const QString command = recorded.agent ? recorded.agent->command : QString();
     if (!entry.agent && !command.isEmpty())
         makeAgent(session, command);
+    return request.value();
+}
+
+void SessionSandboxes::resumed(Session *session, const QString &from, const Done &done)
+{
+    // Consumed: the sandbox runs from it now (the runtime keeps what the sandbox needs).
+    deleteSnapshot(session);
+    updateRecord(session, [](SandboxRecord &r) { r.snapshot.clear(); });
+    record(session, SandboxState::Running);
+    qCInfo(lcSessionSandboxes) << "session" << session->id() << "resumed" << from;
+    auto entry = m_entries.find(session->id());
+    if (entry != m_entries.end() && entry->second.agent) {
+        entry->second.agent->setExecd(entry->second.launcher->execd()); // the new sandbox's
+        entry->second.agent->start();
+    }
+    done(describe(session));
+}
+
+void SessionSandboxes::keepSuspended(Session *session, const Error &why, const Done &done)
+{
+    // A resume that fails leaves the session suspended, to be resumed (or finished) again.
+    updateRecord(session, [why](SandboxRecord &r) {
+        r.state = SandboxState::Suspended;
+        r.reason = why.message;
+        r.id.clear();
+    });
+    done(why);
+}
+
+void SessionSandboxes::relaunch(Session *session, Done done)
+{
+    RuntimeManager *rt = m_runtime();
+    if (!rt || rt->state() != RuntimeState::Healthy) {
+        done(Error::unavailable(tr("The sandbox runtime is not ready")));
+        return;
+    }
+    auto request = resumeRequest(session, rt);
+    if (!request) {
+        done(request.error());
+        return;
+    }
+    const QString snapshot = request.value().snapshotId;
+    LaunchRequest fresh = request.value();
+    fresh.snapshotId.clear();
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
     const QString id = session->id();
-    const auto started = [self, s, id, done](const QString &from) {
-        if (!self || !s)
-            return;
-        // Consumed: the sandbox runs from it now (the runtime keeps what the sandbox needs).
-        self->deleteSnapshot(s);
-        self->updateRecord(s, [](SandboxRecord &r) { r.snapshot.clear(); });
-        self->record(s, SandboxState::Running);
-        qCInfo(lcSessionSandboxes) << "session" << id << "resumed" << from;
-        auto entry = self->m_entries.find(id);
-        if (entry != self->m_entries.end() && entry->second.agent) {
-            entry->second.agent->setExecd(entry->second.launcher->execd()); // the new sandbox's
-            entry->second.agent->start();
-        }
-        done(self->describe(s));
-    };
-    // A resume that fails leaves the session suspended, to be resumed (or finished) again.
-    const auto stillSuspended = [self, s](const Error &why, const Done &done) {
-        if (self && s) {
-            self->updateRecord(s, [why](SandboxRecord &r) {
-                r.state = SandboxState::Suspended;
-                r.reason = why.message;
-                r.id.clear();
-            });
-        }
-        done(why);
-    };
-    const LaunchRequest fresh = [r = request.value()]() mutable {
-        r.snapshotId.clear();
-        return r;
-    }();
+    Entry &entry = m_entries[id];
     entry.launcher->launch(request.value(), entry.secrets.get(),
-        [self, s, id, snapshot, fresh, started, stillSuspended, done](Result<void, SandboxError> r) {
+        [self, s, id, snapshot, fresh, done](Result<void, SandboxError> r) {
             if (!self || !s)
                 return;
             if (r) {
-                started(snapshot.isEmpty() ? QStringLiteral("in a fresh sandbox") : QStringLiteral("from its snapshot"));
+                self->resumed(s, snapshot.isEmpty() ? QStringLiteral("in a fresh sandbox") : QStringLiteral("from its snapshot"), done);
                 return;
             }
-            if (snapshot.isEmpty()) {
-                stillSuspended(fromSandbox(r.error()), done);
+            auto entry = self->m_entries.find(id);
+            if (snapshot.isEmpty() || entry == self->m_entries.end()) {
+                self->keepSuspended(s, fromSandbox(r.error()), done);
                 return;
             }
             // The worktree holds the work: a fresh sandbox from the image loses only what the
             // snapshot had outside it.
             qCWarning(lcSessionSandboxes) << "session" << id << "cannot resume from snapshot" << snapshot << ":"
                                           << r.error().message << "- starting a fresh sandbox";
-            auto entry = self->m_entries.find(id);
-            if (entry == self->m_entries.end()) {
-                stillSuspended(fromSandbox(r.error()), done);
-                return;
-            }
-            entry->second.launcher->launch(fresh, entry->second.secrets.get(),
-                [self, s, started, stillSuspended, done](Result<void, SandboxError> again) {
-                    if (!self || !s)
-                        return;
-                    if (!again) {
-                        stillSuspended(fromSandbox(again.error()), done);
-                        return;
-                    }
-                    started(QStringLiteral("in a fresh sandbox (its snapshot could not be restored)"));
-                });
+            entry->second.launcher->launch(fresh, entry->second.secrets.get(), [self, s, done](Result<void, SandboxError> again) {
+                if (!self || !s)
+                    return;
+                if (!again)
+                    self->keepSuspended(s, fromSandbox(again.error()), done);
+                else
+                    self->resumed(s, QStringLiteral("in a fresh sandbox (its snapshot could not be restored)"), done);
+            });
         });
 }
 

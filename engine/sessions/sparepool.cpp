@@ -100,6 +100,29 @@ std::optional<Spare> SparePool::take(const QString &workspaceId, const QString &
     return s;
 }
 
+bool SparePool::install(const QString &workspaceId, const QString &build, QString *why)
+{
+    QString old;
+    {
+        QMutexLocker lock(&m_mutex);
+        const QString dir = spareDir(workspaceId);
+        if (QFileInfo::exists(dir)) {
+            old = m_dir + QStringLiteral("/.old-") + workspaceId + QLatin1Char('-') + randomSuffix();
+            if (!moveDir(dir, old)) {
+                *why = QStringLiteral("cannot move %1 aside").arg(dir);
+                return false;
+            }
+        }
+        if (!moveDir(build, dir)) {
+            *why = QStringLiteral("cannot move %1 to %2").arg(build, dir);
+            return false;
+        }
+    }
+    if (!old.isEmpty())
+        QDir(old).removeRecursively();
+    return true;
+}
+
 Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString &workspaceId, const Clock &clock)
 {
     if (!WarmCache::isWorkspaceId(workspaceId))
@@ -162,20 +185,8 @@ Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString 
     if (!writeMarker(build + QLatin1Char('/') + QLatin1String(kMarker), s))
         return failed(WorkspaceError::failed(QStringLiteral("cannot write %1/%2").arg(build, QLatin1String(kMarker))));
 
-    QString old;
-    {
-        QMutexLocker lock(&m_mutex);
-        const QString dir = spareDir(workspaceId);
-        if (QFileInfo::exists(dir)) {
-            old = m_dir + QStringLiteral("/.old-") + workspaceId + QLatin1Char('-') + randomSuffix();
-            if (!moveDir(dir, old))
-                return failed(WorkspaceError::failed(QStringLiteral("cannot move %1 aside").arg(dir)));
-        }
-        if (!moveDir(build, dir))
-            return failed(WorkspaceError::failed(QStringLiteral("cannot move %1 to %2").arg(build, dir)));
-    }
-    if (!old.isEmpty())
-        QDir(old).removeRecursively();
+    if (QString why; !install(workspaceId, build, &why))
+        return failed(WorkspaceError::failed(why));
     // Evicted while this was built (the cache's removal hook found no spare then): it goes too.
     const QList<CacheEntry> cached = cache.list();
     if (std::none_of(cached.cbegin(), cached.cend(), [&](const CacheEntry &e) { return e.workspaceId == workspaceId; })) {

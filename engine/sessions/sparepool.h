@@ -61,6 +61,9 @@ public:
 
 private:
     QString spareDir(const QString &workspaceId) const;
+    // prepare()'s last step: the built directory renamed into place (the previous spare moved
+    // aside, then deleted). False when a rename failed.
+    bool install(const QString &workspaceId, const QString &build, QString *why);
     static std::optional<Spare> read(const QString &markerPath);
 
     QString m_dir;

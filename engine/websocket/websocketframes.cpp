@@ -157,6 +157,51 @@ FrameReader::Status FrameReader::fail(quint16 code, QString text)
     return Status::Error;
 }
 
+QString FrameReader::refusedHead(quint8 byte0, quint8 byte1) const
+{
+    const bool fin = (byte0 & FinBit) != 0;
+    const quint8 op = byte0 & OpcodeBits;
+    const bool masked = (byte1 & MaskBit) != 0;
+    const quint8 length7 = byte1 & 0x7F;
+    if ((byte0 & RsvBits) != 0)
+        return QStringLiteral("a frame with reserved bits set (no extension was agreed)");
+    if (!knownOpcode(op))
+        return QStringLiteral("a frame with the unknown opcode %1").arg(op);
+    const auto opcode = Opcode(op);
+    if (isControl(opcode) && (!fin || length7 > MaxControlPayload))
+        return QStringLiteral("a control frame fragmented or over 125 bytes");
+    if (masked != (m_role == Role::Server))
+        return m_role == Role::Server ? QStringLiteral("an unmasked frame from the client")
+                                      : QStringLiteral("a masked frame from the server");
+    if (opcode == Opcode::Continuation && !m_fragmented)
+        return QStringLiteral("a continuation frame with no message to continue");
+    if ((opcode == Opcode::Text || opcode == Opcode::Binary) && m_fragmented)
+        return QStringLiteral("a new message before the last one ended");
+    return {};
+}
+
+FrameReader::Status FrameReader::control(Opcode opcode, QByteArrayView payload, Message *message)
+{
+    *message = Message {};
+    if (opcode == Opcode::Close) {
+        if (payload.size() == 1)
+            return fail(CloseProtocolError, QStringLiteral("a close frame of one byte"));
+        if (payload.size() >= 2) {
+            const auto code = quint16((quint8(payload[0]) << 8) | quint8(payload[1]));
+            if (!validCloseCode(code))
+                return fail(CloseProtocolError, QStringLiteral("a close frame with the code %1").arg(code));
+            const QByteArrayView reason = payload.sliced(2);
+            if (!validUtf8(reason))
+                return fail(CloseInvalidPayload, QStringLiteral("a close reason that is not UTF-8"));
+            message->closeCode = code;
+            message->closeReason = QString::fromUtf8(reason);
+        }
+    }
+    message->opcode = opcode;
+    message->payload = QByteArray::fromRawData(payload.data(), payload.size());
+    return Status::Message;
+}
+
 FrameReader::Status FrameReader::next(Message *message)
 {
     if (m_errorCode != 0)
@@ -166,25 +211,12 @@ FrameReader::Status FrameReader::next(Message *message)
         if (have < 2)
             return Status::NeedMore;
         const auto *p = reinterpret_cast<const quint8 *>(m_in.constData() + m_pos);
+        if (const QString why = refusedHead(p[0], p[1]); !why.isEmpty())
+            return fail(CloseProtocolError, why);
         const bool fin = (p[0] & FinBit) != 0;
-        const quint8 op = p[0] & OpcodeBits;
+        const auto opcode = Opcode(p[0] & OpcodeBits);
         const bool masked = (p[1] & MaskBit) != 0;
         const quint8 length7 = p[1] & 0x7F;
-        if ((p[0] & RsvBits) != 0)
-            return fail(CloseProtocolError, QStringLiteral("a frame with reserved bits set (no extension was agreed)"));
-        if (!knownOpcode(op))
-            return fail(CloseProtocolError, QStringLiteral("a frame with the unknown opcode %1").arg(op));
-        const auto opcode = Opcode(op);
-        if (isControl(opcode) && (!fin || length7 > MaxControlPayload))
-            return fail(CloseProtocolError, QStringLiteral("a control frame fragmented or over 125 bytes"));
-        if (masked != (m_role == Role::Server))
-            return fail(CloseProtocolError,
-                m_role == Role::Server ? QStringLiteral("an unmasked frame from the client")
-                                       : QStringLiteral("a masked frame from the server"));
-        if (opcode == Opcode::Continuation && !m_fragmented)
-            return fail(CloseProtocolError, QStringLiteral("a continuation frame with no message to continue"));
-        if ((opcode == Opcode::Text || opcode == Opcode::Binary) && m_fragmented)
-            return fail(CloseProtocolError, QStringLiteral("a new message before the last one ended"));
 
         const qsizetype lengthBytes = length7 == 126 ? 2 : length7 == 127 ? 8 : 0;
         const qsizetype head = 2 + lengthBytes + (masked ? 4 : 0);
@@ -214,26 +246,8 @@ FrameReader::Status FrameReader::next(Message *message)
             applyMask(m_in.data() + start, size, key); // detaches at most once: the buffer is ours
         const QByteArrayView payload(m_in.constData() + start, size);
 
-        if (isControl(opcode)) {
-            *message = Message {};
-            if (opcode == Opcode::Close) {
-                if (size == 1)
-                    return fail(CloseProtocolError, QStringLiteral("a close frame of one byte"));
-                if (size >= 2) {
-                    const auto code = quint16((quint8(payload[0]) << 8) | quint8(payload[1]));
-                    if (!validCloseCode(code))
-                        return fail(CloseProtocolError, QStringLiteral("a close frame with the code %1").arg(code));
-                    const QByteArrayView reason = payload.sliced(2);
-                    if (!validUtf8(reason))
-                        return fail(CloseInvalidPayload, QStringLiteral("a close reason that is not UTF-8"));
-                    message->closeCode = code;
-                    message->closeReason = QString::fromUtf8(reason);
-                }
-            }
-            message->opcode = opcode;
-            message->payload = QByteArray::fromRawData(payload.data(), payload.size());
-            return Status::Message;
-        }
+        if (isControl(opcode))
+            return control(opcode, payload, message);
 
         if (!fin) {
             if (!m_fragmented) {

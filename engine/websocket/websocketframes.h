@@ -85,6 +85,10 @@ public:
 
 private:
     Status fail(quint16 code, QString text);
+    // next()'s parts: why a frame's first two bytes are refused (empty: they are fine), and a
+    // control frame's payload read into `message`.
+    QString refusedHead(quint8 byte0, quint8 byte1) const;
+    Status control(Opcode opcode, QByteArrayView payload, Message *message);
 
     Role m_role;
     quint64 m_max;

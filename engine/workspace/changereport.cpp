@@ -31,17 +31,10 @@ struct TreeWalk
     QList<FileChange> *out;
 };
 
-} // namespace
-
-Result<WorkspaceChanges, WorkspaceError> ChangeReport::collect()
+// The worktree's status against the session's commit (index and worktree, renames found), less
+// what lies inside a nested repository.
+Result<void, WorkspaceError> statusOf(git_repository *repo, const NestedRepos &nested, QList<FileChange> *out)
 {
-    git_repository *repo = m_repo.get();
-    auto nested = m_repo.refreshExclusions();
-    if (!nested)
-        return nested.error();
-    WorkspaceChanges changes;
-    changes.mergeInProgress = git_repository_state(repo) == GIT_REPOSITORY_STATE_MERGE;
-
     git_status_options opts;
     git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
     opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
@@ -68,10 +61,65 @@ Result<WorkspaceChanges, WorkspaceError> ChangeReport::collect()
             change.path.chop(1);
         if (*status == FileStatus::Renamed)
             change.oldPath = QString::fromUtf8(first->old_file.path);
-        if (nested.value().covers(change.path))
+        if (nested.covers(change.path))
             continue;
-        changes.files.append(change);
+        out->append(change);
     }
+    return {};
+}
+
+// The files `head` holds inside the directories that are now nested repositories: deleted.
+Result<void, WorkspaceError> leavingForNested(
+    git_repository *repo, git_commit *head, const NestedRepos &nested, QList<FileChange> *out)
+{
+    git_tree *rawTree = nullptr;
+    if (int rc = git_commit_tree(&rawTree, head); rc < 0)
+        return git::error(rc, QStringLiteral("cannot read the session's tree"));
+    git::TreePtr tree(rawTree);
+    for (const QString &dir : nested.dirs()) {
+        git_tree_entry *rawEntry = nullptr;
+        const QByteArray path = dir.toUtf8();
+        if (git_tree_entry_bypath(&rawEntry, tree.get(), path.constData()) < 0) {
+            git_error_clear();
+            continue;
+        }
+        git::TreeEntryPtr entry(rawEntry);
+        if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE) {
+            out->append({dir, {}, FileStatus::Deleted});
+            continue;
+        }
+        git_tree *rawSub = nullptr;
+        if (int rc = git_tree_lookup(&rawSub, repo, git_tree_entry_id(entry.get())); rc < 0)
+            return git::error(rc, QStringLiteral("cannot read %1").arg(dir));
+        git::TreePtr sub(rawSub);
+        TreeWalk walk {dir + QLatin1Char('/'), out};
+        git_tree_walk(
+            sub.get(), GIT_TREEWALK_PRE,
+            [](const char *root, const git_tree_entry *entry, void *payload) -> int {
+                if (git_tree_entry_type(entry) == GIT_OBJECT_TREE)
+                    return 0;
+                auto *w = static_cast<TreeWalk *>(payload);
+                w->out->append({w->prefix + QString::fromUtf8(root) + QString::fromUtf8(git_tree_entry_name(entry)),
+                    {}, FileStatus::Deleted});
+                return 0;
+            },
+            &walk);
+    }
+    return {};
+}
+
+} // namespace
+
+Result<WorkspaceChanges, WorkspaceError> ChangeReport::collect()
+{
+    git_repository *repo = m_repo.get();
+    auto nested = m_repo.refreshExclusions();
+    if (!nested)
+        return nested.error();
+    WorkspaceChanges changes;
+    changes.mergeInProgress = git_repository_state(repo) == GIT_REPOSITORY_STATE_MERGE;
+    if (auto listed = statusOf(repo, nested.value(), &changes.files); !listed)
+        return listed.error();
 
     auto session = m_repo.target(m_repo.sessionRef());
     if (!session)
@@ -85,39 +133,8 @@ Result<WorkspaceChanges, WorkspaceError> ChangeReport::collect()
         auto head = m_repo.commit(*session.value());
         if (!head)
             return head.error();
-        git_tree *rawTree = nullptr;
-        if (int rc = git_commit_tree(&rawTree, head.value().get()); rc < 0)
-            return git::error(rc, QStringLiteral("cannot read the session's tree"));
-        git::TreePtr tree(rawTree);
-        for (const QString &dir : nested.value().dirs()) {
-            git_tree_entry *rawEntry = nullptr;
-            const QByteArray path = dir.toUtf8();
-            if (git_tree_entry_bypath(&rawEntry, tree.get(), path.constData()) < 0) {
-                git_error_clear();
-                continue;
-            }
-            git::TreeEntryPtr entry(rawEntry);
-            if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE) {
-                changes.files.append({dir, {}, FileStatus::Deleted});
-                continue;
-            }
-            git_tree *rawSub = nullptr;
-            if (int rc = git_tree_lookup(&rawSub, repo, git_tree_entry_id(entry.get())); rc < 0)
-                return git::error(rc, QStringLiteral("cannot read %1").arg(dir));
-            git::TreePtr sub(rawSub);
-            TreeWalk walk {dir + QLatin1Char('/'), &changes.files};
-            git_tree_walk(
-                sub.get(), GIT_TREEWALK_PRE,
-                [](const char *root, const git_tree_entry *entry, void *payload) -> int {
-                    if (git_tree_entry_type(entry) == GIT_OBJECT_TREE)
-                        return 0;
-                    auto *w = static_cast<TreeWalk *>(payload);
-                    w->out->append({w->prefix + QString::fromUtf8(root) + QString::fromUtf8(git_tree_entry_name(entry)),
-                        {}, FileStatus::Deleted});
-                    return 0;
-                },
-                &walk);
-        }
+        if (auto left = leavingForNested(repo, head.value().get(), nested.value(), &changes.files); !left)
+            return left.error();
     }
     std::sort(changes.files.begin(), changes.files.end(),
         [](const FileChange &a, const FileChange &b) { return a.path < b.path; });
