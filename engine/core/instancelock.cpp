@@ -1,5 +1,9 @@
 #include "instancelock.h"
 
+#include "storagefault.h"
+
+#include <QFileInfo>
+
 namespace isolation {
 
 InstanceLock::InstanceLock(const QString &lockFile)
@@ -28,8 +32,17 @@ Status InstanceLock::acquire()
         return Error::unavailable(
             QStringLiteral("another engine (pid %1) is already running for this state directory").arg(pid));
     case QLockFile::PermissionError:
-        return Error::failed(QStringLiteral("no permission to create the lock file %1").arg(m_lock->fileName()));
+        return Error::failed(QStringLiteral("cannot take the lock file %1: %2")
+                                 .arg(m_lock->fileName(),
+                                     storageFaultText(storageFaultAt(m_lock->fileName()) == StorageFault::ReadOnly
+                                             ? StorageFault::ReadOnly
+                                             : StorageFault::Denied,
+                                         QFileInfo(m_lock->fileName()).path())));
     default:
+        // QLockFile says UnknownError for a disk too full to write its few bytes.
+        if (const StorageFault fault = storageFaultAt(m_lock->fileName()); fault != StorageFault::None)
+            return Error::failed(QStringLiteral("cannot take the lock file %1: %2")
+                                     .arg(m_lock->fileName(), storageFaultText(fault, QFileInfo(m_lock->fileName()).path())));
         return Error::failed(QStringLiteral("cannot take the lock file %1").arg(m_lock->fileName()));
     }
 }

@@ -2,9 +2,14 @@
 
 #include "random.h"
 
+#include "core/storagefault.h"
+
+#include <QFileDevice>
 #include <QIODevice>
 
 #include <openssl/crypto.h>
+
+#include <cerrno>
 
 namespace isolation {
 
@@ -60,8 +65,14 @@ CryptoResult<void> ObjectEncryptor::fail(CryptoError error)
 CryptoResult<void> ObjectEncryptor::put(QByteArrayView bytes)
 {
     const qint64 written = m_out->write(bytes.data(), bytes.size());
-    if (written != bytes.size())
+    if (written != bytes.size()) {
+        const int errnum = errno;
+        const auto *file = qobject_cast<const QFileDevice *>(m_out);
+        const QString path = file ? file->fileName() : QString();
+        if (const StorageFault fault = storageFaultAt(path, errnum); fault != StorageFault::None)
+            return fail(CryptoError::internal(storageFaultText(fault, path)));
         return fail(CryptoError::internal(QStringLiteral("cannot write encrypted object: ") + m_out->errorString()));
+    }
     return {};
 }
 

@@ -13,6 +13,8 @@
 #include <QFile>
 #include <QPointer>
 
+#include <cerrno>
+
 namespace isolation {
 
 namespace {
@@ -210,10 +212,13 @@ void SaveFlow::writeSegment()
         [path, kind](Workspace &ws) -> Result<SegmentResult, WorkspaceError> {
             QFile out(path);
             if (!out.open(QIODevice::WriteOnly))
-                return WorkspaceError::failed(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+                return WorkspaceError::failed(writeFailureText(path, out.errorString(), errno));
             auto written = ws.writeSegment(out, kind);
             if (written && !out.flush())
-                return WorkspaceError::failed(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+                return WorkspaceError::failed(writeFailureText(path, out.errorString(), errno));
+            if (!written && written.error().code != WorkspaceError::Code::Storage
+                && storageFaultAt(path) != StorageFault::None)
+                return WorkspaceError::failed(writeFailureText(path, written.error().message));
             return written;
         },
         this,

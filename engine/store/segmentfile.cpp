@@ -1,11 +1,14 @@
 #include "segmentfile.h"
 
+#include "core/storagefault.h"
 #include "crypto/objectcipher.h"
 
 #include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+
+#include <cerrno>
 
 namespace isolation {
 
@@ -34,7 +37,7 @@ StoreResult<SealedSegment> sealSegmentFile(
         return StoreError::local(QStringLiteral("cannot read %1: %2").arg(plainPath, in.errorString()));
     QFile out(sealedPath);
     if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return StoreError::local(QStringLiteral("cannot write %1: %2").arg(sealedPath, out.errorString()));
+        return StoreError::local(writeFailureText(sealedPath, out.errorString(), errno));
     out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     auto failed = [&](const QString &why) {
         out.close();
@@ -53,7 +56,7 @@ StoreResult<SealedSegment> sealSegmentFile(
     if (CryptoResult<void> ok = encryptor.finish(); !ok)
         return failed(QStringLiteral("cannot encrypt %1: %2").arg(plainPath, ok.error().message));
     if (!out.flush())
-        return failed(QStringLiteral("cannot write %1: %2").arg(sealedPath, out.errorString()));
+        return failed(writeFailureText(sealedPath, out.errorString(), errno));
     out.close();
     SealedSegment sealed {sha256OfFile(sealedPath), QFileInfo(sealedPath).size()};
     if (sealed.name.isEmpty())
@@ -75,7 +78,7 @@ StoreResult<void> openSegmentFile(const SecureBytes &workspaceKey, const ObjectB
                                        .arg(expected.name.left(12), binding.workspaceId));
     QSaveFile out(outPath);
     if (!out.open(QIODevice::WriteOnly))
-        return StoreError::local(QStringLiteral("cannot write %1: %2").arg(outPath, out.errorString()));
+        return StoreError::local(writeFailureText(outPath, out.errorString(), errno));
     out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     ObjectDecryptor decryptor(workspaceKey.view(), binding, &out);
     CryptoResult<void> ok;

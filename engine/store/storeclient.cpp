@@ -2,6 +2,7 @@
 
 #include "core/huburl.h"
 #include "core/logging.h"
+#include "core/storagefault.h"
 #include "core/version.h"
 #include "pairing/serveridentity.h"
 #include "sessiondeclaration.h"
@@ -15,6 +16,8 @@
 #include <QNetworkRequest>
 #include <QRegularExpression>
 
+#include <cerrno>
+
 namespace isolation {
 
 namespace {
@@ -25,6 +28,15 @@ bool isPathSafe(const QString &s)
 {
     static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_-]{1,128}$"));
     return safe.match(s).hasMatch();
+}
+
+// Why a downloaded piece could not be written: a full or read-only disk said as such.
+QString downloadWriteFailure(const QIODevice &download, int errnum)
+{
+    const auto *file = qobject_cast<const QFileDevice *>(&download);
+    if (!file || file->fileName().isEmpty())
+        return QStringLiteral("cannot write the download: %1").arg(download.errorString());
+    return writeFailureText(file->fileName(), download.errorString(), errnum);
 }
 
 } // namespace
@@ -233,93 +245,107 @@ void StoreClient::send(std::shared_ptr<Exchange> ex, bool retried)
             ex->done(token.error());
             return;
         }
-        QNetworkRequest r = request(ex->path);
-        r.setRawHeader("Authorization", "Bearer " + token.value());
-        for (const auto &h : std::as_const(ex->headers))
-            r.setRawHeader(h.first, h.second);
-        QNetworkReply *reply = nullptr;
-        if (!ex->uploadFile.isEmpty()) {
-            auto file = std::make_unique<QFile>(ex->uploadFile);
-            if (!file->open(QIODevice::ReadOnly)) {
-                ex->done(
-                    StoreError::local(QStringLiteral("cannot read %1: %2").arg(ex->uploadFile, file->errorString())));
-                return;
-            }
-            r.setHeader(QNetworkRequest::ContentLengthHeader, file->size());
-            r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
-            reply = m_network->sendCustomRequest(r, ex->method, file.get());
-            file.release()->setParent(reply);
-        } else if (ex->method == "PUT" || ex->method == "POST") {
-            r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
-            reply = m_network->sendCustomRequest(r, ex->method, ex->body);
-        } else {
-            reply = m_network->sendCustomRequest(r, ex->method);
+        QString error;
+        QNetworkReply *reply = start(*ex, token.value(), &error);
+        if (!reply) {
+            ex->done(StoreError::local(error));
+            return;
         }
-        reply->setParent(this);
         auto answer = std::make_shared<Answer>();
-        connect(reply, &QNetworkReply::uploadProgress, this, [answer, ex](qint64 sent, qint64 total) {
-            if (total > 0 && sent >= total)
-                answer->bodySent = true;
-            if (ex->progress && !ex->uploadFile.isEmpty())
-                ex->progress(sent, total);
-        });
-        if (ex->progress && ex->download) {
-            connect(reply, &QNetworkReply::downloadProgress, this,
-                [ex](qint64 received, qint64 total) { ex->progress(received, total); });
-        }
-        if (ex->download) {
-            reply->setReadBufferSize(kDownloadBuffer);
-            connect(reply, &QNetworkReply::readyRead, this, [reply, ex, answer] {
-                if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() != 200
-                    || !answer->localError.isEmpty())
-                    return;
-                const QByteArray piece = reply->readAll();
-                if (ex->download->write(piece) != piece.size()) {
-                    answer->localError
-                        = QStringLiteral("cannot write the download: %1").arg(ex->download->errorString());
-                    reply->abort();
-                    return;
-                }
-                answer->received += piece.size();
-            });
-        }
-        connect(reply, &QNetworkReply::finished, this, [this, reply, ex, answer, retried] {
-            reply->deleteLater();
-            Answer &a = *answer;
-            a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-            a.etag = reply->rawHeader("ETag");
-            // No answer, or a 2xx whose body broke off (cut connection, timeout, abort).
-            if (a.status == 0 || (a.status < 300 && reply->error() != QNetworkReply::NoError))
-                a.networkError = reply->errorString();
-            if (ex->download && a.status == 200 && a.localError.isEmpty()) {
-                const QByteArray rest = reply->readAll();
-                if (ex->download->write(rest) != rest.size())
-                    a.localError = QStringLiteral("cannot write the download: %1").arg(ex->download->errorString());
-                a.received += rest.size();
-            } else {
-                a.body = reply->readAll();
-            }
-            if (a.status >= 400) {
-                const QJsonObject error
-                    = QJsonDocument::fromJson(a.body).object().value(QStringLiteral("error")).toObject();
-                a.errorCode = error.value(QStringLiteral("code")).toString();
-                a.message = error.value(QStringLiteral("message")).toString();
-            }
-            // A bearer the hub no longer takes (expired, the hub restarted, or its session ended
-            // while another session of ours still uses the workspace): renew it once.
-            if (a.status == 401 && !retried && !ex->workspaceId.isEmpty()
-                && (a.errorCode == QLatin1String("token_expired") || a.errorCode == QLatin1String("unauthorized")
-                    || a.errorCode == QLatin1String("session_ended"))) {
-                qCInfo(lcStore) << "workspace token for" << ex->workspaceId << "refused (" << a.errorCode
-                                << "); renewing it";
-                if (m_tokens.contains(ex->workspaceId))
-                    logging::removeRedaction(m_tokens.take(ex->workspaceId).value.toByteArray());
-                send(ex, true);
-                return;
-            }
-            ex->done(a);
-        });
+        follow(reply, ex, answer);
+        connect(reply, &QNetworkReply::finished, this,
+            [this, reply, ex, answer, retried] { finished(reply, ex, *answer, retried); });
     });
+}
+
+QNetworkReply *StoreClient::start(const Exchange &ex, const QByteArray &token, QString *error)
+{
+    QNetworkRequest r = request(ex.path);
+    r.setRawHeader("Authorization", "Bearer " + token);
+    for (const auto &h : std::as_const(ex.headers))
+        r.setRawHeader(h.first, h.second);
+    QNetworkReply *reply = nullptr;
+    if (!ex.uploadFile.isEmpty()) {
+        auto file = std::make_unique<QFile>(ex.uploadFile);
+        if (!file->open(QIODevice::ReadOnly)) {
+            *error = QStringLiteral("cannot read %1: %2").arg(ex.uploadFile, file->errorString());
+            return nullptr;
+        }
+        r.setHeader(QNetworkRequest::ContentLengthHeader, file->size());
+        r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+        reply = m_network->sendCustomRequest(r, ex.method, file.get());
+        file.release()->setParent(reply);
+    } else if (ex.method == "PUT" || ex.method == "POST") {
+        r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+        reply = m_network->sendCustomRequest(r, ex.method, ex.body);
+    } else {
+        reply = m_network->sendCustomRequest(r, ex.method);
+    }
+    reply->setParent(this);
+    return reply;
+}
+
+void StoreClient::follow(QNetworkReply *reply, const std::shared_ptr<Exchange> &ex, const std::shared_ptr<Answer> &answer)
+{
+    connect(reply, &QNetworkReply::uploadProgress, this, [answer, ex](qint64 sent, qint64 total) {
+        if (total > 0 && sent >= total)
+            answer->bodySent = true;
+        if (ex->progress && !ex->uploadFile.isEmpty())
+            ex->progress(sent, total);
+    });
+    if (ex->progress && ex->download) {
+        connect(reply, &QNetworkReply::downloadProgress, this,
+            [ex](qint64 received, qint64 total) { ex->progress(received, total); });
+    }
+    if (!ex->download)
+        return;
+    reply->setReadBufferSize(kDownloadBuffer);
+    connect(reply, &QNetworkReply::readyRead, this, [reply, ex, answer] {
+        if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() != 200 || !answer->localError.isEmpty())
+            return;
+        const QByteArray piece = reply->readAll();
+        if (ex->download->write(piece) != piece.size()) {
+            answer->localError = downloadWriteFailure(*ex->download, errno);
+            reply->abort();
+            return;
+        }
+        answer->received += piece.size();
+    });
+}
+
+void StoreClient::finished(QNetworkReply *reply, const std::shared_ptr<Exchange> &ex, Answer &a, bool retried)
+{
+    reply->deleteLater();
+    a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    a.etag = reply->rawHeader("ETag");
+    // No answer, or a 2xx whose body broke off (cut connection, timeout, abort).
+    if (a.status == 0 || (a.status < 300 && reply->error() != QNetworkReply::NoError))
+        a.networkError = reply->errorString();
+    if (ex->download && a.status == 200 && a.localError.isEmpty()) {
+        const QByteArray rest = reply->readAll();
+        if (ex->download->write(rest) != rest.size())
+            a.localError = downloadWriteFailure(*ex->download, errno);
+        a.received += rest.size();
+    } else {
+        a.body = reply->readAll();
+    }
+    if (a.status >= 400) {
+        const QJsonObject error = QJsonDocument::fromJson(a.body).object().value(QStringLiteral("error")).toObject();
+        a.errorCode = error.value(QStringLiteral("code")).toString();
+        a.message = error.value(QStringLiteral("message")).toString();
+    }
+    // A bearer the hub no longer takes (expired, the hub restarted, or its session ended while
+    // another session of ours still uses the workspace): renew it once.
+    if (a.status == 401 && !retried && !ex->workspaceId.isEmpty()
+        && (a.errorCode == QLatin1String("token_expired") || a.errorCode == QLatin1String("unauthorized")
+            || a.errorCode == QLatin1String("session_ended"))) {
+        qCInfo(lcStore) << "workspace token for" << ex->workspaceId << "refused (" << a.errorCode << "); renewing it";
+        if (m_tokens.contains(ex->workspaceId))
+            logging::removeRedaction(m_tokens.take(ex->workspaceId).value.toByteArray());
+        send(ex, true);
+        return;
+    }
+    ex->done(a);
 }
 
 void StoreClient::listWorkspaces(std::function<void(StoreResult<QList<Workspace>>)> done)

@@ -104,6 +104,11 @@ private:
     struct Answer;
     void withToken(const QString &workspaceId, std::function<void(StoreResult<QByteArray>)> done);
     void send(std::shared_ptr<Exchange> exchange, bool retried);
+    // send()'s parts: the request made and sent (null, with `error`, when its file cannot be
+    // read); its progress and download followed; its answer read when it finishes.
+    QNetworkReply *start(const Exchange &exchange, const QByteArray &token, QString *error);
+    void follow(QNetworkReply *reply, const std::shared_ptr<Exchange> &exchange, const std::shared_ptr<Answer> &answer);
+    void finished(QNetworkReply *reply, const std::shared_ptr<Exchange> &exchange, Answer &answer, bool retried);
     QNetworkRequest request(const QString &path) const;
     static StoreError errorFrom(const Answer &answer);
 

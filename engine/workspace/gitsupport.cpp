@@ -25,6 +25,15 @@ struct Library
     // reported it at engine exit in 1 of 5 runs). Left initialised, everything stays reachable.
 };
 
+// The first '...'-quoted path in a libgit2 message ("failed to write '/x/y': ..."), or empty.
+QString quotedPath(const QString &message)
+{
+    const qsizetype open = message.indexOf(u'\'');
+    const qsizetype close = open < 0 ? -1 : message.indexOf(u'\'', open + 1);
+    const QString path = close < 0 ? QString() : message.mid(open + 1, close - open - 1);
+    return path.startsWith(u'/') ? path : QString();
+}
+
 } // namespace
 
 void ensureLibrary()
@@ -40,6 +49,12 @@ WorkspaceError error(int rc, const QString &what)
     const int klass = last ? last->klass : GIT_ERROR_NONE;
     git_error_clear();
     const QString message = what + QStringLiteral(": ") + detail;
+    // A full or read-only disk first: libgit2 reports it as an OS error under the class of
+    // whatever wrote (an object database that cannot write is not a corrupt one).
+    if (const StorageFault fault = storageFaultIn(detail); fault != StorageFault::None) {
+        const QString path = quotedPath(detail).isEmpty() ? quotedPath(what) : quotedPath(detail);
+        return WorkspaceError::storage(fault, storageFaultText(fault, path) + QStringLiteral(" (") + message + u')');
+    }
     switch (rc) {
     case GIT_ENOTFOUND:
         return WorkspaceError::notFound(message);

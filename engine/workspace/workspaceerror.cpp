@@ -11,6 +11,10 @@ QString workspaceErrorCodeName(WorkspaceError::Code code)
         return QStringLiteral("conflict");
     case WorkspaceError::Code::Corrupt:
         return QStringLiteral("corrupt");
+    case WorkspaceError::Code::Invalid:
+        return QStringLiteral("invalid");
+    case WorkspaceError::Code::Storage:
+        return QStringLiteral("storage");
     case WorkspaceError::Code::Failed:
         return QStringLiteral("failed");
     }
