@@ -693,6 +693,10 @@
         <source>The engine did not answer: %1</source>
         <translation>Die Engine hat nicht geantwortet: %1</translation>
     </message>
+    <message>
+        <source>The engine stopped before it answered</source>
+        <translation>Die Engine wurde beendet, bevor sie antwortete</translation>
+    </message>
 </context>
 <context>
     <name>isolation::EngineConnection</name>
@@ -1215,6 +1219,18 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>the session is finishing</source>
         <translation>die Sitzung wird beendet</translation>
+    </message>
+    <message>
+        <source>The worktree of session %1 is gone from the disk (%2). Restore it from the session branch with `isolation-server restore %1` (what was not saved is lost), or finish the session with `isolation-server finish %1 --discard`</source>
+        <translation>Der Arbeitsordner der Sitzung %1 ist nicht mehr auf der Festplatte (%2). Stellen Sie ihn mit `isolation-server restore %1` aus dem Sitzungszweig wieder her (nicht Gespeichertes ist verloren) oder beenden Sie die Sitzung mit `isolation-server finish %1 --discard`</translation>
+    </message>
+    <message>
+        <source>The save message is %1 bytes long; the limit is %2 bytes</source>
+        <translation>Die Speichernachricht ist %1 Bytes lang; erlaubt sind höchstens %2 Bytes</translation>
+    </message>
+    <message>
+        <source>The worktree of session %1 is there (%2): nothing to restore</source>
+        <translation>Der Arbeitsordner der Sitzung %1 ist vorhanden (%2): nichts wiederherzustellen</translation>
     </message>
 </context>
 <context>

@@ -686,6 +686,10 @@
         <source>The engine did not answer: %1</source>
         <translation>引擎没有响应：%1</translation>
     </message>
+    <message>
+        <source>The engine stopped before it answered</source>
+        <translation>引擎在应答之前已停止</translation>
+    </message>
 </context>
 <context>
     <name>isolation::EngineConnection</name>
@@ -1208,6 +1212,18 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>the session is finishing</source>
         <translation>会话正在结束</translation>
+    </message>
+    <message>
+        <source>The worktree of session %1 is gone from the disk (%2). Restore it from the session branch with `isolation-server restore %1` (what was not saved is lost), or finish the session with `isolation-server finish %1 --discard`</source>
+        <translation>会话 %1 的工作目录已从磁盘上消失（%2）。可用 `isolation-server restore %1` 从会话分支恢复（未保存的内容已丢失），或用 `isolation-server finish %1 --discard` 结束该会话</translation>
+    </message>
+    <message>
+        <source>The save message is %1 bytes long; the limit is %2 bytes</source>
+        <translation>保存说明长 %1 字节；上限为 %2 字节</translation>
+    </message>
+    <message>
+        <source>The worktree of session %1 is there (%2): nothing to restore</source>
+        <translation>会话 %1 的工作目录仍在（%2）：无需恢复</translation>
     </message>
 </context>
 <context>

@@ -41,8 +41,10 @@ int runPair(const QStringList &arguments)
     // Checked here too, so a refused hub is said before anything else happens; the engine checks
     // every hub URL again, whoever gave it (core/huburl.h).
     if (parser.isSet(QStringLiteral("hub"))) {
-        if (auto hub = HubUrl::check(QUrl(parser.value(QStringLiteral("hub")))); !hub)
-            return out::fail(hub.error().message);
+        if (auto hub = HubUrl::check(QUrl(parser.value(QStringLiteral("hub")))); !hub) {
+            out::error(hub.error().message);
+            return exitcode::Usage; // as the engine's bad_request for the same URL from ISOLATION_HUB_URL
+        }
     }
     auto client = out::client();
     if (!client)

@@ -4,6 +4,9 @@
 #include "exitcodes.h"
 #include "output.h"
 
+#include "sessions/session.h"
+#include "workspace/gitrepo.h"
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
@@ -43,6 +46,14 @@ int parse(QCommandLineParser &parser, const QStringList &arguments, int position
     if (parser.positionalArguments().size() != positionals)
         return out::usage(what);
     return -1;
+}
+
+// The session id argument: usage error (and its exit code) when it cannot be one, else -1.
+int badSessionId(const QString &id)
+{
+    if (GitRepo::isValidSessionId(id))
+        return -1;
+    return out::usage(QStringLiteral("%1 is not a session id (see `isolation-server sessions`)").arg(id));
 }
 
 void printConflicts(const QJsonArray &conflicts)
@@ -185,6 +196,14 @@ int runSave(const QStringList &arguments)
     if (int rc = parse(parser, arguments, 1, QStringLiteral("save takes one session id")); rc >= 0)
         return rc;
     const QString id = parser.positionalArguments().first();
+    if (int rc = badSessionId(id); rc >= 0)
+        return rc;
+    const QString message = parser.value(QStringLiteral("message"));
+    if (message.toUtf8().size() > Session::kMaxMessageBytes)
+        return out::usage(QStringLiteral("the message is %1 bytes long; the limit is %2").arg(message.toUtf8().size()).arg(Session::kMaxMessageBytes));
+    const QStringList selected = parser.values(QStringLiteral("file"));
+    if (selected.contains(QString()))
+        return out::usage(QStringLiteral("--file needs a path; to save everything, leave --file out"));
     const bool json = parser.isSet(QStringLiteral("json"));
     auto client = out::patientClient();
     if (!client)
@@ -196,7 +215,7 @@ int runSave(const QStringList &arguments)
             return apiFailure(session.error(), json);
         const QString worktree = session.value().value(QStringLiteral("worktree")).toString();
         QJsonArray files;
-        for (const QString &f : parser.values(QStringLiteral("file"))) {
+        for (const QString &f : selected) {
             auto relative = worktreePath(f, worktree);
             if (!relative)
                 return out::usage(relative.error().message);
@@ -205,8 +224,14 @@ int runSave(const QStringList &arguments)
         request.insert(QStringLiteral("files"), files);
     }
     if (parser.isSet(QStringLiteral("message")))
-        request.insert(QStringLiteral("message"), parser.value(QStringLiteral("message")));
+        request.insert(QStringLiteral("message"), message);
     auto r = client.value().call("POST", QStringLiteral("/v1/sessions/%1/save").arg(pathSegment(id)), request);
+    if (!r && r.error().code == LocalApiError::Code::Stopped) {
+        // The save is recorded before it starts: the engine runs it again when it starts.
+        LocalApiError e = r.error();
+        e.message += QStringLiteral(". The save resumes when the engine starts again");
+        return apiFailure(e, json);
+    }
     if (!r)
         return apiFailure(r.error(), json);
     const QJsonObject s = r.value();
@@ -238,6 +263,8 @@ int runSync(const QStringList &arguments)
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
     parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("The session id."));
     if (int rc = parse(parser, arguments, 1, QStringLiteral("sync takes one session id")); rc >= 0)
+        return rc;
+    if (int rc = badSessionId(parser.positionalArguments().first()); rc >= 0)
         return rc;
     const bool json = parser.isSet(QStringLiteral("json"));
     auto client = out::patientClient();
@@ -296,6 +323,8 @@ int runChanges(const QStringList &arguments)
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
     parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("The session id."));
     if (int rc = parse(parser, arguments, 1, QStringLiteral("changes takes one session id")); rc >= 0)
+        return rc;
+    if (int rc = badSessionId(parser.positionalArguments().first()); rc >= 0)
         return rc;
     const bool json = parser.isSet(QStringLiteral("json"));
     auto client = out::patientClient();
@@ -458,6 +487,8 @@ int runAgent(const QStringList &arguments)
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
     if (int rc = parse(parser, arguments, 1, QStringLiteral("agent takes one session id")); rc >= 0)
         return rc;
+    if (int rc = badSessionId(parser.positionalArguments().first()); rc >= 0)
+        return rc;
     auto client = out::client();
     if (!client)
         return out::fail(client.error().message);
@@ -495,6 +526,8 @@ int runSandboxVerb(const QString &verb, const QString &description, const QStrin
     if (!client)
         return out::fail(client.error().message);
     const QString id = parser.positionalArguments().first();
+    if (int rc = badSessionId(id); rc >= 0)
+        return rc;
     QJsonObject body;
     if (verb == QLatin1String("finish"))
         body.insert(QStringLiteral("discard"), parser.isSet(QStringLiteral("discard")));
@@ -505,7 +538,10 @@ int runSandboxVerb(const QString &verb, const QString &description, const QStrin
         out::json(r.value());
         return exitcode::Ok;
     }
-    if (verb == QLatin1String("finish")) {
+    if (verb == QLatin1String("restore")) {
+        out::line(QStringLiteral("Restored %1's worktree from its session branch: %2")
+                      .arg(id, r.value().value(QStringLiteral("worktree")).toString()));
+    } else if (verb == QLatin1String("finish")) {
         const int dropped = r.value().value(QStringLiteral("discarded")).toInt();
         out::line(dropped > 0 ? QStringLiteral("Finished %1; %2 unsaved change(s) discarded.").arg(id).arg(dropped)
                               : QStringLiteral("Finished %1.").arg(id));
@@ -551,6 +587,15 @@ QList<Command> workspaceCommands()
                 return runSandboxVerb(QStringLiteral("finish"),
                     QStringLiteral("Finish a session: its sandbox deleted, its worktree removed. Refused (exit code 10) "
                                    "while it has unsaved work (changed files, or commits main lacks) unless --discard."),
+                    a);
+            }},
+        {QStringLiteral("restore"), QStringLiteral("restore S [--json]"),
+            QStringLiteral("Check the session branch out again into a worktree deleted from the disk."),
+            [](const QStringList &a) {
+                return runSandboxVerb(QStringLiteral("restore"),
+                    QStringLiteral("Restore a session whose worktree was deleted from the disk: its session branch is "
+                                   "checked out again (what was never saved on the branch is gone). Refused while the "
+                                   "worktree is there."),
                     a);
             }},
         {QStringLiteral("save"), QStringLiteral("save S [--file PATH]... [-m MSG] [--json]"),

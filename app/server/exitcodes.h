@@ -13,6 +13,8 @@ constexpr int PairingExpired = 6; // the pairing code expired before approval
 constexpr int NotPaired = 7; // the command needs a paired computer
 constexpr int MovedOn = 8; // the workspace moved on (412): nothing was written; sync, then save again
 constexpr int Conflict = 9; // a merge conflicts (sync), or files are in the way; the conflicted paths are listed
-constexpr int NotNow = 10; // refused as things stand: a finish with unsaved work, a suspend of what is not running
+constexpr int NotNow = 10; // refused as things stand: a finish with unsaved work, a suspend of what is not running,
+                           // a session whose worktree is gone (restore it, or finish it)
+constexpr int Storage = 11; // the disk: full, read-only or not writable by this user; nothing was lost
 
 } // namespace isolation::exitcode

@@ -47,7 +47,10 @@ QString helpText(const QList<isolation::Command> &commands)
                            "  9  conflict: the sync stopped (or left markers with --resolve) on conflicting files,\n"
                            "     or a save found main and the session conflicting (sync first)\n"
                            "  10  refused as things stand: finish of a session with unsaved work (save, or\n"
-                           "      --discard), suspend or resume of a sandbox not in that state\n"
+                           "      --discard), suspend or resume of a sandbox not in that state, a session whose\n"
+                           "      worktree is gone (restore it, or finish it), a cache entry in use\n"
+                           "  11  the disk: full, read-only or not writable by this user (the message names the\n"
+                           "      path and what to do; nothing was lost)\n"
                            "  130  interrupted (Ctrl-C)\n");
     return text;
 }

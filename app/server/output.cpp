@@ -4,6 +4,7 @@
 
 #include "core/paths.h"
 
+#include <QHash>
 #include <QJsonDocument>
 
 #include <cstdio>
@@ -42,24 +43,37 @@ int fail(const QString &text)
     return exitcode::Failure;
 }
 
+int exitCodeOf(const QString &errorCode)
+{
+    // The LocalAPI's error codes (docs/cli.md, "Errors") → exit codes.
+    static const QHash<QString, int> codes {
+        {QStringLiteral("moved_on"), exitcode::MovedOn},
+        {QStringLiteral("conflict"), exitcode::Conflict},
+        {QStringLiteral("not_paired"), exitcode::NotPaired},
+        {QStringLiteral("refused"), exitcode::NotNow},
+        {QStringLiteral("in_use"), exitcode::NotNow},
+        {QStringLiteral("worktree_missing"), exitcode::NotNow},
+        {QStringLiteral("bad_request"), exitcode::Usage},
+        {QStringLiteral("invalid"), exitcode::Usage},
+        {QStringLiteral("too_large"), exitcode::Usage},
+        {QStringLiteral("no_space"), exitcode::Storage},
+        {QStringLiteral("read_only"), exitcode::Storage},
+        {QStringLiteral("permission_denied"), exitcode::Storage},
+    };
+    return codes.value(errorCode, exitcode::Failure);
+}
+
 int localApiFailure(const LocalApiError &e)
 {
     error(e.message);
     switch (e.code) {
     case LocalApiError::Code::NotRunning:
+    case LocalApiError::Code::Stopped:
         return exitcode::NotRunning;
     case LocalApiError::Code::Transport:
         break;
     case LocalApiError::Code::Api:
-        if (e.errorCode == QLatin1String("moved_on"))
-            return exitcode::MovedOn;
-        if (e.errorCode == QLatin1String("conflict"))
-            return exitcode::Conflict;
-        if (e.errorCode == QLatin1String("not_paired"))
-            return exitcode::NotPaired;
-        if (e.errorCode == QLatin1String("refused"))
-            return exitcode::NotNow;
-        break;
+        return exitCodeOf(e.errorCode);
     }
     return exitcode::Failure;
 }

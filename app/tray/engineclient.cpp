@@ -48,6 +48,8 @@ QString describe(const LocalApiError &error)
     switch (error.code) {
     case LocalApiError::Code::NotRunning:
         return QCoreApplication::translate("isolation::EngineClient", "The engine is not running");
+    case LocalApiError::Code::Stopped:
+        return QCoreApplication::translate("isolation::EngineClient", "The engine stopped before it answered");
     case LocalApiError::Code::Transport:
         return QCoreApplication::translate("isolation::EngineClient", "The engine did not answer: %1").arg(error.message);
     case LocalApiError::Code::Api:

@@ -358,9 +358,11 @@ void HttpConnection::answerError(int status, const QString &message)
     m_busy = true;
     enter(Phase::Busy);
     ++m_sequence;
-    sendResponse(m_sequence,
-        HttpResponse::error(
-            status, status == 408 ? QStringLiteral("request_timeout") : QStringLiteral("bad_request"), message));
+    const QString code = status == 408 ? QStringLiteral("request_timeout")
+        : status == 413                  ? QStringLiteral("too_large")
+        : status == 431                  ? QStringLiteral("headers_too_large")
+                                         : QStringLiteral("bad_request");
+    sendResponse(m_sequence, HttpResponse::error(status, code, message));
 }
 
 void HttpConnection::sendResponse(quint64 sequence, HttpResponse response)

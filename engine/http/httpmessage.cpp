@@ -160,13 +160,21 @@ bool HttpRequest::jsonBody(QJsonObject *out, QString *error) const
     }
     QJsonParseError pe {};
     const QJsonDocument doc = QJsonDocument::fromJson(body, &pe);
-    if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-        if (error)
-            *error = pe.error != QJsonParseError::NoError ? pe.errorString() : QStringLiteral("expected a JSON object");
-        return false;
+    if (pe.error == QJsonParseError::NoError && doc.isObject()) {
+        *out = doc.object();
+        return true;
     }
-    *out = doc.object();
-    return true;
+    if (error) {
+        const QByteArray declared = header("content-type").split(';').first().trimmed().toLower();
+        if (!declared.isEmpty() && declared != "application/json")
+            *error = QStringLiteral("the body must be JSON (Content-Type: application/json), not %1")
+                         .arg(QString::fromLatin1(declared));
+        else if (pe.error != QJsonParseError::NoError)
+            *error = QStringLiteral("the body is not valid JSON: %1 at byte %2").arg(pe.errorString()).arg(pe.offset);
+        else
+            *error = QStringLiteral("the body must be a JSON object");
+    }
+    return false;
 }
 
 QByteArray HttpRequest::bearerToken() const
@@ -293,6 +301,8 @@ QByteArray reasonPhrase(int status)
         return QByteArrayLiteral("Service Unavailable");
     case 504:
         return QByteArrayLiteral("Gateway Timeout");
+    case 507:
+        return QByteArrayLiteral("Insufficient Storage");
     default:
         return QByteArrayLiteral("Status");
     }

@@ -122,7 +122,9 @@ struct HttpRequest
     QHash<QString, QString> params; // filled by the router from "{name}" segments
 
     QByteArray header(QByteArrayView name) const { return headerValue(headers, name); }
-    // The body parsed as a JSON object; an empty body is an empty object. Returns false on bad JSON.
+    // The body parsed as a JSON object; an empty body is an empty object. Returns false on bad JSON,
+    // saying so (and, for a body declared as another type, that it must be JSON). A JSON body
+    // declared otherwise is taken: `curl -d` says application/x-www-form-urlencoded.
     bool jsonBody(QJsonObject *out, QString *error = nullptr) const;
     // The token of "Authorization: Bearer <token>", or empty.
     QByteArray bearerToken() const;

@@ -251,7 +251,7 @@ int HttpRequestParser::onHeadersComplete(llhttp_t *p)
     if (s->onHeaders)
         s->onHeaders(r);
     if (!s->m_bodySink && (p->flags & F_CONTENT_LENGTH) && p->content_length > quint64(s->m_limits.maxBodyBytes))
-        return s->fail(413, QStringLiteral("request body too large"));
+        return s->fail(413, QStringLiteral("request body larger than the limit of %1 bytes").arg(s->m_limits.maxBodyBytes));
     return 0;
 }
 
@@ -264,7 +264,7 @@ int HttpRequestParser::onBody(llhttp_t *p, const char *at, size_t len)
         return 0;
     }
     if (s->m_request.body.size() + qint64(len) > s->m_limits.maxBodyBytes)
-        return s->fail(413, QStringLiteral("request body too large"));
+        return s->fail(413, QStringLiteral("request body larger than the limit of %1 bytes").arg(s->m_limits.maxBodyBytes));
     s->m_request.body.append(at, qsizetype(len));
     return 0;
 }

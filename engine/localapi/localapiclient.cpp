@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -94,28 +95,25 @@ LocalApiClient::LocalApiClient(QString socketPath, int timeoutMs, QByteArray use
     , m_userAgent(std::move(userAgent))
 { }
 
-Result<HttpResponse, LocalApiError> LocalApiClient::request(
-    const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType) const
-{
-    const LocalApiError noSocket {LocalApiError::Code::NotRunning, 0, {},
-        QStringLiteral("no engine is running (no socket at %1); start one with "
-                       "`isolation-server up` or the tray")
-            .arg(m_socket),
-        {}};
-    if (!QFileInfo::exists(m_socket))
-        return noSocket;
+namespace {
 
-    const QByteArray out = requestBytes(method, path, body, contentType, m_userAgent);
-    if (out.isEmpty())
-        return transport(QStringLiteral("not a valid request: %1 %2").arg(QString::fromUtf8(method), path));
-    const QByteArray socketName = QFile::encodeName(m_socket);
+LocalApiError notRunning(const QString &socket)
+{
+    return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
+        QStringLiteral("no engine is running (no socket at %1); start one with `isolation-server up` or the tray").arg(socket),
+        {}};
+}
+
+// A connected, non-blocking socket to the engine, or why not.
+Result<int, LocalApiError> connectTo(const QString &socketPath, const QDeadlineTimer &deadline, int timeoutMs)
+{
+    const QByteArray socketName = QFile::encodeName(socketPath);
     sockaddr_un address {};
     address.sun_family = AF_UNIX;
     if (size_t(socketName.size()) >= sizeof(address.sun_path))
-        return transport(QStringLiteral("the socket path is too long: %1").arg(m_socket));
+        return transport(QStringLiteral("the socket path is too long: %1").arg(socketPath));
     std::memcpy(address.sun_path, socketName.constData(), size_t(socketName.size()));
 
-    const QDeadlineTimer deadline = m_timeoutMs > 0 ? QDeadlineTimer(m_timeoutMs) : QDeadlineTimer(QDeadlineTimer::Forever);
     Fd socket {::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
     if (socket.fd < 0)
         return transport(errnoText(errno));
@@ -133,54 +131,98 @@ Result<HttpResponse, LocalApiError> LocalApiClient::request(
     if (rc < 0) {
         const int error = errno;
         if (error == ENOENT)
-            return noSocket; // gone between the check and the connect
+            return notRunning(socketPath); // gone between the check and the connect
         if (error == ECONNREFUSED)
             return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
                 QStringLiteral("no engine answers on %1 (stale socket?); start one with "
                                "`isolation-server up` or the tray")
-                    .arg(m_socket),
+                    .arg(socketPath),
                 {}};
         if (error == EAGAIN || error == EINPROGRESS)
-            return transport(QStringLiteral("no answer within %1 ms").arg(m_timeoutMs));
-        return transport(QStringLiteral("cannot connect to %1: %2").arg(m_socket, errnoText(error)));
+            return transport(QStringLiteral("no answer within %1 ms").arg(timeoutMs));
+        return transport(QStringLiteral("cannot connect to %1: %2").arg(socketPath, errnoText(error)));
     }
     ::fcntl(socket.fd, F_SETFL, ::fcntl(socket.fd, F_GETFL) | O_NONBLOCK);
+    return std::exchange(socket.fd, -1);
+}
 
-    // The request. An engine that answers before reading it all (a refusal) may close its side
-    // early: then its answer, if it came whole, still counts.
-    QString why;
+// Sends the request. An engine that answers before reading it all (a refusal) may close its side
+// early: then its answer, if it came whole, still counts, so a broken send is only the reason
+// kept for later (`why`). Fails only when the deadline passes.
+Status sendAll(int fd, const QByteArray &out, const QDeadlineTimer &deadline, int timeoutMs, QString *why)
+{
     for (qsizetype sent = 0; sent < out.size();) {
-        const ssize_t n = ::send(socket.fd, out.constData() + sent, size_t(out.size() - sent), MSG_NOSIGNAL);
+        const ssize_t n = ::send(fd, out.constData() + sent, size_t(out.size() - sent), MSG_NOSIGNAL);
         if (n >= 0) {
             sent += n;
         } else if (errno == EAGAIN) {
-            if (!waitFor(socket.fd, POLLOUT, deadline, m_timeoutMs, &why))
-                return transport(why);
+            if (!waitFor(fd, POLLOUT, deadline, timeoutMs, why))
+                return Error::unavailable(*why);
         } else if (errno != EINTR) {
-            why = QStringLiteral("the connection broke: %1").arg(errnoText(errno));
+            *why = QStringLiteral("the connection broke: %1").arg(errnoText(errno));
             break;
         }
     }
+    return {};
+}
 
-    HttpResponseParser parser(method == "HEAD");
+// Reads the answer with llhttp until it is whole.
+Result<HttpResponse, LocalApiError> readAnswer(
+    int fd, bool head, const QDeadlineTimer &deadline, int timeoutMs, const QString &sendWhy)
+{
+    HttpResponseParser parser(head);
     char buffer[64 * 1024];
+    qint64 received = 0;
+    // The engine closed the connection without a byte of answer: it stopped (a crash, a kill,
+    // a shutdown) while it worked on the request.
+    const LocalApiError stopped {LocalApiError::Code::Stopped, 0, {},
+        QStringLiteral("the engine stopped before it answered; start it again with `isolation-server up` or the tray"),
+        {}};
     while (parser.state() == HttpResponseParser::State::NeedMore) {
-        const ssize_t n = ::read(socket.fd, buffer, sizeof buffer);
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
         if (n > 0) {
+            received += n;
             parser.feed(QByteArrayView(buffer, n));
         } else if (n == 0) {
+            if (received == 0)
+                return stopped;
             parser.finish();
         } else if (errno == EAGAIN) {
             QString waitWhy;
-            if (!waitFor(socket.fd, POLLIN, deadline, m_timeoutMs, &waitWhy))
+            if (!waitFor(fd, POLLIN, deadline, timeoutMs, &waitWhy))
                 return transport(waitWhy);
         } else if (errno != EINTR) {
-            return transport(why.isEmpty() ? QStringLiteral("the connection broke: %1").arg(errnoText(errno)) : why);
+            if (received == 0 && errno == ECONNRESET)
+                return stopped;
+            return transport(
+                sendWhy.isEmpty() ? QStringLiteral("the connection broke: %1").arg(errnoText(errno)) : sendWhy);
         }
     }
     if (parser.state() == HttpResponseParser::State::Error)
-        return transport(why.isEmpty() ? parser.errorMessage() : why);
+        return transport(sendWhy.isEmpty() ? parser.errorMessage() : sendWhy);
     return parser.takeResponse();
+}
+
+} // namespace
+
+Result<HttpResponse, LocalApiError> LocalApiClient::request(
+    const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType) const
+{
+    if (!QFileInfo::exists(m_socket))
+        return notRunning(m_socket);
+    const QByteArray out = requestBytes(method, path, body, contentType, m_userAgent);
+    if (out.isEmpty())
+        return transport(QStringLiteral("not a valid request: %1 %2").arg(QString::fromUtf8(method), path));
+
+    const QDeadlineTimer deadline = m_timeoutMs > 0 ? QDeadlineTimer(m_timeoutMs) : QDeadlineTimer(QDeadlineTimer::Forever);
+    auto connected = connectTo(m_socket, deadline, m_timeoutMs);
+    if (!connected)
+        return connected.error();
+    const Fd socket {connected.value()};
+    QString why;
+    if (auto sent = sendAll(socket.fd, out, deadline, m_timeoutMs, &why); !sent)
+        return transport(sent.error().message);
+    return readAnswer(socket.fd, method == "HEAD", deadline, m_timeoutMs, why);
 }
 
 Result<QJsonObject, LocalApiError> LocalApiClient::call(

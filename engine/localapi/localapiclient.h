@@ -18,6 +18,7 @@ struct LocalApiError
 {
     enum class Code {
         NotRunning, // no engine listens on the socket
+        Stopped, // the engine went away during the request, before it answered
         Transport, // the connection broke or timed out
         Api, // the engine answered with an error body
     };

@@ -25,7 +25,12 @@ HttpLimits LocalApiServer::limits()
     // SO_PEERCRED would not bound anything: one process forks as many as it likes.
     // An event stream (GET /v1/events) is inside its request: no idle timeout cuts it, and
     // EventStream caps streams at 16 so they never take all 64.
-    return HttpLimits {};
+    // Bodies are small JSON objects (a save's message is capped at 64 KiB, a launch's sealed
+    // secrets are a few KiB): 1 MiB is ample, and a larger body is refused (413) before it is
+    // buffered, so no request can raise the engine's memory for good (a 10 MB message did).
+    HttpLimits limits;
+    limits.maxBodyBytes = kMaxBodyBytes;
+    return limits;
 }
 
 Status LocalApiServer::listen(const QString &socketPath)

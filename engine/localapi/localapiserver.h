@@ -17,6 +17,7 @@ public:
 
     // Header and body sizes, deadlines, connection cap (docs/architecture.md, "Limits on every door").
     static HttpLimits limits();
+    static constexpr qint64 kMaxBodyBytes = 1024 * 1024;
 
     // Routes are added by the engine before listen().
     HttpServer &http() { return m_http; }

@@ -11,6 +11,7 @@
 #include "workspace/workspace.h"
 #include "workspace/workspacemirror.h"
 
+#include <QFileInfo>
 #include <QLoggingCategory>
 
 Q_LOGGING_CATEGORY(lcSessions, "isolation.sessions")
@@ -42,6 +43,19 @@ QString Session::gitDir() const
 QString Session::workTree() const
 {
     return m_dir + QStringLiteral("/workspace");
+}
+
+std::optional<SessionError> Session::unusable() const
+{
+    if (m_state == SessionState::Failed)
+        return SessionError::failed(m_reason);
+    if (m_state != SessionState::Opening && !QFileInfo(workTree()).isDir())
+        return SessionError::worktreeMissing(
+            tr("The worktree of session %1 is gone from the disk (%2). Restore it from the session branch "
+               "with `isolation-server restore %1` (what was not saved is lost), or finish the session with "
+               "`isolation-server finish %1 --discard`")
+                .arg(id(), workTree()));
+    return std::nullopt;
 }
 
 void Session::setStore(std::unique_ptr<WorkspaceStore> store)
@@ -106,61 +120,63 @@ void Session::runFlow(SessionFlow *flow)
     m_flow = flow;
 }
 
+struct Session::Opened
+{
+    QByteArray etag; // from the warm cache, for a fresh session
+    qint64 generation = 0;
+    bool fromCache = false;
+    bool fromSpare = false; // taken whole from the spare session (SparePool)
+    LinkStats linked;
+};
+
+Result<Session::Opened, SessionError> Session::openRepository(bool fresh)
+{
+    // A directory the manager made from a spare: its branch becomes this session's.
+    auto spare = SparePool::claim(m_dir, id());
+    if (!spare)
+        return SessionError::from(spare.error());
+    auto ws = Workspace::open(gitDir(), workTree(), id(), m_clock);
+    if (!ws)
+        return SessionError::from(ws.error());
+    m_workspace = std::move(ws.value());
+    Opened opened;
+    if (spare.value()) {
+        // Checked out already, from the warm cache at this generation.
+        opened.etag = spare.value()->etag;
+        opened.generation = spare.value()->generation;
+        opened.fromCache = opened.fromSpare = true;
+        return opened;
+    }
+    if (!fresh)
+        return opened;
+    // The warm cache first: its objects linked in, its branches taken as the hub's.
+    auto lease = m_cache->lease(workspaceId());
+    const CacheEntry entry = lease->entry();
+    if (entry.etag.isEmpty())
+        return opened;
+    auto mirror = lease->mirror();
+    auto refs = mirror ? mirror.value()->refs() : Result<QList<BundleRef>, WorkspaceError>(mirror.error());
+    auto linked
+        = refs ? ObjectLinker::link(lease->gitDir(), gitDir()) : Result<LinkStats, WorkspaceError>(refs.error());
+    auto adopted
+        = linked ? m_workspace->adoptHubRefs(refs.value()) : Result<ApplyResult, WorkspaceError>(linked.error());
+    if (!adopted) {
+        // The cache is disposable: without it the hub has everything.
+        qCWarning(lcSessions) << "warm cache of" << workspaceId() << "not used:" << adopted.error().message;
+        return opened;
+    }
+    opened.etag = entry.etag;
+    opened.generation = entry.generation;
+    opened.fromCache = true;
+    opened.linked = linked.value();
+    return opened;
+}
+
 void Session::open(bool fresh, Done<void> done)
 {
-    struct Opened
-    {
-        QByteArray etag; // from the warm cache, for a fresh session
-        qint64 generation = 0;
-        bool fromCache = false;
-        bool fromSpare = false; // taken whole from the spare session (SparePool)
-        LinkStats linked;
-    };
     enqueue(SessionState::Opening, QStringLiteral("open"), [this, fresh, done](std::function<void()> finished) {
         setPhase(fresh ? QStringLiteral("cache") : QStringLiteral("recover"));
-        m_worker->run<Result<Opened, SessionError>>(
-            [this, fresh]() -> Result<Opened, SessionError> {
-                // A directory the manager made from a spare: its branch becomes this session's.
-                auto spare = SparePool::claim(m_dir, id());
-                if (!spare)
-                    return SessionError::from(spare.error());
-                auto ws = Workspace::open(gitDir(), workTree(), id(), m_clock);
-                if (!ws)
-                    return SessionError::from(ws.error());
-                m_workspace = std::move(ws.value());
-                Opened opened;
-                if (spare.value()) {
-                    // Checked out already, from the warm cache at this generation.
-                    opened.etag = spare.value()->etag;
-                    opened.generation = spare.value()->generation;
-                    opened.fromCache = opened.fromSpare = true;
-                    return opened;
-                }
-                if (!fresh)
-                    return opened;
-                // The warm cache first: its objects linked in, its branches taken as the hub's.
-                auto lease = m_cache->lease(workspaceId());
-                const CacheEntry entry = lease->entry();
-                if (entry.etag.isEmpty())
-                    return opened;
-                auto mirror = lease->mirror();
-                auto refs = mirror ? mirror.value()->refs() : Result<QList<BundleRef>, WorkspaceError>(mirror.error());
-                auto linked = refs ? ObjectLinker::link(lease->gitDir(), gitDir())
-                                   : Result<LinkStats, WorkspaceError>(refs.error());
-                auto adopted = linked ? m_workspace->adoptHubRefs(refs.value())
-                                      : Result<ApplyResult, WorkspaceError>(linked.error());
-                if (!adopted) {
-                    // The cache is disposable: without it the hub has everything.
-                    qCWarning(lcSessions) << "warm cache of" << workspaceId() << "not used:" << adopted.error().message;
-                    return opened;
-                }
-                opened.etag = entry.etag;
-                opened.generation = entry.generation;
-                opened.fromCache = true;
-                opened.linked = linked.value();
-                return opened;
-            },
-            this,
+        m_worker->run<Result<Opened, SessionError>>([this, fresh] { return openRepository(fresh); }, this,
             [this, fresh, done, finished](Result<Opened, SessionError> r) {
                 if (!r) {
                     qCWarning(lcSessions) << "session" << id() << "cannot be opened:" << r.error().message;
@@ -218,9 +234,15 @@ void Session::close(std::function<void()> done)
 
 void Session::save(const QStringList &files, const QString &message, Done<SaveReport> done)
 {
+    if (message.toUtf8().size() > kMaxMessageBytes) {
+        done(SessionError::invalid(tr("The save message is %1 bytes long; the limit is %2 bytes")
+                                       .arg(message.toUtf8().size())
+                                       .arg(kMaxMessageBytes)));
+        return;
+    }
     enqueue(SessionState::Saving, QStringLiteral("save"), [this, files, message, done](std::function<void()> finished) {
-        if (m_state == SessionState::Failed) {
-            done(SessionError::failed(m_reason));
+        if (auto e = unusable()) {
+            done(*e);
             finished();
             return;
         }
@@ -258,8 +280,8 @@ void Session::resumeInterrupted()
 void Session::sync(ConflictMode mode, Done<SyncReport> done)
 {
     enqueue(SessionState::Syncing, QStringLiteral("sync"), [this, mode, done](std::function<void()> finished) {
-        if (m_state == SessionState::Failed) {
-            done(SessionError::failed(m_reason));
+        if (auto e = unusable()) {
+            done(*e);
             finished();
             return;
         }
@@ -274,9 +296,12 @@ void Session::sync(ConflictMode mode, Done<SyncReport> done)
 
 void Session::diff(const QString &path, Done<FileDiff> done)
 {
-    if (m_state == SessionState::Failed || m_state == SessionState::Opening) {
-        done(m_state == SessionState::Failed ? SessionError::failed(m_reason)
-                                             : SessionError::unavailable(tr("The session is still opening")));
+    if (m_state == SessionState::Opening) {
+        done(SessionError::unavailable(tr("The session is still opening")));
+        return;
+    }
+    if (auto e = unusable()) {
+        done(*e);
         return;
     }
     onWorker<Result<FileDiff, WorkspaceError>>([path](Workspace &ws) { return ws.diff(path); }, this,
@@ -288,11 +313,36 @@ void Session::diff(const QString &path, Done<FileDiff> done)
         });
 }
 
+void Session::restoreWorkTree(Done<void> done)
+{
+    enqueue(SessionState::Syncing, QStringLiteral("restore"), [this, done](std::function<void()> finished) {
+        if (m_state == SessionState::Failed) {
+            done(SessionError::failed(m_reason));
+            finished();
+            return;
+        }
+        if (QFileInfo(workTree()).isDir()) {
+            done(SessionError::invalid(tr("The worktree of session %1 is there (%2): nothing to restore").arg(id(), workTree())));
+            finished();
+            return;
+        }
+        qCInfo(lcSessions) << "session" << id() << ": checking the session branch out again into" << workTree();
+        onWorker<Result<void, WorkspaceError>>([](Workspace &ws) { return ws.restoreWorkTree(); }, this,
+            [done, finished](Result<void, WorkspaceError> r) {
+                if (r)
+                    done({});
+                else
+                    done(SessionError::from(r.error()));
+                finished();
+            });
+    });
+}
+
 void Session::changes(bool refresh, Done<ChangesReport> done)
 {
     enqueue(SessionState::Ready, QStringLiteral("changes"), [this, refresh, done](std::function<void()> finished) {
-        if (m_state == SessionState::Failed) {
-            done(SessionError::failed(m_reason));
+        if (auto e = unusable()) {
+            done(*e);
             finished();
             return;
         }

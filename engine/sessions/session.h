@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace isolation {
 
@@ -46,6 +47,8 @@ public:
     const SessionRecord &record() const { return m_record; }
     SessionState state() const { return m_state; }
     QString reason() const { return m_reason; } // why Failed
+    // Why an operation cannot run now: the session failed, or its worktree is gone from the disk.
+    std::optional<SessionError> unusable() const;
     SessionProgress progress() const { return m_progress; }
     int queued() const { return int(m_queue.size()); } // operations waiting behind the running one
 
@@ -57,8 +60,13 @@ public:
     // Opens the repository, recovering what a kill left. A `fresh` session is then filled: from
     // the warm cache first, then the segments the hub has beyond it, and its files checked out.
     void open(bool fresh, Done<void> done);
-    // Saves `files` (worktree-relative; empty: every change) with `message`.
+    // Saves `files` (worktree-relative; empty: every change) with `message` (at most
+    // kMaxMessageBytes of UTF-8: longer is refused as Invalid).
     void save(const QStringList &files, const QString &message, Done<SaveReport> done);
+    static constexpr qsizetype kMaxMessageBytes = 64 * 1024;
+    // Checks the session branch out again into a worktree that was deleted from the disk (what
+    // was not saved on the branch is gone with it). Invalid while the worktree is there.
+    void restoreWorkTree(Done<void> done);
     void sync(ConflictMode mode, Done<SyncReport> done);
     void changes(bool refresh, Done<ChangesReport> done);
     // One file's diff against the session branch (on the worker; not queued behind operations,
@@ -80,6 +88,10 @@ private:
 
     using Op = std::function<void(std::function<void()> finished)>;
     void enqueue(SessionState state, const QString &operation, Op op);
+    // open()'s part on the worker: the repository opened (a spare claimed; a fresh one filled from
+    // the warm cache, when it has the workspace).
+    struct Opened;
+    Result<Opened, SessionError> openRepository(bool fresh);
     void next();
     void setState(SessionState state, const QString &reason = {});
     void setPhase(const QString &phase, qint64 bytes = 0, qint64 total = -1);

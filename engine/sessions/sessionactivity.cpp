@@ -94,7 +94,7 @@ void recordSave(ActivityLog *log, const Session &s, Door door, const Result<Save
             : SessionActivity::tr("Nothing to save in %1 of %2 %3").arg(s.id(), s.workspaceName(), doorText(door));
     } else {
         const SessionError &e = r.error();
-        d.insert(QStringLiteral("outcome"), sessionErrorCodeName(e.code));
+        d.insert(QStringLiteral("outcome"), sessionErrorCodeName(e));
         if (!e.conflicts.isEmpty())
             d.insert(QStringLiteral("conflicts"), conflictPaths(e.conflicts));
         message = e.code == SessionError::Code::MovedOn
@@ -123,7 +123,7 @@ void recordSync(ActivityLog *log, const Session &s, Door door, const Result<Sync
                   .arg(s.id(), s.workspaceName(), doorText(door));
     } else {
         const SessionError &e = r.error();
-        d.insert(QStringLiteral("outcome"), sessionErrorCodeName(e.code));
+        d.insert(QStringLiteral("outcome"), sessionErrorCodeName(e));
         if (!e.conflicts.isEmpty())
             d.insert(QStringLiteral("conflicts"), conflictPaths(e.conflicts));
         message = e.code == SessionError::Code::Conflict

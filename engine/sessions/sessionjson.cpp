@@ -95,10 +95,10 @@ QJsonObject toJson(const ChangesReport &r)
 
 QJsonObject toJson(const SessionError &e)
 {
-    QJsonObject error {{QStringLiteral("code"), sessionErrorCodeName(e.code)}, {QStringLiteral("message"), e.message}};
+    QJsonObject error {{QStringLiteral("code"), sessionErrorCodeName(e)}, {QStringLiteral("message"), e.message}};
     if (!e.conflicts.isEmpty())
         error.insert(QStringLiteral("conflicts"), toJson(e.conflicts));
-    return QJsonObject {{QStringLiteral("outcome"), sessionErrorCodeName(e.code)}, {QStringLiteral("error"), error}};
+    return QJsonObject {{QStringLiteral("outcome"), sessionErrorCodeName(e)}, {QStringLiteral("error"), error}};
 }
 
 QJsonObject toJson(const SessionProgress &p)
@@ -169,13 +169,8 @@ std::optional<SessionError> errorFromJson(const QJsonObject &o)
     const QJsonObject error = o.value(QStringLiteral("error")).toObject();
     if (error.isEmpty())
         return std::nullopt;
-    SessionError e = SessionError::failed(error.value(QStringLiteral("message")).toString());
-    const QString code = error.value(QStringLiteral("code")).toString();
-    for (auto c : {SessionError::Code::MovedOn, SessionError::Code::Conflict, SessionError::Code::NotPaired,
-             SessionError::Code::NotFound, SessionError::Code::Unavailable, SessionError::Code::Failed}) {
-        if (sessionErrorCodeName(c) == code)
-            e.code = c;
-    }
+    SessionError e = sessionErrorNamed(error.value(QStringLiteral("code")).toString(),
+        error.value(QStringLiteral("message")).toString());
     e.conflicts = conflictsFromJson(error.value(QStringLiteral("conflicts")).toArray());
     return e;
 }

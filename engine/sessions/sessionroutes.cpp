@@ -11,8 +11,6 @@
 #include <QJsonArray>
 #include <QPointer>
 
-#include <optional>
-
 namespace isolation {
 
 namespace {
@@ -22,18 +20,25 @@ namespace {
 std::pair<int, QJsonObject> errorAnswer(const SessionError &e)
 {
     int status = 500;
-    QString code = sessionErrorCodeName(e.code);
+    QString code = sessionErrorCodeName(e);
     switch (e.code) {
     case SessionError::Code::MovedOn:
     case SessionError::Code::Conflict:
     case SessionError::Code::NotPaired:
+    case SessionError::Code::WorktreeMissing:
         status = 409;
         break;
     case SessionError::Code::NotFound:
         status = 404;
         break;
+    case SessionError::Code::Invalid:
+        status = 422;
+        break;
     case SessionError::Code::Unavailable:
         status = 503;
+        break;
+    case SessionError::Code::Storage:
+        status = e.fault == StorageFault::NoSpace ? 507 : 500;
         break;
     case SessionError::Code::Failed:
         code = QStringLiteral("internal");
@@ -45,32 +50,50 @@ std::pair<int, QJsonObject> errorAnswer(const SessionError &e)
     return {status, QJsonObject {{QStringLiteral("error"), error}}};
 }
 
-RpcDispatcher::Answer refusal(int status, const QString &code, const QString &message)
-{
-    return {status,
-        QJsonObject {{QStringLiteral("error"),
-            QJsonObject {{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}}};
-}
-
 HttpResponse failure(const SessionError &e)
 {
     const auto [status, body] = errorAnswer(e);
     return HttpResponse::json(status, body);
 }
 
-// The `files` of a save request: worktree-relative paths (absent: everything that changed).
-std::optional<QStringList> saveSelection(const QJsonObject &o)
+// What a save request asks for: `files` (worktree-relative paths; absent: everything that
+// changed) and `message` (a string, when given). The reason it is malformed, or empty.
+struct SaveAsked
 {
     QStringList files;
+    QString message;
+    QString malformed;
+};
+
+SaveAsked saveAsked(const QJsonObject &o)
+{
+    SaveAsked asked;
     const QJsonValue given = o.value(QStringLiteral("files"));
-    if (!given.isUndefined() && !given.isArray())
-        return std::nullopt;
-    for (const QJsonValue v : given.toArray()) {
-        if (!v.isString() || v.toString().isEmpty())
-            return std::nullopt;
-        files.append(v.toString());
+    const QJsonValue message = o.value(QStringLiteral("message"));
+    if (!given.isUndefined() && !given.isArray()) {
+        asked.malformed = QStringLiteral("files must be a list of worktree-relative paths");
+        return asked;
     }
-    return files;
+    for (const QJsonValue v : given.toArray()) {
+        const QString path = v.toString();
+        if (!v.isString() || path.isEmpty()) {
+            asked.malformed = QStringLiteral("files must be a list of worktree-relative paths, none empty");
+            return asked;
+        }
+        if (path.startsWith(u'/') || QDir::cleanPath(path) == QLatin1String("..")
+            || QDir::cleanPath(path).startsWith(QLatin1String("../"))) {
+            asked.malformed = QStringLiteral("%1 is not inside the session's worktree: files are worktree-relative paths")
+                                  .arg(path);
+            return asked;
+        }
+        asked.files.append(path);
+    }
+    if (!message.isUndefined() && !message.isString()) {
+        asked.malformed = QStringLiteral("message must be a string");
+        return asked;
+    }
+    asked.message = message.toString();
+    return asked;
 }
 
 HttpResponse badRequest(const QString &why)
@@ -147,7 +170,7 @@ void addSessionList(HttpServer &http, const Sessions &sessions)
     });
 }
 
-// A session's save, sync, changes and one file's diff.
+// A session's save and sync.
 void addSessionOperations(HttpServer &http, const Sessions &sessions)
 {
     http.route(
@@ -155,9 +178,9 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
             QJsonObject o;
             if (!body(request, reply, &o))
                 return;
-            const std::optional<QStringList> files = saveSelection(o);
-            if (!files) {
-                reply.send(badRequest(QStringLiteral("files must be a list of worktree-relative paths")));
+            const SaveAsked asked = saveAsked(o);
+            if (!asked.malformed.isEmpty()) {
+                reply.send(badRequest(asked.malformed));
                 return;
             }
             Session *s = findSession(sessions, request, reply);
@@ -165,7 +188,7 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
                 return;
             const QString id = s->id();
             const Door door = doorOfClient(request.header("user-agent"));
-            s->save(*files, o.value(QStringLiteral("message")).toString(),
+            s->save(asked.files, asked.message,
                 [reply, id, door, session = QPointer<Session>(s), log = sessions()->activity()](
                     Result<SaveReport, SessionError> r) {
                     if (session)
@@ -184,6 +207,10 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
             QJsonObject o;
             if (!body(request, reply, &o))
                 return;
+            if (const QJsonValue resolve = o.value(QStringLiteral("resolve")); !resolve.isUndefined() && !resolve.isBool()) {
+                reply.send(badRequest(QStringLiteral("resolve must be true or false")));
+                return;
+            }
             Session *s = findSession(sessions, request, reply);
             if (!s)
                 return;
@@ -198,6 +225,11 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
                     reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
                 });
         });
+}
+
+// A session's changes, one file's diff, and its worktree restored.
+void addSessionReads(HttpServer &http, const Sessions &sessions)
+{
     http.route(
         "GET", QStringLiteral("/v1/sessions/{id}/changes"), [sessions](const HttpRequest &request, HttpReply reply) {
             Session *s = findSession(sessions, request, reply);
@@ -208,6 +240,20 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
                 [reply](Result<ChangesReport, SessionError> r) {
                     reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
                 });
+        });
+    // The session branch checked out again into a worktree deleted from the disk.
+    http.route(
+        "POST", QStringLiteral("/v1/sessions/{id}/restore"), [sessions](const HttpRequest &request, HttpReply reply) {
+            Session *s = findSession(sessions, request, reply);
+            if (!s)
+                return;
+            const QString id = s->id();
+            const QString workTree = s->workTree();
+            s->restoreWorkTree([reply, id, workTree](Result<void, SessionError> r) {
+                reply.send(r ? HttpResponse::json(200,
+                                   QJsonObject {{QStringLiteral("session"), id}, {QStringLiteral("worktree"), workTree}})
+                             : failure(r.error()));
+            });
         });
     // One file's diff against the session branch, for a preview: {"path","text","binary","truncated"}.
     http.route(
@@ -370,6 +416,7 @@ void SessionRoutes::add(HttpServer &http, std::function<SessionManager *()> sess
 {
     addSessionList(http, sessions);
     addSessionOperations(http, sessions);
+    addSessionReads(http, sessions);
     addWorkspaces(http, sessions);
     addCache(http, sessions);
 }
@@ -382,13 +429,13 @@ void SessionRoutes::addCalls(RpcDispatcher &rpc, std::function<SessionManager *(
         const QString id = p.value(QStringLiteral("session")).toString();
         SessionManager *m = sessions();
         if (id.isEmpty())
-            reply(refusal(400, QStringLiteral("bad_request"), QStringLiteral("give the session")));
+            reply(RpcDispatcher::refusal(400, QStringLiteral("bad_request"), QStringLiteral("give the session")));
         else if (!m)
-            reply(refusal(503, QStringLiteral("unavailable"), QStringLiteral("the engine is stopping")));
+            reply(RpcDispatcher::refusal(503, QStringLiteral("unavailable"), QStringLiteral("the engine is stopping")));
         else if (Session *s = m->session(id))
             return s;
         else
-            reply(refusal(404, QStringLiteral("not_found"), QStringLiteral("No session %1").arg(id)));
+            reply(RpcDispatcher::refusal(404, QStringLiteral("not_found"), QStringLiteral("No session %1").arg(id)));
         return nullptr;
     };
     const auto answer = [](const RpcDispatcher::AnswerReply &reply) {
@@ -402,17 +449,16 @@ void SessionRoutes::addCalls(RpcDispatcher &rpc, std::function<SessionManager *(
         };
     };
     rpc.addAnswering(QStringLiteral("session.save"), [find, sessions](const QJsonObject &p, RpcDispatcher::AnswerReply reply) {
-        const std::optional<QStringList> files = saveSelection(p);
-        if (!files) {
-            reply(refusal(400, QStringLiteral("bad_request"), QStringLiteral("files must be a list of worktree-relative paths")));
+        const SaveAsked asked = saveAsked(p);
+        if (!asked.malformed.isEmpty()) {
+            reply(RpcDispatcher::refusal(400, QStringLiteral("bad_request"), asked.malformed));
             return;
         }
         Session *s = find(p, reply);
         if (!s)
             return;
         const QString id = s->id();
-        const QString message = p.value(QStringLiteral("message")).toString();
-        s->save(*files, message.isEmpty() ? QStringLiteral("Saved from the cloud") : message,
+        s->save(asked.files, asked.message.isEmpty() ? QStringLiteral("Saved from the cloud") : asked.message,
             [reply, id, session = QPointer<Session>(s), log = sessions()->activity()](Result<SaveReport, SessionError> r) {
                 if (session)
                     recordSave(log, *session, Door::Cloud, r);

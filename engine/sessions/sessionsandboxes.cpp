@@ -34,8 +34,12 @@ Error fromSession(const SessionError &e)
     case SessionError::Code::Unavailable:
     case SessionError::Code::NotPaired:
         return Error::unavailable(e.message);
+    case SessionError::Code::Invalid:
+        return Error::invalidInput(e.message);
     case SessionError::Code::MovedOn:
     case SessionError::Code::Conflict:
+    case SessionError::Code::Storage:
+    case SessionError::Code::WorktreeMissing:
     case SessionError::Code::Failed:
         break;
     }

@@ -14,13 +14,6 @@ namespace isolation {
 
 namespace {
 
-RpcDispatcher::Answer errorAnswer(int status, const QString &code, const QString &message)
-{
-    return {status,
-        QJsonObject {{QStringLiteral("error"),
-            QJsonObject {{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}}};
-}
-
 void answer(TunnelStream *stream, const RpcDispatcher::Answer &a)
 {
     stream->respondWith(
@@ -34,18 +27,25 @@ RpcDispatcher::Answer answerOf(const Result<QJsonObject> &result)
     const Error &e = result.error();
     switch (e.code) {
     case Error::Code::InvalidInput:
-        return errorAnswer(400, QStringLiteral("bad_request"), e.message);
+        return RpcDispatcher::refusal(400, QStringLiteral("bad_request"), e.message);
     case Error::Code::NotFound:
-        return errorAnswer(404, QStringLiteral("not_found"), e.message);
+        return RpcDispatcher::refusal(404, QStringLiteral("not_found"), e.message);
     case Error::Code::Unavailable:
-        return errorAnswer(503, QStringLiteral("unavailable"), e.message);
+        return RpcDispatcher::refusal(503, QStringLiteral("unavailable"), e.message);
     case Error::Code::Failed:
         break;
     }
-    return errorAnswer(500, QStringLiteral("internal"), e.message);
+    return RpcDispatcher::refusal(500, QStringLiteral("internal"), e.message);
 }
 
 } // namespace
+
+RpcDispatcher::Answer RpcDispatcher::refusal(int status, const QString &code, const QString &message)
+{
+    return {status,
+        QJsonObject {{QStringLiteral("error"),
+            QJsonObject {{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}}};
+}
 
 void RpcDispatcher::add(const QString &method, Handler handler)
 {
@@ -70,13 +70,13 @@ void RpcDispatcher::serve(TunnelStream *stream) const
     const TunnelHead &head = stream->requestHead();
     const QString method = QString::fromUtf8(head.path.mid(qsizetype(qstrlen(PathPrefix))));
     if (head.method != "POST") {
-        answer(stream, errorAnswer(405, QStringLiteral("method_not_allowed"), QStringLiteral("RPC calls use POST")));
+        answer(stream, RpcDispatcher::refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("RPC calls use POST")));
         return;
     }
     const auto it = m_handlers.constFind(method);
     if (it == m_handlers.constEnd()) {
         answer(stream,
-            errorAnswer(404, QStringLiteral("unknown_method"), QStringLiteral("no such method: %1").arg(method)));
+            RpcDispatcher::refusal(404, QStringLiteral("unknown_method"), QStringLiteral("no such method: %1").arg(method)));
         return;
     }
     AnsweringHandler handler = *it;
@@ -94,7 +94,7 @@ void RpcDispatcher::serve(TunnelStream *stream) const
             const QJsonDocument doc = QJsonDocument::fromJson(*body, &pe);
             if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
                 answer(guard,
-                    errorAnswer(400, QStringLiteral("bad_request"),
+                    RpcDispatcher::refusal(400, QStringLiteral("bad_request"),
                         QStringLiteral("the params of %1 are not a JSON object").arg(method)));
                 return;
             }
@@ -125,7 +125,7 @@ void RpcDispatcher::serve(TunnelStream *stream) const
             *refused = true;
             body->clear();
             body->squeeze();
-            answer(guard, errorAnswer(413, QStringLiteral("bad_request"), QStringLiteral("the params exceed 4 MiB")));
+            answer(guard, RpcDispatcher::refusal(413, QStringLiteral("too_large"), QStringLiteral("the params exceed 4 MiB")));
             return;
         }
         run();

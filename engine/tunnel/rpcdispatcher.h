@@ -30,6 +30,8 @@ public:
         QJsonObject body;
     };
     using AnswerReply = std::function<void(Answer)>;
+    // The protocol's error body with `status`: {"error": {"code", "message"}}.
+    static Answer refusal(int status, const QString &code, const QString &message);
     using AnsweringHandler = std::function<void(const QJsonObject &params, AnswerReply reply)>;
 
     static constexpr qint64 MaxRequestBody = qint64(4) * 1024 * 1024;

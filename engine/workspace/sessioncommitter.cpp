@@ -109,7 +109,13 @@ Result<void, WorkspaceError> stageChanges(git_index *idx, const NestedRepos &nes
         if (rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc >= 0)
             break;
         const git_error *why = git_error_last();
-        qCInfo(lcWorkspace) << "a file changed while it was read; adding again:" << (why ? why->message : "");
+        const QString detail = why && why->message ? QString::fromUtf8(why->message) : QString();
+        if (storageFaultIn(detail) != StorageFault::None) { // a full disk does not change by reading again
+            const git_repository *repo = git_index_owner(idx);
+            const QString gitDir = repo ? QDir::cleanPath(QString::fromUtf8(git_repository_path(repo))) : QString();
+            return git::error(rc, QStringLiteral("cannot add changes to '%1'").arg(gitDir));
+        }
+        qCInfo(lcWorkspace) << "a file changed while it was read; adding again:" << detail;
     }
     if (rc < 0)
         return git::error(rc, QStringLiteral("cannot add changes (files kept changing while they were read)"));
@@ -157,6 +163,25 @@ Result<git_oid, WorkspaceError> writeCommit(
     return commitId;
 }
 
+// Why a selected path cannot be saved as named: it leads through a symbolic link (git saves the
+// link itself, never what is behind it, so the file asked for would be left out without a word).
+// Empty when every path is fine.
+QString throughSymlink(const QString &workTree, const QStringList &selection)
+{
+    for (const QString &path : selection) {
+        const QStringList parts = path.split(u'/');
+        QString prefix;
+        for (qsizetype i = 0; i + 1 < parts.size(); ++i) {
+            prefix += (i ? QStringLiteral("/") : QString()) + parts.at(i);
+            if (QFileInfo(workTree + u'/' + prefix).isSymLink())
+                return QStringLiteral("%1 leads through %2, a symbolic link: a save keeps the link, not what it "
+                                      "points to; select %2 itself")
+                    .arg(path, prefix);
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 std::optional<QStringList> SessionCommitter::normalize(const QStringList &selection)
@@ -183,7 +208,9 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     git_repository *repo = m_repo.get();
     const auto selection = normalize(rawSelection);
     if (!selection)
-        return WorkspaceError::failed(QStringLiteral("the selection names a path outside the worktree"));
+        return WorkspaceError::invalid(QStringLiteral("the selection names a path outside the worktree"));
+    if (auto through = throughSymlink(m_repo.workTree(), *selection); !through.isEmpty())
+        return WorkspaceError::invalid(through);
     auto nested = m_repo.refreshExclusions();
     if (!nested)
         return nested.error();

@@ -10,6 +10,8 @@
 #include "sessionsync.h"
 #include "treeexport.h"
 
+#include <QDir>
+
 namespace isolation {
 
 Workspace::Workspace(std::unique_ptr<GitRepo> repo)
@@ -119,6 +121,19 @@ Result<void, WorkspaceError> Workspace::markPublished(const SegmentResult &segme
 Result<void, WorkspaceError> Workspace::undoMerge()
 {
     return MainMerger(*m_repo).undo();
+}
+
+Result<void, WorkspaceError> Workspace::restoreWorkTree()
+{
+    if (!QDir().mkpath(workTree()))
+        return WorkspaceError::failed(QStringLiteral("cannot create %1").arg(workTree()));
+    // Every file of the session branch written again, and the index made to match it.
+    git_checkout_options opts;
+    git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+    opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+    if (int rc = git_checkout_head(m_repo->get(), &opts); rc < 0)
+        return git::error(rc, QStringLiteral("cannot check the session branch out into %1").arg(workTree()));
+    return {};
 }
 
 Result<bool, WorkspaceError> Workspace::savePending() const

@@ -62,6 +62,9 @@ public:
     Result<void, WorkspaceError> undoMerge();
     // True between step 2 and 4a/4b, also across restarts: finish (3, 4a) or undo (4b).
     Result<bool, WorkspaceError> savePending() const;
+    // Checks the session branch out into a worktree deleted from the disk (made again, every file
+    // written, the index matching the branch).
+    Result<void, WorkspaceError> restoreWorkTree();
 
     // --- Sync
     // Reads one segment (a bundle) from `in`: objects added, the hub's branches recorded, main set

@@ -383,13 +383,13 @@ void tst_LocalApi::clientCutMidAnswer()
         QCOMPARE(r.error().code, LocalApiError::Code::Transport);
         QVERIFY2(r.error().message.contains(QStringLiteral("closed in the middle")), qPrintable(r.error().message));
     }
-    // Closed before a byte of an answer.
+    // Closed before a byte of an answer: the engine stopped while it worked on the request.
     QFile::remove(path);
     FakeEngine silent(path, [](QLocalSocket *s) { s->disconnectFromServer(); });
     auto r = requestOnThread(LocalApiClient(path, 5000), "GET", QStringLiteral("/v1/status"));
     QVERIFY(!r.ok());
-    QCOMPARE(r.error().code, LocalApiError::Code::Transport);
-    QVERIFY2(r.error().message.contains(QStringLiteral("before an answer")), qPrintable(r.error().message));
+    QCOMPARE(r.error().code, LocalApiError::Code::Stopped);
+    QVERIFY2(r.error().message.contains(QStringLiteral("the engine stopped before it answered")), qPrintable(r.error().message));
 }
 
 void tst_LocalApi::clientTimeout()

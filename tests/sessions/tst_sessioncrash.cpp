@@ -114,6 +114,10 @@ void tst_SessionCrash::killedAt(const QString &point)
     QVERIFY(m_fx.startEngine(0, crash));
     const CliRun saving = m_fx.cli(0, {QStringLiteral("save"), m_session, QStringLiteral("-m"), file});
     QVERIFY2(saving.exitCode != 0, qPrintable(saving.describe()));
+    // The CLI says what happened, and what comes next (issue 27): not "the connection broke".
+    QVERIFY2(saving.exitCode == 3 && saving.err.contains("the engine stopped before it answered")
+            && saving.err.contains("The save resumes when the engine starts again"),
+        qPrintable(saving.describe()));
     QVERIFY(m_fx.waitKilled(0));
 
     // The hub: an old or a new state, decryptable, cloned by the real git.

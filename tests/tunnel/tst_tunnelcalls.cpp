@@ -204,7 +204,7 @@ void tst_TunnelCalls::explicitFailures()
     QVERIFY(tooLarge && !tooLarge->ok());
     QCOMPARE(tooLarge->error().code, hub::CallError::Code::Remote);
     QCOMPARE(tooLarge->error().status, 413);
-    QCOMPARE(tooLarge->error().errorCode, QStringLiteral("bad_request"));
+    QCOMPARE(tooLarge->error().errorCode, QStringLiteral("too_large"));
     // Just under the limit is carried whole.
     const QString nearly(int(RpcDispatcher::MaxRequestBody) - 64, QLatin1Char('y'));
     auto large = callAndWait(QStringLiteral("test.echo"), QJsonObject {{QStringLiteral("e"), nearly}}, 10s);
