@@ -1770,6 +1770,17 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     </message>
 </context>
 <context>
+    <name>isolation::SingleInstance</name>
+    <message>
+        <source>another tray is running (%1)</source>
+        <translation>eine andere Tray-Anwendung läuft bereits (%1)</translation>
+    </message>
+    <message>
+        <source>cannot listen on %1: %2</source>
+        <translation>kann nicht auf %1 lauschen: %2</translation>
+    </message>
+</context>
+<context>
     <name>isolation::SyncFlow</name>
     <message>
         <source>This computer is not paired: pair it to sync with the hub</source>

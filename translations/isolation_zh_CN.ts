@@ -1761,6 +1761,17 @@ Discard the unsaved work and finish?</source>
     </message>
 </context>
 <context>
+    <name>isolation::SingleInstance</name>
+    <message>
+        <source>another tray is running (%1)</source>
+        <translation>另一个托盘程序正在运行（%1）</translation>
+    </message>
+    <message>
+        <source>cannot listen on %1: %2</source>
+        <translation>无法在 %1 上监听：%2</translation>
+    </message>
+</context>
+<context>
     <name>isolation::SyncFlow</name>
     <message>
         <source>This computer is not paired: pair it to sync with the hub</source>

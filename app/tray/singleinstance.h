@@ -1,11 +1,14 @@
 // One tray per state directory: the first tray listens on a socket in the runtime directory;
-// a second start connects, asks the first to show its window, and exits.
+// a second start connects, asks the first to show its window, and exits. Plain unix sockets
+// (localapi/unixsocket.h), so the tray needs no Qt Network.
 #pragma once
+
+#include "localapi/unixsocket.h"
 
 #include <QObject>
 #include <QString>
 
-class QLocalServer;
+class QSocketNotifier;
 
 namespace isolation {
 
@@ -14,6 +17,7 @@ class SingleInstance final : public QObject
     Q_OBJECT
 public:
     explicit SingleInstance(QString socketPath, QObject *parent = nullptr);
+    ~SingleInstance() override;
 
     // True when another tray answered and was asked to raise its window.
     bool notifyRunning();
@@ -25,9 +29,13 @@ Q_SIGNALS:
     void raiseRequested();
 
 private:
+    void accept();
+    void serve(int client);
+
     QString m_path;
     QString m_error;
-    QLocalServer *m_server = nullptr;
+    unixsocket::Fd m_listener;
+    QSocketNotifier *m_incoming = nullptr;
 };
 
 } // namespace isolation

@@ -1,6 +1,7 @@
 #include "huburl.h"
 
-#include <QHostAddress>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 namespace isolation {
 
@@ -8,8 +9,17 @@ bool HubUrl::isLoopbackHost(const QString &host)
 {
     if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
         return true;
-    const QHostAddress address(host);
-    return !address.isNull() && address.isLoopback();
+    // An address in its usual text form (QUrl::host() gives IPv6 without brackets): 127.0.0.0/8,
+    // ::1, or an IPv4 loopback mapped into IPv6 (::ffff:127.0.0.1). inet_pton, not QHostAddress:
+    // core needs no Qt Network (the tray links core and stays without it).
+    const QByteArray text = host.toLatin1();
+    in_addr v4 {};
+    if (::inet_pton(AF_INET, text.constData(), &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    in6_addr v6 {};
+    if (::inet_pton(AF_INET6, text.constData(), &v6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
+    return false;
 }
 
 Result<QUrl, Error> HubUrl::check(const QUrl &url)

@@ -7,7 +7,7 @@
 #include "core/clock.h"
 #include "core/result.h"
 #include "headerpolicy.h"
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 #include "viewpath.h"
 #include "views/viewtoken.h"
 #include "viewsessions.h"

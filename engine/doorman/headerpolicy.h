@@ -4,7 +4,7 @@
 // to the browser: no hop-by-hop header, no cookie named like ours, Referrer-Policy: no-referrer.
 #pragma once
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 
 namespace isolation {
 

@@ -4,7 +4,7 @@
 // WebSocket handshake answered 101 hands its socket over.
 #pragma once
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 #include "core/result.h"
 #include "net/tcpstream.h"
 

@@ -2,7 +2,7 @@
 // (xterm.js, fetched from npm at build time) and the file browser. Compiled into the engine.
 #pragma once
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 #include "views/viewkind.h"
 
 #include <optional>

@@ -2,7 +2,7 @@
 // one at a time, writes the answers in order. Internal to the http module.
 #pragma once
 
-#include "httpmessage.h"
+#include "httprequest.h"
 #include "httprequestparser.h"
 
 #include <QHostAddress>

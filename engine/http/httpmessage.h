@@ -1,14 +1,14 @@
-// HTTP/1.1 messages as plain values: what the server hands to a route, and what a route answers.
+// HTTP/1.1 messages as plain values: headers and what a route answers (HttpResponse), shared by
+// the engine's server and the LocalAPI's clients. The request a route is handed is in
+// httprequest.h (server side only: it carries the peer's address, from Qt Network).
 #pragma once
 
 #include <QByteArray>
 #include <QHash>
-#include <QHostAddress>
 #include <QJsonDocument>
 #include <QList>
 #include <QPair>
 #include <QString>
-#include <QUrlQuery>
 #include <QVarLengthArray>
 
 #include <cstring>
@@ -103,32 +103,9 @@ inline QByteArrayView valueOf(const HeaderField &h)
     return h.value;
 }
 
-// A peer's address as X-Forwarded-For has it (an IPv4-mapped address as IPv4). The same few
-// peers ask again and again, so the last one's text is kept (one per thread).
-QByteArray forwardedFor(const QHostAddress &peer);
 // Views of `headers` (valid while it is) and an owned copy of `fields`.
 HeaderFields fieldsOf(const HttpHeaders &headers);
 HttpHeaders headersOf(const HeaderFields &fields);
-
-struct HttpRequest
-{
-    QByteArray method;
-    QByteArray target; // the request target as sent
-    QString path; // percent-decoded path of the target
-    QUrlQuery query;
-    HttpHeaders headers;
-    QByteArray body;
-    QHostAddress peer; // empty for unix sockets
-    QHash<QString, QString> params; // filled by the router from "{name}" segments
-
-    QByteArray header(QByteArrayView name) const { return headerValue(headers, name); }
-    // The body parsed as a JSON object; an empty body is an empty object. Returns false on bad JSON,
-    // saying so (and, for a body declared as another type, that it must be JSON). A JSON body
-    // declared otherwise is taken: `curl -d` says application/x-www-form-urlencoded.
-    bool jsonBody(QJsonObject *out, QString *error = nullptr) const;
-    // The token of "Authorization: Bearer <token>", or empty.
-    QByteArray bearerToken() const;
-};
 
 struct HttpResponse
 {

@@ -3,7 +3,7 @@
 // the chunked coding, no obs-fold, no control bytes in values, one Host) and size limits.
 #pragma once
 
-#include "httpmessage.h"
+#include "httprequest.h"
 
 #include <llhttp.h>
 

@@ -5,7 +5,7 @@
 
 #include "core/result.h"
 #include "httpbodysink.h"
-#include "httpmessage.h"
+#include "httprequest.h"
 #include "httprequestparser.h"
 
 #include <QElapsedTimer>

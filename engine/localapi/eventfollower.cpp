@@ -1,8 +1,12 @@
 #include "eventfollower.h"
 
 #include <QJsonDocument>
-#include <QLocalSocket>
 #include <QPointer>
+#include <QSocketNotifier>
+
+#include <cerrno>
+
+#include <unistd.h>
 
 namespace isolation {
 
@@ -31,55 +35,85 @@ void EventFollower::stop()
 {
     m_running = false;
     m_retry.stop();
+    close();
+}
+
+void EventFollower::close()
+{
     m_subscribed = false;
-    if (m_socket) {
-        m_socket->disconnect(this);
-        m_socket->abort();
-        m_socket->deleteLater();
-        m_socket = nullptr;
+    if (m_readable) {
+        m_readable->setEnabled(false);
+        m_readable->deleteLater();
+        m_readable = nullptr;
     }
+    m_socket.reset();
 }
 
 void EventFollower::connectNow()
 {
     if (!m_running)
         return;
-    if (m_socket) {
-        m_socket->disconnect(this);
-        m_socket->abort();
-        m_socket->deleteLater();
-    }
+    close();
     m_parser.reset();
-    m_subscribed = false;
-    m_socket = new QLocalSocket(this);
-    connect(m_socket, &QLocalSocket::connected, this, [this] {
-        QByteArray request = "GET /v1/events HTTP/1.1\r\nHost: local\r\nAccept: text/event-stream\r\n";
-        // Only what an id is made of goes into the header: the id came from the engine, but a
-        // caller's start() argument must not be able to add a header line.
-        const QByteArray id = m_lastId.toLatin1();
-        if (!id.isEmpty() && !id.contains('\r') && !id.contains('\n'))
-            request += "Last-Event-ID: " + id + "\r\n";
-        m_socket->write(request + "\r\n");
-    });
-    connect(m_socket, &QLocalSocket::readyRead, this, &EventFollower::onReadyRead);
-    connect(m_socket, &QLocalSocket::disconnected, this, [this] {
-        m_parser.finish();
-        lost(m_parser.state() == SseParser::State::Error ? m_parser.errorMessage()
-                                                          : QStringLiteral("the engine closed the event stream"));
-    });
-    connect(m_socket, &QLocalSocket::errorOccurred, this, [this](QLocalSocket::LocalSocketError e) {
-        if (e == QLocalSocket::PeerClosedError)
-            return; // disconnected() follows
-        lost(e == QLocalSocket::ServerNotFoundError || e == QLocalSocket::ConnectionRefusedError
+    ++m_connection;
+    // A unix socket connects at once or not at once; the request is a few hundred bytes, which a
+    // new socket's buffer always takes: nothing here waits on the GUI thread.
+    int error = 0;
+    m_socket = unixsocket::connectTo(m_socketPath, QDeadlineTimer(500), &error);
+    if (!m_socket.valid()) {
+        lost(error == ENOENT || error == ECONNREFUSED
                 ? QStringLiteral("no engine answers on %1").arg(m_socketPath)
-                : m_socket->errorString());
-    });
-    m_socket->connectToServer(m_socketPath);
+                : QStringLiteral("cannot connect to %1: %2").arg(m_socketPath, unixsocket::errnoText(error)));
+        return;
+    }
+    QByteArray request = "GET /v1/events HTTP/1.1\r\nHost: local\r\nAccept: text/event-stream\r\n";
+    // Only what an id is made of goes into the header: the id came from the engine, but a
+    // caller's start() argument must not be able to add a header line.
+    const QByteArray id = m_lastId.toLatin1();
+    if (!id.isEmpty() && !id.contains('\r') && !id.contains('\n'))
+        request += "Last-Event-ID: " + id + "\r\n";
+    request += "\r\n";
+    QString why;
+    if (unixsocket::sendAll(m_socket.get(), request, QDeadlineTimer(1000), 1000, &why) != unixsocket::Sent::All) {
+        lost(why);
+        return;
+    }
+    m_readable = new QSocketNotifier(m_socket.get(), QSocketNotifier::Read, this);
+    connect(m_readable, &QSocketNotifier::activated, this, &EventFollower::onReadyRead);
 }
 
 void EventFollower::onReadyRead()
 {
-    const QList<SseEvent> events = m_parser.feed(m_socket->readAll());
+    QByteArray received;
+    bool closed = false;
+    char buffer[16 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(m_socket.get(), buffer, sizeof buffer);
+        if (n > 0) {
+            received.append(buffer, n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        closed = n == 0 || errno != EAGAIN; // the engine closed the stream, or it broke
+        break;
+    }
+    if (!received.isEmpty()) {
+        QPointer<EventFollower> self(this);
+        const quint64 connection = m_connection;
+        handle(m_parser.feed(received));
+        if (!self || !m_socket.valid() || m_connection != connection)
+            return; // a slot stopped, restarted or deleted us, or the stream ended
+    }
+    if (closed) {
+        m_parser.finish();
+        lost(m_parser.state() == SseParser::State::Error ? m_parser.errorMessage()
+                                                          : QStringLiteral("the engine closed the event stream"));
+    }
+}
+
+void EventFollower::handle(const QList<SseEvent> &events)
+{
     if (!m_subscribed && m_parser.state() == SseParser::State::Events) {
         m_subscribed = true;
         m_retryMs = m_firstRetryMs;
@@ -121,13 +155,7 @@ void EventFollower::onReadyRead()
 
 void EventFollower::lost(const QString &why)
 {
-    if (!m_socket)
-        return;
-    m_socket->disconnect(this);
-    m_socket->abort();
-    m_socket->deleteLater();
-    m_socket = nullptr;
-    m_subscribed = false;
+    close();
     Q_EMIT disconnected(why);
     if (!m_running)
         return;

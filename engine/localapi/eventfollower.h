@@ -5,12 +5,13 @@
 #pragma once
 
 #include "sseparser.h"
+#include "unixsocket.h"
 
 #include <QJsonObject>
 #include <QObject>
 #include <QTimer>
 
-class QLocalSocket;
+class QSocketNotifier;
 
 namespace isolation {
 
@@ -45,10 +46,16 @@ Q_SIGNALS:
 private:
     void connectNow();
     void onReadyRead();
+    void handle(const QList<SseEvent> &events);
     void lost(const QString &why);
+    void close();
 
     QString m_socketPath;
-    QLocalSocket *m_socket = nullptr;
+    // The stream's socket, read on the event loop when it is readable. A plain socket, not
+    // QLocalSocket, so the tray needs no Qt Network (localapi/unixsocket.h).
+    unixsocket::Fd m_socket;
+    QSocketNotifier *m_readable = nullptr; // a child; deleted later (it may be emitting)
+    quint64 m_connection = 0; // counts connections: a slot may have started a new one
     SseParser m_parser;
     QString m_lastId;
     QTimer m_retry;

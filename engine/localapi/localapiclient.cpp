@@ -1,6 +1,7 @@
 #include "localapiclient.h"
 
 #include "http/httpresponseparser.h"
+#include "unixsocket.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
@@ -9,56 +10,22 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <utility>
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 namespace isolation {
 
 namespace {
 
-struct Fd
-{
-    int fd = -1;
-    ~Fd()
-    {
-        if (fd >= 0)
-            ::close(fd);
-    }
-};
+using unixsocket::errnoText;
+using unixsocket::Fd;
+using unixsocket::waitFor;
 
 LocalApiError transport(const QString &why)
 {
     return LocalApiError {LocalApiError::Code::Transport, 0, {}, QStringLiteral("LocalAPI request failed: %1").arg(why), {}};
-}
-
-QString errnoText(int error)
-{
-    return QString::fromLocal8Bit(std::strerror(error));
-}
-
-// Waits until `fd` is ready for `events`: true, or false with `why` set (the deadline passed, or poll failed).
-bool waitFor(int fd, short events, const QDeadlineTimer &deadline, int timeoutMs, QString *why)
-{
-    for (;;) {
-        pollfd p {fd, events, 0};
-        const int rc = ::poll(&p, 1, deadline.isForever() ? -1 : int(deadline.remainingTime()));
-        if (rc > 0)
-            return true;
-        if (rc == 0) {
-            *why = QStringLiteral("no answer within %1 ms").arg(timeoutMs);
-            return false;
-        }
-        if (errno != EINTR) {
-            *why = errnoText(errno);
-            return false;
-        }
-    }
 }
 
 // The request as the engine's HTTP server reads it; empty when the method or path would not make one.
@@ -105,65 +72,25 @@ LocalApiError notRunning(const QString &socket)
 }
 
 // A connected, non-blocking socket to the engine, or why not.
-Result<int, LocalApiError> connectTo(const QString &socketPath, const QDeadlineTimer &deadline, int timeoutMs)
+Result<Fd, LocalApiError> connectTo(const QString &socketPath, const QDeadlineTimer &deadline, int timeoutMs)
 {
-    const QByteArray socketName = QFile::encodeName(socketPath);
-    sockaddr_un address {};
-    address.sun_family = AF_UNIX;
-    if (size_t(socketName.size()) >= sizeof(address.sun_path))
+    int error = 0;
+    Fd socket = unixsocket::connectTo(socketPath, deadline, &error);
+    if (socket.valid())
+        return socket;
+    if (error == ENAMETOOLONG)
         return transport(QStringLiteral("the socket path is too long: %1").arg(socketPath));
-    std::memcpy(address.sun_path, socketName.constData(), size_t(socketName.size()));
-
-    Fd socket {::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
-    if (socket.fd < 0)
-        return transport(errnoText(errno));
-    // A unix socket's connect waits only while the engine's accept backlog is full, for as long
-    // as the send timeout allows.
-    if (!deadline.isForever()) {
-        const qint64 ms = std::max<qint64>(1, deadline.remainingTime());
-        const timeval tv {time_t(ms / 1000), suseconds_t((ms % 1000) * 1000)};
-        ::setsockopt(socket.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    }
-    int rc;
-    do {
-        rc = ::connect(socket.fd, reinterpret_cast<const sockaddr *>(&address), sizeof address);
-    } while (rc < 0 && errno == EINTR);
-    if (rc < 0) {
-        const int error = errno;
-        if (error == ENOENT)
-            return notRunning(socketPath); // gone between the check and the connect
-        if (error == ECONNREFUSED)
-            return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
-                QStringLiteral("no engine answers on %1 (stale socket?); start one with "
-                               "`isolation-server up` or the tray")
-                    .arg(socketPath),
-                {}};
-        if (error == EAGAIN || error == EINPROGRESS)
-            return transport(QStringLiteral("no answer within %1 ms").arg(timeoutMs));
-        return transport(QStringLiteral("cannot connect to %1: %2").arg(socketPath, errnoText(error)));
-    }
-    ::fcntl(socket.fd, F_SETFL, ::fcntl(socket.fd, F_GETFL) | O_NONBLOCK);
-    return std::exchange(socket.fd, -1);
-}
-
-// Sends the request. An engine that answers before reading it all (a refusal) may close its side
-// early: then its answer, if it came whole, still counts, so a broken send is only the reason
-// kept for later (`why`). Fails only when the deadline passes.
-Status sendAll(int fd, const QByteArray &out, const QDeadlineTimer &deadline, int timeoutMs, QString *why)
-{
-    for (qsizetype sent = 0; sent < out.size();) {
-        const ssize_t n = ::send(fd, out.constData() + sent, size_t(out.size() - sent), MSG_NOSIGNAL);
-        if (n >= 0) {
-            sent += n;
-        } else if (errno == EAGAIN) {
-            if (!waitFor(fd, POLLOUT, deadline, timeoutMs, why))
-                return Error::unavailable(*why);
-        } else if (errno != EINTR) {
-            *why = QStringLiteral("the connection broke: %1").arg(errnoText(errno));
-            break;
-        }
-    }
-    return {};
+    if (error == ENOENT)
+        return notRunning(socketPath); // gone between the check and the connect
+    if (error == ECONNREFUSED)
+        return LocalApiError {LocalApiError::Code::NotRunning, 0, {},
+            QStringLiteral("no engine answers on %1 (stale socket?); start one with "
+                           "`isolation-server up` or the tray")
+                .arg(socketPath),
+            {}};
+    if (error == EAGAIN || error == EINPROGRESS)
+        return transport(QStringLiteral("no answer within %1 ms").arg(timeoutMs));
+    return transport(QStringLiteral("cannot connect to %1: %2").arg(socketPath, errnoText(error)));
 }
 
 // Reads the answer with llhttp until it is whole.
@@ -218,11 +145,14 @@ Result<HttpResponse, LocalApiError> LocalApiClient::request(
     auto connected = connectTo(m_socket, deadline, m_timeoutMs);
     if (!connected)
         return connected.error();
-    const Fd socket {connected.value()};
+    const Fd socket = std::move(connected.value());
+    // An engine that answers before reading the whole request (a refusal) may close its side
+    // early: then its answer, if it came whole, still counts, so a broken send is only the reason
+    // kept for later.
     QString why;
-    if (auto sent = sendAll(socket.fd, out, deadline, m_timeoutMs, &why); !sent)
-        return transport(sent.error().message);
-    return readAnswer(socket.fd, method == "HEAD", deadline, m_timeoutMs, why);
+    if (unixsocket::sendAll(socket.get(), out, deadline, m_timeoutMs, &why) == unixsocket::Sent::TimedOut)
+        return transport(why);
+    return readAnswer(socket.get(), method == "HEAD", deadline, m_timeoutMs, why);
 }
 
 Result<QJsonObject, LocalApiError> LocalApiClient::call(

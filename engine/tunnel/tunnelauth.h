@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 
 #include <QByteArray>
 #include <QString>

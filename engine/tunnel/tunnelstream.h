@@ -3,7 +3,7 @@
 // the response; a client-side stream (the hub's) the other way round.
 #pragma once
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 
 #include <QByteArray>
 #include <QObject>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 #include "http/httpresponseparser.h"
 
 #include <QByteArray>

@@ -8,7 +8,7 @@
 // QWebSocket on the tunnel.
 #pragma once
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 #include "websocketframes.h"
 #include "websockethandshake.h"
 

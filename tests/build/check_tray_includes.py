@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 ALLOWED_ENGINE = re.compile(
-    r'^(core/[a-z_]+\.h|localapi/(localapiclient|eventfollower|sseparser|apirecords|enginestate)\.h'
+    r'^(core/[a-z_]+\.h|localapi/(localapiclient|eventfollower|sseparser|apirecords|enginestate|unixsocket)\.h'
     r'|http/httpmessage\.h)$')
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 

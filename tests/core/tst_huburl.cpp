@@ -59,6 +59,8 @@ void tst_HubUrl::check_data()
     QTest::newRow("http to a LAN address") << "http://10.0.0.7:8470" << false;
     QTest::newRow("http to 0.0.0.0") << "http://0.0.0.0:8470" << false;
     QTest::newRow("http to ::2") << "http://[::2]:8470" << false;
+    QTest::newRow("http to 127.0.0.1 mapped into IPv6") << "http://[::ffff:127.0.0.1]:8470" << true;
+    QTest::newRow("http to a LAN address mapped into IPv6") << "http://[::ffff:10.0.0.7]:8470" << false;
     QTest::newRow("http to a look-alike of 127.0.0.1") << "http://127.0.0.1.example.com" << false;
     QTest::newRow("http to a look-alike of localhost") << "http://localhost.example.com" << false;
     QTest::newRow("http to a subdomain of localhost") << "http://hub.localhost:8470" << false;

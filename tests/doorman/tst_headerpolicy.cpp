@@ -3,7 +3,7 @@
 // requests count as the view's own page's (Sec-Fetch-Site) and what body type they have.
 #include "crypto/ed25519.h"
 #include "doorman/headerpolicy.h"
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 #include "views/viewtoken.h"
 
 #include <QTest>

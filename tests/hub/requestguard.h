@@ -3,7 +3,7 @@
 // state-changing request must come from the page's own origin (Origin / Sec-Fetch-Site).
 #pragma once
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 
 #include <QHostAddress>
 #include <QString>

@@ -5,7 +5,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 
 #include <QHash>
 #include <QString>

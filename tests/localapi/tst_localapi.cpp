@@ -1,5 +1,6 @@
 #include "core/paths.h"
 #include "engine.h"
+#include "localapi/eventfollower.h"
 #include "localapi/localapiclient.h"
 
 #include <QElapsedTimer>
@@ -12,6 +13,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QSet>
+#include <QSignalSpy>
 #include <QTest>
 
 #include <atomic>
@@ -45,6 +47,10 @@ private Q_SLOTS:
     void clientContentLengthAnswer();
     void clientCutMidAnswer();
     void clientTimeout();
+    // EventFollower (the tray's and `isolation-server events`' stream) on its plain unix socket.
+    void followerReadsEventsAndResumes();
+    void followerRefused();
+    void followerWithoutEngine();
 
 private:
     static Paths pathsFor(const QString &home);
@@ -407,6 +413,96 @@ void tst_LocalApi::clientTimeout()
     QVERIFY2(r.error().message.contains(QStringLiteral("within 400 ms")), qPrintable(r.error().message));
     QCOMPARE(engine.requests.size(), 1); // it was the answer that did not come, not the connection
     QVERIFY2(took >= 390 && took < 3000, qPrintable(QString::number(took)));
+}
+
+namespace {
+// One chunk of a chunked body (the engine's event stream is chunked).
+QByteArray chunk(const QByteArray &bytes)
+{
+    return QByteArray::number(bytes.size(), 16) + "\r\n" + bytes + "\r\n";
+}
+} // namespace
+
+void tst_LocalApi::followerReadsEventsAndResumes()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    // Two events, then the engine goes away; the follower comes back asking for what came after.
+    FakeEngine engine(path, [](QLocalSocket *s) {
+        s->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + chunk("id: r1-1\nevent: state\ndata: {\"state\":\"online\"}\n\n")
+            + chunk("id: r1-2\nevent: session.progress\ndata: {\"session\":\"s1\",\"done\":5}\n\n"));
+        s->flush();
+        s->disconnectFromServer();
+    });
+    EventFollower follower(path);
+    follower.setRetryDelay(50);
+    QList<LocalApiEvent> events;
+    QObject::connect(&follower, &EventFollower::event, [&](const LocalApiEvent &e) { events.append(e); });
+    QSignalSpy subscribed(&follower, &EventFollower::subscribed);
+    QSignalSpy disconnected(&follower, &EventFollower::disconnected);
+    follower.start();
+    QTRY_VERIFY_WITH_TIMEOUT(engine.requests.size() >= 2, 10000);
+    follower.stop();
+    QVERIFY(events.size() >= 2);
+    QCOMPARE(events.at(0).id, QStringLiteral("r1-1"));
+    QCOMPARE(events.at(0).kind, QStringLiteral("state"));
+    QCOMPARE(events.at(0).data.value(QStringLiteral("state")).toString(), QStringLiteral("online"));
+    QCOMPARE(events.at(1).kind, QStringLiteral("session.progress"));
+    QCOMPARE(events.at(1).data.value(QStringLiteral("done")).toInt(), 5);
+    QVERIFY(subscribed.size() >= 1);
+    QVERIFY(!disconnected.isEmpty());
+    QCOMPARE(disconnected.first().first().toString(), QStringLiteral("the engine closed the event stream"));
+    // The first request asked for what comes from now on; the second for what came after r1-2.
+    QVERIFY2(engine.requests.at(0).startsWith("GET /v1/events HTTP/1.1\r\n"), engine.requests.at(0).constData());
+    QVERIFY2(!engine.requests.at(0).contains("Last-Event-ID"), engine.requests.at(0).constData());
+    QVERIFY2(engine.requests.at(1).contains("\r\nLast-Event-ID: r1-2\r\n"), engine.requests.at(1).constData());
+}
+
+void tst_LocalApi::followerRefused()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    FakeEngine engine(path, [](QLocalSocket *s) {
+        const QByteArray body = R"({"error":{"code":"too_many","message":"16 streams are open"}})";
+        s->write("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
+            + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        s->flush();
+    });
+    EventFollower follower(path);
+    follower.setRetryDelay(5000);
+    QSignalSpy disconnected(&follower, &EventFollower::disconnected);
+    QSignalSpy subscribed(&follower, &EventFollower::subscribed);
+    follower.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!disconnected.isEmpty(), 10000);
+    QCOMPARE(disconnected.first().first().toString(),
+        QStringLiteral("the engine refused the event stream (HTTP 503): 16 streams are open"));
+    QVERIFY(subscribed.isEmpty());
+    QVERIFY(!follower.isConnected());
+}
+
+void tst_LocalApi::followerWithoutEngine()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    EventFollower follower(path);
+    follower.setRetryDelay(20);
+    QSignalSpy disconnected(&follower, &EventFollower::disconnected);
+    follower.start();
+    // Said at once, and tried again (20, 40, 80 ms ...) while nothing answers.
+    QCOMPARE(disconnected.size(), 1);
+    QCOMPARE(disconnected.first().first().toString(), QStringLiteral("no engine answers on %1").arg(path));
+    QTRY_VERIFY_WITH_TIMEOUT(disconnected.size() >= 3, 5000);
+    // An engine that comes up is found by the next try.
+    FakeEngine engine(path, [](QLocalSocket *s) {
+        s->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + chunk(": hello\n\n"));
+        s->flush();
+    });
+    QSignalSpy subscribed(&follower, &EventFollower::subscribed);
+    QTRY_VERIFY_WITH_TIMEOUT(!subscribed.isEmpty(), 10000);
+    QVERIFY(follower.isConnected());
+    follower.stop();
 }
 
 QTEST_GUILESS_MAIN(tst_LocalApi)

@@ -4,7 +4,7 @@
 // can read them with `docker logs` and check them against the OpenAPI specs.
 #pragma once
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -3,7 +3,7 @@
 // upgrade request and the client's reading of the answer.
 #include "websocketwire.h"
 
-#include "http/httpmessage.h"
+#include "http/httprequest.h"
 #include "http/httprequestparser.h"
 #include "websocket/websocketframes.h"
 #include "websocket/websockethandshake.h"
