@@ -1,5 +1,6 @@
-// The Engine facade: the one object a face (tray or headless server) binds to. It wires the
-// modules together, owns their lifetimes and exposes state as properties and signals; it holds
+// The Engine facade: the one object `isolation-server up` runs. It wires the modules together,
+// owns their lifetimes and exposes commands, state and typed snapshots (properties, signals, the
+// LocalAPI); it hands out none of its modules (tests reach them through engineprobe.h) and holds
 // no behaviour of its own beyond that wiring.
 #pragma once
 
@@ -72,7 +73,6 @@ public:
     // their own options). Replaces any tunnel before and serves `ping` and `server.status` on it.
     // Fails when the options cannot work.
     Result<void, TunnelError> openTunnel(TunnelClient::Options options);
-    TunnelClient *tunnel() const { return m_tunnel.get(); }
 
     EngineState state() const { return m_state; }
     // One line saying the state and why, for tooltips and `status`.
@@ -92,8 +92,7 @@ public:
     // Forgets this server's credentials, telling the hub first when it can be reached.
     void unpair();
 
-    // The sandbox runtime (null when the engine is stopped or the runtime is switched off).
-    RuntimeManager *runtime() const { return m_runtime.get(); }
+    // The sandbox runtime's status (as GET /v1/runtime answers it).
     QJsonObject runtimeStatus() const;
 
     // Recent events for the Activity view.
@@ -101,10 +100,6 @@ public:
     // The health warnings shown now, as `status()` carries them ("warnings").
     QJsonArray warnings() const { return m_health.toJson(); }
 
-    // Sessions, the warm cache and workspace exports (null when the engine is stopped).
-    SessionManager *sessions() const { return m_sessions.get(); }
-    // Sessions' sandboxes: launch, suspend, resume, finish (null when the engine is stopped).
-    SessionSandboxes *sandboxes() const { return m_sandboxes.get(); }
 
     const Paths &paths() const { return m_paths; }
     Settings &settings() { return m_settings; }
@@ -112,11 +107,21 @@ public:
 Q_SIGNALS:
     void stateChanged();
     void pairingChanged(); // pairingStatus() changed (code issued, approved, denied, expired...)
-    void runtimeChanged(); // runtime() appeared, went, or changed state
+    void runtimeChanged(); // the runtime appeared, went, or changed state
     void healthChanged(); // warnings() changed
     void stopped();
 
 private:
+    // The modules, for the engine's own parts (EngineEvents) and tests (engineprobe.h) only: every
+    // face uses the commands above or the LocalAPI. Null when the engine is stopped (the runtime
+    // also when it is switched off).
+    friend class EngineEvents;
+    friend struct EngineProbe;
+    TunnelClient *tunnel() const { return m_tunnel.get(); }
+    RuntimeManager *runtime() const { return m_runtime.get(); }
+    SessionManager *sessions() const { return m_sessions.get(); }
+    SessionSandboxes *sandboxes() const { return m_sandboxes.get(); }
+
     void setState(EngineState state, const QString &reason);
     void updateState();
     void onPaired();

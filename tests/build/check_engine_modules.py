@@ -4,7 +4,8 @@
 modules its row names, nothing else; the declared graph has no cycle; every folder of engine/ has a
 row and every row a folder; a declared edge nobody uses is reported too, so the table stays true
 both ways. The facade's files at the top of engine/ (engine.h, engine.cpp, ...) may include any
-module; no module includes them.
+module; no module includes them. engineprobe.h, the tests' way past the facade to its modules, is
+included by tests only: neither the facade's other files nor app/ include it.
 
     check_engine_modules.py SOURCE_ROOT              check engine/ against docs/architecture.md
     check_engine_modules.py SOURCE_ROOT --graph      print the graph the sources have
@@ -63,6 +64,25 @@ def source_graph(engine: pathlib.Path):
     return modules, uses, problems
 
 
+PROBE = 'engineprobe.h'
+
+
+def probe_users(root: pathlib.Path):
+    """Places outside tests/ that include engineprobe.h (the facade's files, app/)."""
+    found = []
+    sources = [p for p in (root / 'engine').glob('*') if p.is_file()]
+    if (root / 'app').is_dir():
+        sources += [p for p in (root / 'app').rglob('*') if p.is_file()]
+    for source in sorted(sources):
+        if source.suffix not in ('.h', '.cpp') or source.name == PROBE:
+            continue
+        for number, line in enumerate(source.read_text(encoding='utf-8').splitlines(), 1):
+            m = INCLUDE.match(line)
+            if m and m.group(1) == PROBE:
+                found.append(f'{source.relative_to(root)}:{number}: includes "{PROBE}", which only tests may')
+    return found
+
+
 def cycle(graph):
     """One cycle of the graph as a list of modules, or None."""
     state = {}
@@ -112,6 +132,7 @@ def check(root: pathlib.Path):
             if dep in modules:
                 problems.append(f'docs/architecture.md: `{module}/` may include `{dep}` but includes '
                                 'nothing of it; take it out of the row')
+    problems += probe_users(root)
     loop = cycle(declared)
     if loop:
         problems.append('docs/architecture.md: the declared graph has a cycle: ' + ' -> '.join(loop))
@@ -138,6 +159,7 @@ def self_test() -> int:
         ('the true graph', doc, None, 0),
         ('an include the row does not allow', doc, {'a/bad.cpp': '#include "b/b.h"\n'}, 1),
         ('a module includes the facade', doc, {'a/bad.cpp': '#include "engine.h"\n'}, 1),
+        ('the facade reaches past itself', doc, {'engine.cpp': '#include "engineprobe.h"\n'}, 1),
         ('a folder without a row', doc, {'c/c.h': ''}, 1),
         ('a row without a folder', doc.replace('\n\n## Next', '\n| `gone/` | x | — |\n\n## Next'), None, 1),
         ('a declared edge nobody uses', doc, {'b/b.cpp': '#include "a/a.h"\n'}, 1),

@@ -1,7 +1,7 @@
 // The pinned runtime on a real dockerd, with the offline stand-in images (tests/standin/, built by
 // the standin_images fixture): start-up and hardening, the API key, restart when killed, digests,
 // upgrade, stop, the CLI, and no secret in any log. Sandboxes: tst_sandbox.
-#include "engine.h"
+#include "engineprobe.h"
 #include "hubprocess.h"
 
 #include "runtimefixture.h"
@@ -283,9 +283,9 @@ void tst_Runtime::cliStatusAndRestart()
     options.credentialStore = CredentialStoreKind::File;
     Engine engine(Paths::resolve(env).value(), options);
     QVERIFY(engine.start().ok());
-    QVERIFY(engine.runtime());
-    m_fixture.addEngine(engine.runtime()->engineId());
-    QVERIFY(RuntimeFixture::waitHealthy(engine.runtime()));
+    QVERIFY(EngineProbe::runtime(engine));
+    m_fixture.addEngine(EngineProbe::runtime(engine)->engineId());
+    QVERIFY(RuntimeFixture::waitHealthy(EngineProbe::runtime(engine)));
 
     auto cli = [&](const QStringList &args, QByteArray *out) {
         QProcess p;
@@ -309,11 +309,11 @@ void tst_Runtime::cliStatusAndRestart()
     QCOMPARE(cli({QStringLiteral("runtime"), QStringLiteral("status")}, &out), 0);
     QVERIFY2(out.contains("offline stand-in"), out.constData());
     QVERIFY(out.contains("Uptime:"));
-    const QString startedBefore = engine.runtime()->status().value(QStringLiteral("startedAt")).toString();
+    const QString startedBefore = EngineProbe::runtime(engine)->status().value(QStringLiteral("startedAt")).toString();
     QTest::qWait(1100); // StartedAt has a resolution of a second in the status
     QCOMPARE(cli({QStringLiteral("runtime"), QStringLiteral("restart")}, &out), 0);
     QVERIFY2(out.contains("healthy"), out.constData());
-    QVERIFY(engine.runtime()->status().value(QStringLiteral("startedAt")).toString() != startedBefore);
+    QVERIFY(EngineProbe::runtime(engine)->status().value(QStringLiteral("startedAt")).toString() != startedBefore);
     // The engine's status carries the runtime too (and the heartbeat reports its state).
     QCOMPARE(engine.status().value(QStringLiteral("runtime")).toObject().value(QStringLiteral("state")).toString(),
         QStringLiteral("healthy"));

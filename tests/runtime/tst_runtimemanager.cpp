@@ -1,4 +1,4 @@
-#include "engine.h"
+#include "engineprobe.h"
 #include "hubprocess.h"
 #include "credentials/credentialstore.h"
 #include "runtime/runtimemanager.h"
@@ -76,7 +76,7 @@ void tst_RuntimeManager::engineStartsWithoutDocker()
     t.start();
     QVERIFY(engine.start().ok());
     QVERIFY(t.elapsed() < 2000);
-    QVERIFY(engine.runtime());
+    QVERIFY(EngineProbe::runtime(engine));
     QTRY_COMPARE(engine.runtimeStatus().value(QStringLiteral("state")).toString(), QStringLiteral("docker_missing"));
     QVERIFY(engine.runtimeStatus()
                 .value(QStringLiteral("reason"))
@@ -91,7 +91,7 @@ void tst_RuntimeManager::engineStartsWithoutDocker()
     qputenv("ISOLATION_RUNTIME", "off");
     Engine off(Paths::resolve(env).value(), options);
     QVERIFY(off.start().ok());
-    QVERIFY(!off.runtime());
+    QVERIFY(!EngineProbe::runtime(off));
     QVERIFY(off.runtimeStatus().value(QStringLiteral("reason")).toString().contains(QStringLiteral("switched off")));
 }
 

@@ -1,7 +1,7 @@
 // Calls through the tunnel: many concurrent round trips over a real WebSocket on loopback with
 // nghttp2 on both ends, the engine's own handlers, explicit failures, replacement, drain.
 #include "core/paths.h"
-#include "engine.h"
+#include "engineprobe.h"
 #include "tunneltestkit.h"
 
 #include <QProcessEnvironment>
@@ -310,7 +310,7 @@ void tst_TunnelCalls::engineShutdownDrains()
     Engine engine(Paths::resolve(env).value());
     QVERIFY(engine.start().ok());
     QVERIFY(engine.openTunnel(clientOptions(m_hub->url(), kServer, kCredential, *m_key)).ok());
-    engine.tunnel()->rpc().addAsync(QStringLiteral("test.slow"), [](const QJsonObject &, RpcDispatcher::Reply reply) {
+    EngineProbe::tunnel(engine)->rpc().addAsync(QStringLiteral("test.slow"), [](const QJsonObject &, RpcDispatcher::Reply reply) {
         QTimer::singleShot(200, [reply] { reply(QJsonObject {{QStringLiteral("done"), true}}); });
     });
     QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 5000);
@@ -319,7 +319,7 @@ void tst_TunnelCalls::engineShutdownDrains()
     auto slow = std::make_shared<std::optional<hub::CallResult>>();
     m_hub->tunnels().call(
         kServer, QStringLiteral("test.slow"), {}, 5s, [slow](hub::CallResult r) { *slow = std::move(r); });
-    QTRY_COMPARE(engine.tunnel()->openStreams(), 1);
+    QTRY_COMPARE(EngineProbe::tunnel(engine)->openStreams(), 1);
     QSignalSpy stopped(&engine, &Engine::stopped);
     engine.shutdown();
     QCOMPARE(engine.state(), EngineState::Reconnecting); // draining: not stopped yet

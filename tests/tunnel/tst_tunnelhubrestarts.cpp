@@ -5,7 +5,7 @@
 #include "hubprocess.h"
 
 #include "core/paths.h"
-#include "engine.h"
+#include "engineprobe.h"
 
 #include <QEventLoop>
 #include <QFile>
@@ -138,7 +138,7 @@ void tst_TunnelHubRestarts::twentyRestartsUnderLoad()
 
     // The product's backoff (1 s base, 30 s cap, reset after 60 s up) would make twenty restarts in a
     // row take minutes; the same tunnel with a faster policy tests the same code.
-    TunnelClient::Options fast = engine.tunnel()->options();
+    TunnelClient::Options fast = EngineProbe::tunnel(engine)->options();
     fast.backoff = {50ms, 500ms, 60s};
     QVERIFY(engine.openTunnel(fast).ok());
     QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 10000);
@@ -150,7 +150,7 @@ void tst_TunnelHubRestarts::twentyRestartsUnderLoad()
         nams.push_back(std::make_unique<QNetworkAccessManager>());
 
     Tally total;
-    const int connectionsBefore = engine.tunnel()->connectionCount();
+    const int connectionsBefore = EngineProbe::tunnel(engine)->connectionCount();
     for (int round = 0; round < 20; ++round) {
         QTRY_VERIFY_WITH_TIMEOUT(callPing(hub, server), 20000);
         QFile adminFile(hub.dataDir() + QStringLiteral("/admin.json"));
@@ -177,10 +177,10 @@ void tst_TunnelHubRestarts::twentyRestartsUnderLoad()
     }
     QTRY_VERIFY_WITH_TIMEOUT(callPing(hub, server), 20000);
     qInfo("answered %d, failed explicitly %d, mismatched 0, tunnels %d", total.answered, total.failed,
-        engine.tunnel()->connectionCount() - connectionsBefore);
+        EngineProbe::tunnel(engine)->connectionCount() - connectionsBefore);
     QVERIFY(total.answered > 0);
     QVERIFY(total.failed > 0); // the restarts really cut calls
-    QVERIFY(engine.tunnel()->connectionCount() - connectionsBefore >= 20); // it reconnected after every restart
+    QVERIFY(EngineProbe::tunnel(engine)->connectionCount() - connectionsBefore >= 20); // it reconnected after every restart
 }
 
 QTEST_GUILESS_MAIN(tst_TunnelHubRestarts)

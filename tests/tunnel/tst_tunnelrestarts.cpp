@@ -3,7 +3,7 @@
 // another call's reply (each echoes a unique nonce), every call is answered or fails explicitly,
 // and the engine reconnects each time. The engine is the real Engine facade.
 #include "core/paths.h"
-#include "engine.h"
+#include "engineprobe.h"
 #include "tunneltestkit.h"
 
 #include <QElapsedTimer>
@@ -61,7 +61,7 @@ void tst_TunnelRestarts::survivesTwentyRestartsUnderLoad()
     options.backoff.cap = 200ms;
     QVERIFY(engine.openTunnel(options).ok());
     // Answers come back after a random 0-100 ms, so a restart always catches some in flight.
-    engine.tunnel()->rpc().addAsync(
+    EngineProbe::tunnel(engine)->rpc().addAsync(
         QStringLiteral("test.echo"), [](const QJsonObject &params, RpcDispatcher::Reply reply) {
             QTimer::singleShot(QRandomGenerator::global()->bounded(100), [reply, params] {
                 reply(QJsonObject {{QStringLiteral("nonce"), params.value(QStringLiteral("nonce"))}});
@@ -80,7 +80,7 @@ void tst_TunnelRestarts::survivesTwentyRestartsUnderLoad()
         reconnect.start();
         // Both ends see the new tunnel (the hub registers it a moment before the engine reads the 101).
         QTRY_VERIFY_WITH_TIMEOUT(hub.tunnels().tunnel(kServer) != nullptr, 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(engine.tunnel()->connectionCount(), round + 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(EngineProbe::tunnel(engine)->connectionCount(), round + 1, 10000);
         slowestReconnect = std::max(slowestReconnect, reconnect.elapsed());
 
         const int answeredBefore = tally->answered;
@@ -133,9 +133,9 @@ void tst_TunnelRestarts::survivesTwentyRestartsUnderLoad()
     // Each restart really happened under load: it cut calls off, and answers flowed before it.
     QCOMPARE(roundsWithAnswers, kRestarts);
     QCOMPARE(roundsWithLosses, kRestarts);
-    QCOMPARE(engine.tunnel()->connectionCount(), kRestarts + 1);
+    QCOMPARE(EngineProbe::tunnel(engine)->connectionCount(), kRestarts + 1);
     QCOMPARE(engine.state(), EngineState::Online);
-    QTRY_COMPARE(engine.tunnel()->openStreams(), 0);
+    QTRY_COMPARE(EngineProbe::tunnel(engine)->openStreams(), 0);
     engine.stop();
 }
 
