@@ -1,5 +1,7 @@
 #include "warmcache.h"
 
+#include "core/storagefault.h"
+
 #include "workspace/workspacemirror.h"
 
 #include <QDir>
@@ -121,7 +123,7 @@ void WarmCache::save()
     QSaveFile file(m_dir + QStringLiteral("/cache.json"));
     if (!file.open(QIODevice::WriteOnly)
         || file.write(QJsonDocument(QJsonObject {{QStringLiteral("workspaces"), list}}).toJson()) < 0 || !file.commit())
-        qCWarning(lcCache) << "cannot write the cache list:" << file.errorString();
+        qCWarning(lcCache).noquote() << "cannot write the cache list:" << writeFailureText(file.fileName(), file.errorString());
 }
 
 std::unique_ptr<WarmCache::Lease> WarmCache::lease(const QString &workspaceId)

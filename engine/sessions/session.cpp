@@ -11,6 +11,7 @@
 #include "workspace/workspace.h"
 #include "workspace/workspacemirror.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QLoggingCategory>
 
@@ -135,10 +136,18 @@ Result<Session::Opened, SessionError> Session::openRepository(bool fresh)
     auto spare = SparePool::claim(m_dir, id());
     if (!spare)
         return SessionError::from(spare.error());
+    // A session of an earlier run whose worktree was deleted meanwhile: opening makes the directory
+    // again, empty, and a save would then publish every file as deleted. It is taken away again,
+    // so the session says its worktree is gone (unusable()) until `restore` checks it out.
+    const bool vanished = !fresh && !spare.value() && !QFileInfo(workTree()).isDir();
     auto ws = Workspace::open(gitDir(), workTree(), id(), m_clock);
     if (!ws)
         return SessionError::from(ws.error());
     m_workspace = std::move(ws.value());
+    if (vanished) {
+        QDir().rmdir(workTree());
+        qCWarning(lcSessions).noquote() << "session" << id() << ": its worktree is gone from the disk:" << workTree();
+    }
     Opened opened;
     if (spare.value()) {
         // Checked out already, from the warm cache at this generation.
@@ -267,11 +276,19 @@ void Session::resumeInterrupted()
             finished();
             return;
         }
+        if (auto e = unusable()) {
+            // The worktree is gone: the save waits for `restore` (which runs it again), and the
+            // log says why instead of libgit2's "failed to open directory".
+            qCWarning(lcSessions).noquote() << "session" << id() << ": the save the engine was stopped in waits:" << e->message;
+            m_resumed = false;
+            finished();
+            return;
+        }
         auto *flow = new SaveFlow(*this, again.files, again.message, true, this);
         runFlow(flow);
         flow->run([this, finished](Result<SaveReport, SessionError> r) {
-            qCInfo(lcSessions) << "session" << id() << ": resumed save"
-                               << (r ? QStringLiteral("done") : r.error().message);
+            qCInfo(lcSessions).noquote() << "session" << id() << ": resumed save"
+                                         << (r ? QStringLiteral("done") : r.error().message);
             finished();
         });
     });
@@ -328,12 +345,14 @@ void Session::restoreWorkTree(Done<void> done)
         }
         qCInfo(lcSessions) << "session" << id() << ": checking the session branch out again into" << workTree();
         onWorker<Result<void, WorkspaceError>>([](Workspace &ws) { return ws.restoreWorkTree(); }, this,
-            [done, finished](Result<void, WorkspaceError> r) {
+            [this, done, finished](Result<void, WorkspaceError> r) {
                 if (r)
                     done({});
                 else
                     done(SessionError::from(r.error()));
                 finished();
+                if (r)
+                    resumeInterrupted(); // a save the engine was stopped in, waiting for the worktree
             });
     });
 }

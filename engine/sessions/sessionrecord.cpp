@@ -1,5 +1,7 @@
 #include "sessionrecord.h"
 
+#include "core/storagefault.h"
+
 #include "sessionjson.h"
 
 #include <QFile>
@@ -106,7 +108,7 @@ Status SessionRecord::save(const QString &file) const
     QSaveFile f(file);
     f.setDirectWriteFallback(false);
     if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(toJson()).toJson()) < 0 || !f.commit())
-        return Error::failed(QStringLiteral("cannot write %1: %2").arg(file, f.errorString()));
+        return Error::failed(writeFailureText(file, f.errorString()));
     return {};
 }
 

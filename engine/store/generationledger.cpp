@@ -1,5 +1,7 @@
 #include "generationledger.h"
 
+#include "core/storagefault.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -60,13 +62,13 @@ StoreResult<void> GenerationLedger::record(const Manifest &manifest)
         return StoreError::local(QStringLiteral("cannot create %1").arg(m_dir));
     QSaveFile file(fileFor(manifest.workspaceId));
     if (!file.open(QIODevice::WriteOnly))
-        return StoreError::local(QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
+        return StoreError::local(writeFailureText(file.fileName(), file.errorString()));
     file.write(QJsonDocument(
         QJsonObject {{QStringLiteral("workspace"), manifest.workspaceId},
             {QStringLiteral("generation"), manifest.generation}, {QStringLiteral("saveId"), manifest.saveId}})
                    .toJson(QJsonDocument::Compact));
     if (!file.commit())
-        return StoreError::local(QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
+        return StoreError::local(writeFailureText(file.fileName(), file.errorString()));
     return {};
 }
 

@@ -76,8 +76,11 @@ bool SessionFixture::startEngine(int i, const QProcessEnvironment &extraEnv, con
     up.setProcessChannelMode(QProcess::MergedChannels);
     up.setStandardOutputFile(m_dir.filePath(QStringLiteral("up%1.log").arg(i)), QIODevice::Append);
     endWithTheTest(up);
-    up.start(serverBinary(),
-        QStringList {QStringLiteral("up"), QStringLiteral("--credential-store"), QStringLiteral("file")} + extraArgs);
+    const QStringList args = QStringList {QStringLiteral("up"), QStringLiteral("--credential-store"), QStringLiteral("file")} + extraArgs;
+    if (m_wrapper.isEmpty())
+        up.start(serverBinary(), args);
+    else
+        up.start(m_wrapper.first(), m_wrapper.mid(1) + QStringList {serverBinary()} + args);
     if (!up.waitForStarted())
         return false;
     QDeadlineTimer deadline(30000);

@@ -35,6 +35,9 @@ public:
     // Runs `isolation-server up` for engine `i` (`extraEnv` added, e.g. ISOLATION_TEST_CRASH_AT;
     // `extraArgs` after `up`) and waits until it is online.
     bool startEngine(int i, const QProcessEnvironment &extraEnv = {}, const QStringList &extraArgs = {});
+    // Engines started from now on run under `command` (say `setpriv --bounding-set=...`): the
+    // program, then its arguments, then `isolation-server up ...`. Empty: run directly.
+    void setEngineWrapper(const QStringList &command) { m_wrapper = command; }
     // SIGTERM and wait; the exit code.
     int stopEngine(int i);
     // Waits until engine `i` exited by itself (a crash hook); true when it was killed by SIGKILL.
@@ -63,6 +66,7 @@ private:
     HubProcess m_hub;
     int m_engines = 0;
     std::vector<std::unique_ptr<QProcess>> m_up;
+    QStringList m_wrapper;
 };
 
 } // namespace isolation::test

@@ -4,13 +4,15 @@
 // 64 KiB and a body over 1 MiB are refused before they cost memory; a session whose worktree was
 // deleted says so for every verb and is restored from its branch; a full disk (a tmpfs made by
 // the test) is said as "No space left on device", with nothing lost once space is back; the
-// engine's own lock file on a full disk says the same; a read-only bind mount is said as such.
+// engine's own lock file on a full disk says the same; a read-only bind mount is said as such, and
+// so are files the engine's user may not write (the engine run without CAP_DAC_OVERRIDE).
 #include "sessionfixture.h"
 
 #include "../workspace/gitcli.h"
 
 #include "localapi/localapiclient.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -18,6 +20,8 @@
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QScopeGuard>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -82,10 +86,12 @@ private Q_SLOTS:
     void aSelectionThroughASymlinkIsRefused();
     void largeRequestsCostNothing();
     void aVanishedWorktreeIsSaidAndRestored();
+    void anInterruptedSaveWaitsForItsWorktree();
     void aFullDiskIsSaidAndLosesNothing();
     void theLockFileOnAFullDisk();
     void aReadOnlyDiskIsSaid();
     void aFullCacheIsSaid();
+    void aDeniedDirectoryIsSaid();
 
 private:
     Sess newSession(const QString &workspace);
@@ -293,6 +299,65 @@ void tst_SessionErrors::aVanishedWorktreeIsSaidAndRestored()
     QCOMPARE(m_fx->cli(0, {QStringLiteral("save"), s.id}).exitCode, 0);
 }
 
+// A save the engine was killed in (after its commit), then the worktree deleted: the next start
+// says why the save waits (it said libgit2's "failed to open directory"), and `restore` runs it
+// again, so the hub gets what the save was for.
+void tst_SessionErrors::anInterruptedSaveWaitsForItsWorktree()
+{
+    const QString workspace = QStringLiteral("halted");
+    const QString workspaceId = m_fx->createWorkspace(workspace);
+    QVERIFY(!workspaceId.isEmpty());
+    const Sess s = sessionOf(m_fx->newSession(0, workspace));
+    QVERIFY(!s.id.isEmpty());
+    QVERIFY(s.write(QStringLiteral("halted.txt"), "halted\n"));
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    QProcessEnvironment crash;
+    crash.insert(QStringLiteral("ISOLATION_TEST_CRASH_AT"), QStringLiteral("after-commit"));
+    QVERIFY(m_fx->startEngine(0, crash));
+    const CliRun saving = m_fx->cli(0, {QStringLiteral("save"), s.id, QStringLiteral("-m"), QStringLiteral("halted")});
+    QVERIFY2(saving.exitCode == 3, qPrintable(saving.describe()));
+    QVERIFY(m_fx->waitKilled(0));
+    const QByteArray before = m_fx->hubManifest(workspaceId);
+    QVERIFY(QDir(s.work).removeRecursively());
+
+    const qsizetype logStart = m_fx->engineLog(0).size();
+    QVERIFY(m_fx->startEngine(0));
+    const auto logged = [&](const QString &text) {
+        QDeadlineTimer deadline(30000);
+        while (!deadline.hasExpired() && !m_fx->engineLog(0).mid(logStart).contains(text))
+            QTest::qWait(100);
+        return m_fx->engineLog(0).mid(logStart).contains(text);
+    };
+    // What the engine said about this session and its saves, for a failure's message.
+    const auto about = [&] {
+        QStringList lines;
+        for (const QString &line : m_fx->engineLog(0).mid(logStart).split(u'\n')) {
+            if (line.contains(s.id) || line.contains(QLatin1String("save")))
+                lines << line;
+        }
+        return lines.join(u'\n').right(6000);
+    };
+    QVERIFY2(logged(QStringLiteral("the save the engine was stopped in waits")), qPrintable(about()));
+    QString log = m_fx->engineLog(0).mid(logStart);
+    QVERIFY2(log.contains(QStringLiteral("isolation-server restore ") + s.id), qPrintable(log.right(4000)));
+    QVERIFY2(!log.contains(QStringLiteral("failed to open directory")), qPrintable(log.right(4000)));
+    // After the restart too, every verb says the worktree is gone (opening the session once made
+    // it again, empty, and a save published every file as deleted).
+    const CliRun save = m_fx->cli(0, {QStringLiteral("save"), s.id});
+    QVERIFY2(save.exitCode == kNotNow && save.err.contains("is gone from the disk"), qPrintable(save.describe()));
+    QVERIFY(!QFileInfo::exists(s.work));
+    QCOMPARE(m_fx->hubManifest(workspaceId), before); // nothing published meanwhile
+
+    const CliRun restored = m_fx->cli(0, {QStringLiteral("restore"), s.id});
+    QVERIFY2(restored.exitCode == 0, qPrintable(restored.describe()));
+    QCOMPARE(s.read(QStringLiteral("halted.txt")), QByteArray("halted\n")); // the commit made before the kill
+    QVERIFY2(logged(QStringLiteral("resumed save done")), qPrintable(about()));
+    QVERIFY(m_fx->hubManifest(workspaceId) != before);
+    const CliRun again = m_fx->cli(0, {QStringLiteral("save"), s.id, QStringLiteral("--json")});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
+    QCOMPARE(again.json().value(QStringLiteral("outcome")).toString(), QStringLiteral("nothing_to_save"));
+}
+
 // Reproduction 2: a session's repository on a disk with 3 MB free and 10 MB to save. The save
 // says "No space left on device" (exit 11, code no_space) at once, without retrying as if files
 // changed; once there is space again the same save goes through, nothing lost.
@@ -417,6 +482,54 @@ void tst_SessionErrors::aFullCacheIsSaid()
     QVERIFY(run(QStringLiteral("mount"), {QStringLiteral("-o"), QStringLiteral("remount,size=128m"), cache}));
     const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), s.id});
     QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+}
+
+// A session's files the engine's user may not write (as a `sudo` run or a restore from a backup
+// leaves them owned or moded otherwise): the save says "Permission denied" with the path (exit
+// 11, permission_denied), and saves once the permissions are fixed. The test runs as root, whom
+// file modes do not stop, so the engine runs without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH
+// (setpriv), as an ordinary user's engine is.
+void tst_SessionErrors::aDeniedDirectoryIsSaid()
+{
+    if (::geteuid() != 0)
+        QSKIP("dropping capabilities to honour file modes is for root (CI runs as root)");
+    const QString setpriv = QStandardPaths::findExecutable(QStringLiteral("setpriv"));
+    QVERIFY2(!setpriv.isEmpty(), "setpriv (util-linux) is not installed");
+    const Sess s = newSession(QStringLiteral("guarded"));
+    QVERIFY(!s.id.isEmpty());
+    QVERIFY(s.write(QStringLiteral("a.txt"), "a\n"));
+
+    const QString caps = QStringLiteral("-dac_override,-dac_read_search");
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    m_fx->setEngineWrapper({setpriv, QStringLiteral("--inh-caps=") + caps, QStringLiteral("--bounding-set=") + caps, QStringLiteral("--")});
+    auto plain = qScopeGuard([&] { m_fx->setEngineWrapper({}); });
+    QVERIFY(m_fx->startEngine(0));
+    // The engine really lacks the capability (bit 1 of CapEff), or this test proves nothing.
+    QFile status(QStringLiteral("/proc/%1/status").arg(enginePid()));
+    QVERIFY(status.open(QIODevice::ReadOnly));
+    const QByteArray statusText = status.readAll();
+    const qsizetype at = statusText.indexOf("CapEff:");
+    QVERIFY(at >= 0);
+    const quint64 effective = statusText.mid(at + 7, statusText.indexOf('\n', at) - at - 7).trimmed().toULongLong(nullptr, 16);
+    QVERIFY2((effective & (1u << 1)) == 0, statusText.constData());
+
+    const QString dir = QFileInfo(s.work).path();
+    QVERIFY(run(QStringLiteral("chmod"), {QStringLiteral("-R"), QStringLiteral("u-w"), dir}));
+    const CliRun denied = m_fx->cli(0, {QStringLiteral("save"), s.id, QStringLiteral("--json")});
+    QVERIFY(run(QStringLiteral("chmod"), {QStringLiteral("-R"), QStringLiteral("u+w"), dir}));
+    QVERIFY2(denied.exitCode == kStorage, qPrintable(denied.describe()));
+    const QJsonObject error = denied.json().value(QStringLiteral("error")).toObject();
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("permission_denied"));
+    const QString said = error.value(QStringLiteral("message")).toString();
+    QVERIFY2(said.contains(QLatin1String("Permission denied")) && said.contains(dir), qPrintable(said));
+    qInfo().noquote() << "a save into a directory it may not write said:" << said;
+
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), s.id});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    QCOMPARE(m_fx->stopEngine(0), 0);
+    plain.dismiss();
+    m_fx->setEngineWrapper({});
+    QVERIFY(m_fx->startEngine(0));
 }
 
 QTEST_GUILESS_MAIN(tst_SessionErrors)
