@@ -16,6 +16,32 @@ QString mebibytes(qint64 bytes)
     return QStringLiteral("%1 MiB").arg(double(bytes) / (1024 * 1024), 0, 'f', 1);
 }
 
+// The cache as a list for people: the total against the cap, then each workspace and its spare.
+void printCacheList(const QJsonObject &cache)
+{
+    const QJsonArray list = cache.value(QStringLiteral("workspaces")).toArray();
+    out::line(QStringLiteral("%1 in %2 workspace(s), cap %3 (%4)")
+                  .arg(mebibytes(cache.value(QStringLiteral("bytes")).toInteger()))
+                  .arg(list.size())
+                  .arg(mebibytes(cache.value(QStringLiteral("maxBytes")).toInteger()),
+                      cache.value(QStringLiteral("directory")).toString()));
+    for (const QJsonValue v : list) {
+        const QJsonObject e = v.toObject();
+        const QDateTime used = QDateTime::fromString(e.value(QStringLiteral("lastUsed")).toString(), Qt::ISODate);
+        out::line(QStringLiteral("  %1  %2  %3  last used %4%5")
+                      .arg(e.value(QStringLiteral("workspace")).toString(), -24)
+                      .arg(e.value(QStringLiteral("name")).toString(), -16)
+                      .arg(mebibytes(e.value(QStringLiteral("bytes")).toInteger()), 10)
+                      .arg(used.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                          e.value(QStringLiteral("inUse")).toBool() ? QStringLiteral(" (in use)") : QString()));
+        const QJsonObject spare = e.value(QStringLiteral("spare")).toObject();
+        if (!spare.isEmpty())
+            out::line(QStringLiteral("      spare session ready: %1, generation %2")
+                          .arg(mebibytes(spare.value(QStringLiteral("bytes")).toInteger()))
+                          .arg(spare.value(QStringLiteral("generation")).toInteger()));
+    }
+}
+
 int runCache(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -50,27 +76,7 @@ int runCache(const QStringList &arguments)
             out::json(r.value());
             return exitcode::Ok;
         }
-        const QJsonArray list = r.value().value(QStringLiteral("workspaces")).toArray();
-        out::line(QStringLiteral("%1 in %2 workspace(s), cap %3 (%4)")
-                      .arg(mebibytes(r.value().value(QStringLiteral("bytes")).toInteger()))
-                      .arg(list.size())
-                      .arg(mebibytes(r.value().value(QStringLiteral("maxBytes")).toInteger()),
-                          r.value().value(QStringLiteral("directory")).toString()));
-        for (const QJsonValue v : list) {
-            const QJsonObject e = v.toObject();
-            const QDateTime used = QDateTime::fromString(e.value(QStringLiteral("lastUsed")).toString(), Qt::ISODate);
-            out::line(QStringLiteral("  %1  %2  %3  last used %4%5")
-                          .arg(e.value(QStringLiteral("workspace")).toString(), -24)
-                          .arg(e.value(QStringLiteral("name")).toString(), -16)
-                          .arg(mebibytes(e.value(QStringLiteral("bytes")).toInteger()), 10)
-                          .arg(used.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                              e.value(QStringLiteral("inUse")).toBool() ? QStringLiteral(" (in use)") : QString()));
-            const QJsonObject spare = e.value(QStringLiteral("spare")).toObject();
-            if (!spare.isEmpty())
-                out::line(QStringLiteral("      spare session ready: %1, generation %2")
-                              .arg(mebibytes(spare.value(QStringLiteral("bytes")).toInteger()))
-                              .arg(spare.value(QStringLiteral("generation")).toInteger()));
-        }
+        printCacheList(r.value());
         return exitcode::Ok;
     }
     if (p.first() == QLatin1String("evict") && p.size() == 2) {

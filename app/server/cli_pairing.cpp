@@ -20,6 +20,48 @@ namespace isolation {
 
 namespace {
 
+// Polls the engine's pairing until the member approves or denies it, it expires or fails, or
+// Ctrl-C cancels it (in the engine too, instead of leaving it polling); the exit code.
+int waitForApproval(const LocalApiClient &api)
+{
+    SignalWatcher signals;
+    bool interrupted = false;
+    QObject::connect(&signals, &SignalWatcher::terminationRequested, qApp, [&interrupted] { interrupted = true; });
+    for (;;) {
+        QEventLoop loop;
+        QTimer::singleShot(500, &loop, &QEventLoop::quit);
+        loop.exec();
+        if (interrupted) {
+            if (auto cancelled = api.call("DELETE", QStringLiteral("/v1/pair")); !cancelled)
+                out::error(cancelled.error().message);
+            out::error(QStringLiteral("pairing cancelled"));
+            return 130;
+        }
+        auto poll = api.call("GET", QStringLiteral("/v1/pair"));
+        if (!poll)
+            return out::localApiFailure(poll.error());
+        const QJsonObject s = poll.value();
+        const QString state = s.value(QStringLiteral("state")).toString();
+        if (state == QLatin1String("approved") && s.value(QStringLiteral("paired")).toBool()) {
+            auto status = api.call("GET", QStringLiteral("/v1/status"));
+            out::line(QStringLiteral("Paired: this computer is %1 on %2")
+                          .arg(s.value(QStringLiteral("serverId")).toString(),
+                              status ? status.value().value(QStringLiteral("hub")).toString() : QString()));
+            return exitcode::Ok;
+        }
+        if (state == QLatin1String("denied")) {
+            out::error(s.value(QStringLiteral("reason")).toString());
+            return exitcode::PairingDenied;
+        }
+        if (state == QLatin1String("expired")) {
+            out::error(s.value(QStringLiteral("reason")).toString());
+            return exitcode::PairingExpired;
+        }
+        if (state == QLatin1String("failed") || state == QLatin1String("idle"))
+            return out::fail(s.value(QStringLiteral("reason")).toString(QStringLiteral("pairing failed")));
+    }
+}
+
 int runPair(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -59,7 +101,7 @@ int runPair(const QStringList &arguments)
     auto started = api.call("POST", QStringLiteral("/v1/pair"), request);
     if (!started)
         return out::localApiFailure(started.error());
-    QJsonObject s = started.value();
+    const QJsonObject s = started.value();
     const QString code = s.value(QStringLiteral("userCode")).toString();
     const QString link = s.value(QStringLiteral("verificationUriComplete")).toString();
     out::line(QStringLiteral("To pair this computer, open\n\n    %1\n\nand check that it shows the code\n\n    %2\n")
@@ -69,44 +111,7 @@ int runPair(const QStringList &arguments)
     const QDateTime expires = QDateTime::fromString(s.value(QStringLiteral("expiresAt")).toString(), Qt::ISODate);
     out::line(QStringLiteral("Waiting for approval (the code expires at %1)…")
                   .arg(expires.toLocalTime().toString(QStringLiteral("HH:mm:ss"))));
-
-    // Ctrl-C cancels the pairing in the engine too, instead of leaving it polling.
-    SignalWatcher signals;
-    bool interrupted = false;
-    QObject::connect(&signals, &SignalWatcher::terminationRequested, qApp, [&interrupted] { interrupted = true; });
-    for (;;) {
-        QEventLoop loop;
-        QTimer::singleShot(500, &loop, &QEventLoop::quit);
-        loop.exec();
-        if (interrupted) {
-            if (auto cancelled = api.call("DELETE", QStringLiteral("/v1/pair")); !cancelled)
-                out::error(cancelled.error().message);
-            out::error(QStringLiteral("pairing cancelled"));
-            return 130;
-        }
-        auto poll = api.call("GET", QStringLiteral("/v1/pair"));
-        if (!poll)
-            return out::localApiFailure(poll.error());
-        s = poll.value();
-        const QString state = s.value(QStringLiteral("state")).toString();
-        if (state == QLatin1String("approved") && s.value(QStringLiteral("paired")).toBool()) {
-            auto status = api.call("GET", QStringLiteral("/v1/status"));
-            out::line(QStringLiteral("Paired: this computer is %1 on %2")
-                          .arg(s.value(QStringLiteral("serverId")).toString(),
-                              status ? status.value().value(QStringLiteral("hub")).toString() : QString()));
-            return exitcode::Ok;
-        }
-        if (state == QLatin1String("denied")) {
-            out::error(s.value(QStringLiteral("reason")).toString());
-            return exitcode::PairingDenied;
-        }
-        if (state == QLatin1String("expired")) {
-            out::error(s.value(QStringLiteral("reason")).toString());
-            return exitcode::PairingExpired;
-        }
-        if (state == QLatin1String("failed") || state == QLatin1String("idle"))
-            return out::fail(s.value(QStringLiteral("reason")).toString(QStringLiteral("pairing failed")));
-    }
+    return waitForApproval(api);
 }
 
 int runUnpair(const QStringList &arguments)

@@ -20,8 +20,8 @@ struct Command
 QList<Command> engineCommands(); // up, down, status, activity, events, connect, disconnect
 QList<Command> pairingCommands(); // pair, unpair
 QList<Command> runtimeCommands(); // runtime status|restart
-QList<Command> workspaceCommands(); // session new, sessions, launch, suspend, resume, finish, save, sync, changes,
-                                    // workspaces, workspace bundle|export
+QList<Command> workspaceCommands(); // session new, sessions, save, sync, changes, workspaces, workspace bundle|export
+QList<Command> sandboxCommands(); // launch, agent, suspend, resume, finish, restore
 QList<Command> cacheCommands(); // cache, cache evict, cache clear
 
 } // namespace isolation

@@ -68,7 +68,8 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
 
     QList<isolation::Command> commands = isolation::engineCommands() + isolation::pairingCommands()
-        + isolation::runtimeCommands() + isolation::workspaceCommands() + isolation::cacheCommands();
+        + isolation::runtimeCommands() + isolation::workspaceCommands() + isolation::sandboxCommands()
+        + isolation::cacheCommands();
     const QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty())
         return isolation::out::usage(QStringLiteral("missing command"));

@@ -46,10 +46,17 @@ ChangesPage::ChangesPage(SessionsController &sessions, QWidget *parent)
     : QWidget(parent)
     , m_sessions(sessions)
 {
+    build();
+    wire();
+    reload();
+}
+
+void ChangesPage::build()
+{
     setObjectName(QStringLiteral("changesTab"));
     auto *layout = new QVBoxLayout(this);
     auto *top = new QHBoxLayout;
-    m_picker = new SessionPicker(sessions, this);
+    m_picker = new SessionPicker(m_sessions, this);
     m_picker->setObjectName(QStringLiteral("changesSession"));
     auto *pickLabel = new QLabel(tr("Sess&ion:"), this);
     pickLabel->setBuddy(m_picker);
@@ -112,7 +119,11 @@ ChangesPage::ChangesPage(SessionsController &sessions, QWidget *parent)
     m_why->setObjectName(QStringLiteral("changesWhy"));
     m_why->setWordWrap(true);
     layout->addWidget(m_why);
+}
 
+// What the picker, the list and the buttons do, and how the controller's answers are shown.
+void ChangesPage::wire()
+{
     connect(m_picker, &SessionPicker::sessionPicked, this, [this] {
         reload();
         m_sessions.refresh(m_picker->currentSession());
@@ -146,7 +157,6 @@ ChangesPage::ChangesPage(SessionsController &sessions, QWidget *parent)
             m_whyIsReason = false;
         }
     });
-    reload();
 }
 
 QStringList ChangesPage::checkedFiles() const

@@ -27,6 +27,9 @@ public:
     QStringList checkedFiles() const;
 
 private:
+    // The constructor's parts: the widgets laid out, then their signals connected.
+    void build();
+    void wire();
     void reload();
     void updateActions();
     void showDiff();

@@ -18,13 +18,14 @@
 #include <QMessageBox>
 
 #include <cstdio>
+#include <optional>
 
-int main(int argc, char *argv[])
+namespace {
+
+// What the tray answers without a display: --version, --help, and a refusal to start headless.
+// The exit code when it answered; nothing when the tray goes on.
+std::optional<int> beforeQt(int argc, char *argv[])
 {
-    // The tray holds no credential, but it shows what the engine says: no core dumps, no ptrace.
-    if (auto hardened = isolation::hardenProcess(); !hardened)
-        std::fprintf(stderr, "isolation-tray: warning: %s\n", qPrintable(hardened.error().message));
-    // Answer --help and --version, and refuse a headless start, before Qt needs a display.
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
         if (arg == "--version" || arg == "-v") {
@@ -54,6 +55,19 @@ int main(int argc, char *argv[])
             "on a headless machine run `isolation-server up` instead\n");
         return 1;
     }
+    return std::nullopt;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    // The tray holds no credential, but it shows what the engine says: no core dumps, no ptrace.
+    if (auto hardened = isolation::hardenProcess(); !hardened)
+        std::fprintf(stderr, "isolation-tray: warning: %s\n", qPrintable(hardened.error().message));
+    // Answer --help and --version, and refuse a headless start, before Qt needs a display.
+    if (const std::optional<int> done = beforeQt(argc, argv))
+        return *done;
     // The tray's regular expressions check a few short strings: interpreting them costs nothing,
     // while PCRE2's JIT compiler is a quarter of a MiB of code touched for it.
     if (!qEnvironmentVariableIsSet("QT_ENABLE_REGEXP_JIT"))

@@ -127,6 +127,13 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
     : QWidget(parent)
     , m_sessions(sessions)
 {
+    build();
+    wire();
+    reload();
+}
+
+void SessionsPage::build()
+{
     setObjectName(QStringLiteral("sessionsTab"));
     auto *layout = new QVBoxLayout(this);
 
@@ -185,7 +192,11 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
     m_status->setObjectName(QStringLiteral("sessionsStatus"));
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
+}
 
+// What the buttons, the table and the controller's answers do.
+void SessionsPage::wire()
+{
     connect(m_create, &QPushButton::clicked, this, [this] {
         const QString workspace = m_workspace->text().trimmed();
         if (workspace.isEmpty())
@@ -230,7 +241,6 @@ SessionsPage::SessionsPage(SessionsController &sessions, QWidget *parent)
     connect(&m_sessions, &SessionsController::sessionUpdated, this, &SessionsPage::updateRow);
     connect(&m_sessions, &SessionsController::failed, this,
         [this](const QString &, const QString &, const QString &message) { m_status->setText(message); });
-    reload();
 }
 
 QString SessionsPage::currentSession() const

@@ -34,6 +34,9 @@ Q_SIGNALS:
     void showChanges(const QString &id);
 
 private:
+    // The constructor's parts: the widgets laid out, then their signals connected.
+    void build();
+    void wire();
     void reload();
     void updateRow(const QString &id);
     void updateActions();

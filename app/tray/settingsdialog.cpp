@@ -57,24 +57,7 @@ SettingsDialog::SettingsDialog(EngineModel &engine, Autostart &autostart, QWidge
     start->addWidget(m_engineAtLoginHow);
     start->addWidget(m_trayAtLogin);
     form->addRow(tr("At login:"), start);
-    m_iconStyle = new QComboBox(this);
-    m_iconStyle->setObjectName(QStringLiteral("iconStyle"));
-    m_iconStyle->addItem(tr("Colour"), int(IconStyle::Colour));
-    m_iconStyle->addItem(tr("Monochrome, for light panels"), int(IconStyle::MonochromeDark));
-    m_iconStyle->addItem(tr("Monochrome, for dark panels"), int(IconStyle::MonochromeLight));
-    TrayPreferences prefs(m_engine.settings());
-    m_iconStyle->setCurrentIndex(m_iconStyle->findData(int(prefs.iconStyle())));
-    form->addRow(tr("Tray &icon:"), m_iconStyle);
-    const QStringList labels {tr("Another session saved first"), tr("A sync conflicts"),
-        tr("This computer is unpaired"), tr("The runtime stops working")};
-    const QStringList kinds = TrayPreferences::notificationKinds();
-    for (int i = 0; i < kinds.size(); ++i) {
-        auto *box = new QCheckBox(labels.at(i), this);
-        box->setObjectName(QStringLiteral("notify_") + kinds.at(i));
-        box->setChecked(prefs.notifies(kinds.at(i)));
-        m_notify << box;
-        form->addRow(i == 0 ? tr("Notify me when:") : QString(), box);
-    }
+    addTrayPreferences(form);
     layout->addLayout(form);
     m_unpair = new QPushButton(tr("&Unpair this computer…"), this);
     m_unpair->setObjectName(QStringLiteral("unpairButton"));
@@ -104,6 +87,28 @@ SettingsDialog::SettingsDialog(EngineModel &engine, Autostart &autostart, QWidge
     connect(&m_autostart, &Autostart::changed, this, &SettingsDialog::updateAutostart);
     m_autostart.refresh();
     updateAutostart();
+}
+
+void SettingsDialog::addTrayPreferences(QFormLayout *form)
+{
+    m_iconStyle = new QComboBox(this);
+    m_iconStyle->setObjectName(QStringLiteral("iconStyle"));
+    m_iconStyle->addItem(tr("Colour"), int(IconStyle::Colour));
+    m_iconStyle->addItem(tr("Monochrome, for light panels"), int(IconStyle::MonochromeDark));
+    m_iconStyle->addItem(tr("Monochrome, for dark panels"), int(IconStyle::MonochromeLight));
+    TrayPreferences prefs(m_engine.settings());
+    m_iconStyle->setCurrentIndex(m_iconStyle->findData(int(prefs.iconStyle())));
+    form->addRow(tr("Tray &icon:"), m_iconStyle);
+    const QStringList labels {tr("Another session saved first"), tr("A sync conflicts"),
+        tr("This computer is unpaired"), tr("The runtime stops working")};
+    const QStringList kinds = TrayPreferences::notificationKinds();
+    for (int i = 0; i < kinds.size(); ++i) {
+        auto *box = new QCheckBox(labels.at(i), this);
+        box->setObjectName(QStringLiteral("notify_") + kinds.at(i));
+        box->setChecked(prefs.notifies(kinds.at(i)));
+        m_notify << box;
+        form->addRow(i == 0 ? tr("Notify me when:") : QString(), box);
+    }
 }
 
 void SettingsDialog::updateAutostart()

@@ -7,6 +7,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -26,6 +27,8 @@ Q_SIGNALS:
     void preferencesChanged(); // notifications or icon style changed
 
 private:
+    // The tray's own rows of the form: the icon style and which notifications are shown.
+    void addTrayPreferences(QFormLayout *form);
     void update();
     void updateAutostart();
     void apply();
