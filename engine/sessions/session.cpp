@@ -138,7 +138,9 @@ Result<Session::Opened, SessionError> Session::openRepository(bool fresh)
         return SessionError::from(spare.error());
     // A session of an earlier run whose worktree was deleted meanwhile: opening makes the directory
     // again, empty, and a save would then publish every file as deleted. It is taken away again,
-    // so the session says its worktree is gone (unusable()) until `restore` checks it out.
+    // so the session says its worktree is gone (unusable()) until `restore` checks it out. (Not
+    // left missing inside GitRepo::open: libgit2 refuses to open a repository whose core.worktree
+    // does not exist, "failed to resolve path", so the directory must be there while it opens.)
     const bool vanished = !fresh && !spare.value() && !QFileInfo(workTree()).isDir();
     auto ws = Workspace::open(gitDir(), workTree(), id(), m_clock);
     if (!ws)
