@@ -82,13 +82,17 @@ Status Engine::start()
         m_settings.sandboxImage());
     connect(this, &Engine::runtimeChanged, m_sandboxes.get(), &SessionSandboxes::runtimeChanged);
     m_events->watch(m_sessions.get());
-    const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
-    std::unique_ptr<CredentialStore> store;
-    if (m_options.credentialStore == CredentialStoreKind::File)
-        store = std::make_unique<FileCredentialStore>(m_paths.dataDir() + QStringLiteral("/credentials.json"));
+    // The option wins; else the store this engine's identity is in (remembered when it was found
+    // or saved there), so every way of starting the engine finds the same identity.
+    const auto remembered
+        = credentialStoreKindFromName(m_settings.value(QStringLiteral("credentials/store")).toString());
+    if (m_options.credentialStore && *m_options.credentialStore != CredentialStoreKind::Auto)
+        m_storeChoice = *m_options.credentialStore;
+    else if (remembered && *remembered != CredentialStoreKind::Auto)
+        m_storeChoice = *remembered;
     else
-        store = std::make_unique<KeychainCredentialStore>(stateDir);
-    m_pairing = std::make_unique<PairingController>(std::move(store), m_network);
+        m_storeChoice = m_options.credentialStore.value_or(CredentialStoreKind::Keychain);
+    m_pairing = std::make_unique<PairingController>(makeCredentialStore({}), m_network);
     connect(m_pairing.get(), &PairingController::loaded, this, [this] {
         m_loaded = true;
         updateState();
@@ -115,19 +119,41 @@ Status Engine::start()
     return {};
 }
 
+std::unique_ptr<CredentialStore> Engine::makeCredentialStore(const QString &entry) const
+{
+    const QString file = m_paths.dataDir() + QStringLiteral("/credentials.json");
+    const QString stateDir = m_paths.overridden() ? m_paths.home() : m_paths.dataDir();
+    switch (m_storeChoice) {
+    case CredentialStoreKind::File:
+        return std::make_unique<FileCredentialStore>(file, entry);
+    case CredentialStoreKind::Keychain:
+        break;
+    case CredentialStoreKind::Auto:
+        return std::make_unique<AutoCredentialStore>(std::make_unique<KeychainCredentialStore>(stateDir, entry),
+            std::make_unique<FileCredentialStore>(file, entry));
+    }
+    return std::make_unique<KeychainCredentialStore>(stateDir, entry);
+}
+
+void Engine::rememberCredentialStore()
+{
+    if (!m_pairing || !m_pairing->identity())
+        return;
+    const QString kind = credentialStoreKindName(m_pairing->store()->kind());
+    if (m_settings.value(QStringLiteral("credentials/store")).toString() == kind)
+        return;
+    m_settings.setValue(QStringLiteral("credentials/store"), kind);
+    m_settings.sync();
+    qCInfo(lcCore).noquote() << "this computer's credentials are in" << m_pairing->store()->describe()
+                             << "- every later start without --credential-store uses" << kind;
+}
+
 void Engine::startRuntime()
 {
     if (!m_settings.runtimeEnabled())
         return;
     // The lifecycle server's API key lives next to the server identity, under its own entry.
-    const QString entry = QStringLiteral("runtime-api-key");
-    std::unique_ptr<CredentialStore> keyStore;
-    if (m_options.credentialStore == CredentialStoreKind::File)
-        keyStore
-            = std::make_unique<FileCredentialStore>(m_paths.dataDir() + QStringLiteral("/credentials.json"), entry);
-    else
-        keyStore = std::make_unique<KeychainCredentialStore>(
-            m_paths.overridden() ? m_paths.home() : m_paths.dataDir(), entry);
+    std::unique_ptr<CredentialStore> keyStore = makeCredentialStore(QStringLiteral("runtime-api-key"));
     RuntimeConfig config;
     config.dataDir = m_paths.dataDir();
     config.sessionDir = m_paths.dataDir() + QStringLiteral("/sessions");
@@ -298,6 +324,7 @@ void Engine::onPaired()
     m_loaded = true;
     m_storeError.clear();
     m_storeProblem.clear();
+    rememberCredentialStore(); // found at start, or saved just now
     const ServerIdentity *id = m_pairing->identity();
     if (m_sessions)
         m_sessions->setIdentity(*id);
@@ -522,7 +549,7 @@ QJsonObject Engine::status() const
         {QStringLiteral("startedAt"), m_startedAt.toString(Qt::ISODate)},
         {QStringLiteral("credentialStore"), m_pairing ? m_pairing->store()->describe() : QString()},
         {QStringLiteral("credentialStoreKind"),
-            m_options.credentialStore == CredentialStoreKind::File ? QStringLiteral("file") : QStringLiteral("keychain")},
+            credentialStoreKindName(m_pairing ? m_pairing->store()->kind() : m_storeChoice)},
         {QStringLiteral("connected"), connected()},
         {QStringLiteral("warnings"), m_health.toJson()},
     };

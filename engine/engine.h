@@ -21,6 +21,7 @@
 #include <QObject>
 
 #include <memory>
+#include <optional>
 
 class QNetworkAccessManager;
 
@@ -43,7 +44,13 @@ class HttpReply;
 
 struct EngineOptions
 {
-    CredentialStoreKind credentialStore = CredentialStoreKind::Keychain;
+    // Where the credentials live (`up --credential-store`). Unset: the store this engine's identity
+    // was found or saved in before (settings key credentials/store), else the keychain. Auto: that
+    // remembered store, else the keychain when the session has one, else the file. Keychain or
+    // File: that store, whatever was remembered. The store an identity is in is remembered, so an
+    // engine started by the tray, by an autostart entry or by the systemd unit is the same paired
+    // computer (docs/architecture.md, "Credentials").
+    std::optional<CredentialStoreKind> credentialStore;
     // "ADDRESS:PORT": GET /metrics and GET /ready over TCP too, for a Prometheus scraper (`up
     // --metrics-listen`); empty: only on the LocalAPI.
     QString metricsListen;
@@ -142,12 +149,16 @@ private:
     void startDoorman();
     TunnelClient::Options tunnelOptions(const ServerIdentity &identity) const;
     void startRuntime();
+    // The store for the identity (empty entry) or a secret beside it, of m_storeChoice's kind.
+    std::unique_ptr<CredentialStore> makeCredentialStore(const QString &entry) const;
+    void rememberCredentialStore(); // the identity's store, once it holds one (credentials/store)
     void connectToHub(); // heartbeat and tunnel, when paired and connected
     void updateHealth(); // raises and clears the warnings from the state (engine_health.cpp)
 
     Paths m_paths;
     EngineOptions m_options;
     Settings m_settings;
+    CredentialStoreKind m_storeChoice = CredentialStoreKind::Keychain; // resolved in start()
     ActivityLog m_activity;
     HealthWarnings m_health;
     RuntimeState m_runtimeState = RuntimeState::Absent;

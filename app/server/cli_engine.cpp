@@ -30,9 +30,11 @@ int runUp(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral("Run the engine in the foreground until SIGINT or SIGTERM."));
     parser.addHelpOption();
     parser.addOption({QStringLiteral("credential-store"),
-        QStringLiteral("Where credentials live: keychain (default) or file (one 0600 file in the state "
-                       "directory, for headless servers)."),
-        QStringLiteral("store"), QStringLiteral("keychain")});
+        QStringLiteral("Where credentials live: keychain, file (one 0600 file in the state directory, for "
+                       "headless servers) or auto (the keychain when the session has one, else the file; the "
+                       "systemd unit's choice). Without it: the store this computer's credentials are already "
+                       "in, else the keychain."),
+        QStringLiteral("store")});
     parser.addOption({QStringLiteral("metrics-listen"),
         QStringLiteral("Also serve GET /metrics (Prometheus text format) and GET /ready over HTTP on ADDRESS:PORT, "
                        "e.g. 127.0.0.1:9464, for a scraper. Off by default; they are always on the LocalAPI."),
@@ -43,9 +45,12 @@ int runUp(const QStringList &arguments)
         out::line(parser.helpText());
         return exitcode::Ok;
     }
-    const QString store = parser.value(QStringLiteral("credential-store"));
-    if (store != QLatin1String("keychain") && store != QLatin1String("file"))
-        return out::usage(QStringLiteral("--credential-store must be keychain or file"));
+    std::optional<CredentialStoreKind> store;
+    if (parser.isSet(QStringLiteral("credential-store"))) {
+        store = credentialStoreKindFromName(parser.value(QStringLiteral("credential-store")));
+        if (!store)
+            return out::usage(QStringLiteral("--credential-store must be keychain, file or auto"));
+    }
 
     auto paths = Paths::resolve();
     if (!paths)
@@ -58,8 +63,7 @@ int runUp(const QStringList &arguments)
     qCInfo(lcCore) << "language" << language;
 
     EngineOptions options;
-    options.credentialStore
-        = store == QLatin1String("file") ? CredentialStoreKind::File : CredentialStoreKind::Keychain;
+    options.credentialStore = store;
     options.metricsListen = parser.value(QStringLiteral("metrics-listen"));
     Engine engine(paths.value(), options);
     // Watch for signals before the socket exists: whoever sees the engine may stop it at once.
@@ -341,7 +345,7 @@ int runDown(const QStringList &arguments)
 QList<Command> engineCommands()
 {
     return {
-        {QStringLiteral("up"), QStringLiteral("up [--credential-store keychain|file] [--metrics-listen ADDRESS:PORT]"),
+        {QStringLiteral("up"), QStringLiteral("up [--credential-store keychain|file|auto] [--metrics-listen ADDRESS:PORT]"),
             QStringLiteral("Run the engine headless until SIGINT or SIGTERM."), runUp},
         {QStringLiteral("status"), QStringLiteral("status [--json]"),
             QStringLiteral("Show whether the engine runs, its state and hub."), runStatus},

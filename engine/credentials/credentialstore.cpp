@@ -46,6 +46,27 @@ CredentialError keychainError(const KeychainHelper::Outcome &outcome)
 
 } // namespace
 
+QString credentialStoreKindName(CredentialStoreKind kind)
+{
+    switch (kind) {
+    case CredentialStoreKind::Keychain:
+        return QStringLiteral("keychain");
+    case CredentialStoreKind::File:
+        return QStringLiteral("file");
+    case CredentialStoreKind::Auto:
+        break;
+    }
+    return QStringLiteral("auto");
+}
+
+std::optional<CredentialStoreKind> credentialStoreKindFromName(const QString &name)
+{
+    for (const auto kind : {CredentialStoreKind::Keychain, CredentialStoreKind::File, CredentialStoreKind::Auto})
+        if (name == credentialStoreKindName(kind))
+            return kind;
+    return std::nullopt;
+}
+
 KeychainCredentialStore::KeychainCredentialStore(QString stateDirectory, QObject *parent)
     : CredentialStore(parent)
     , m_key(QStringLiteral("engine:") + stateDirectory)
@@ -186,6 +207,54 @@ void FileCredentialStore::remove(Done done)
         }
         done({});
     });
+}
+
+AutoCredentialStore::AutoCredentialStore(
+    std::unique_ptr<CredentialStore> keychain, std::unique_ptr<CredentialStore> file, QObject *parent)
+    : CredentialStore(parent)
+    , m_keychain(std::move(keychain))
+    , m_file(std::move(file))
+{ }
+
+AutoCredentialStore::~AutoCredentialStore() = default;
+
+CredentialStore *AutoCredentialStore::active() const
+{
+    return m_useFile ? m_file.get() : m_keychain.get();
+}
+
+void AutoCredentialStore::load(LoadDone done)
+{
+    active()->load([this, done = std::move(done)](Result<std::optional<SecureBytes>, CredentialError> r) mutable {
+        if (r || m_useFile || r.error().code != CredentialError::Code::Unavailable) {
+            done(std::move(r));
+            return;
+        }
+        qCInfo(lcCredentials).noquote() << "no desktop keychain here (" << r.error().message
+                                        << "); the credentials live in" << m_file->describe();
+        m_useFile = true;
+        m_file->load(std::move(done));
+    });
+}
+
+void AutoCredentialStore::save(const SecureBytes &blob, Done done)
+{
+    active()->save(blob, std::move(done));
+}
+
+void AutoCredentialStore::remove(Done done)
+{
+    active()->remove(std::move(done));
+}
+
+QString AutoCredentialStore::describe() const
+{
+    return active()->describe();
+}
+
+CredentialStoreKind AutoCredentialStore::kind() const
+{
+    return active()->kind();
 }
 
 } // namespace isolation

@@ -1,7 +1,8 @@
 // Where a paired server's secrets live: the desktop keychain (QtKeychain: Secret Service on
 // Linux, never its plaintext fallback; in a helper process, keychainhelper.h), or — only when
 // asked for, on headless servers — one 0600 file. Entries are namespaced by state directory so
-// engines never share them.
+// engines never share them. Which one an engine uses is decided in Engine::start (the option, else
+// the store its identity was found or saved in before, else the keychain; docs/architecture.md).
 #pragma once
 
 #include "core/result.h"
@@ -10,6 +11,7 @@
 #include <QObject>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace isolation {
@@ -27,7 +29,11 @@ struct CredentialError
     QString message;
 };
 
-enum class CredentialStoreKind { Keychain, File };
+// Auto is a choice, never a store's kind: the keychain when the session has one, else the file
+// (AutoCredentialStore).
+enum class CredentialStoreKind { Keychain, File, Auto };
+QString credentialStoreKindName(CredentialStoreKind kind); // "keychain", "file", "auto"
+std::optional<CredentialStoreKind> credentialStoreKindFromName(const QString &name);
 
 class CredentialStore : public QObject
 {
@@ -43,6 +49,7 @@ public:
     virtual void save(const SecureBytes &blob, Done done) = 0;
     virtual void remove(Done done) = 0; // removing nothing is success
     virtual QString describe() const = 0; // for status and errors: "the desktop keychain", "file /x/y"
+    virtual CredentialStoreKind kind() const = 0; // Keychain or File: where the secrets are now
 };
 
 // The keychain entry for one engine's state directory. `entry` names a second secret next to the
@@ -57,6 +64,7 @@ public:
     void save(const SecureBytes &blob, Done done) override;
     void remove(Done done) override;
     QString describe() const override;
+    CredentialStoreKind kind() const override { return CredentialStoreKind::Keychain; }
 
     static QString serviceName();
     QString entryKey() const { return m_key; }
@@ -78,9 +86,36 @@ public:
     void save(const SecureBytes &blob, Done done) override;
     void remove(Done done) override;
     QString describe() const override;
+    CredentialStoreKind kind() const override { return CredentialStoreKind::File; }
 
 private:
     QString m_path;
+};
+
+// `--credential-store auto` (the systemd user unit's choice): the keychain when the session has
+// one, else the file. Decided by the first load: a keychain that answers "unavailable" (no Secret
+// Service on the bus, no bus at all) hands over to the file for good; a locked or refusing keychain
+// is there, so that stays an error rather than a silent move of the keys. Until the first load
+// answers, save() and remove() go to the keychain.
+class AutoCredentialStore final : public CredentialStore
+{
+    Q_OBJECT
+public:
+    AutoCredentialStore(std::unique_ptr<CredentialStore> keychain, std::unique_ptr<CredentialStore> file,
+        QObject *parent = nullptr);
+    ~AutoCredentialStore() override;
+    void load(LoadDone done) override;
+    void save(const SecureBytes &blob, Done done) override;
+    void remove(Done done) override;
+    QString describe() const override;
+    CredentialStoreKind kind() const override;
+
+private:
+    CredentialStore *active() const;
+
+    std::unique_ptr<CredentialStore> m_keychain;
+    std::unique_ptr<CredentialStore> m_file;
+    bool m_useFile = false;
 };
 
 } // namespace isolation

@@ -6,6 +6,7 @@
 #include "hubprocess.h"
 
 #include "core/paths.h"
+#include "core/settings.h"
 #include "engine.h"
 #include "credentials/credentialstore.h"
 #include "credentials/keychainhelper.h"
@@ -19,6 +20,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -41,11 +43,15 @@ private Q_SLOTS:
     void pairingKeepsEverySecretInTheKeychain();
     void headlessServerReadsTheKeychain();
     void noKeychainIsAClearError();
+    void everyStartFindsTheKeychainIdentity();
+    void autoKeepsTheKeysInTheFileWithoutAKeychain();
     void lockedKeychainIsNotAnUnpairedComputer();
 
 private:
     template<typename R, typename Call>
     static R wait(Call call);
+    // Pairs `engine` (started, not paired) with the hub through its approval page.
+    static bool pairWith(Engine &engine, const HubProcess &hub, const QString &name);
 
     QTemporaryDir m_root;
     DesktopSession m_desktop;
@@ -62,6 +68,27 @@ R tst_Keychain::wait(Call call)
     if (!result)
         qFatal("keychain call did not finish");
     return std::move(*result);
+}
+
+bool tst_Keychain::pairWith(Engine &engine, const HubProcess &hub, const QString &name)
+{
+    if (!engine.startPairing(hub.appUrl(), name).ok())
+        return false;
+    QDeadlineTimer deadline(20000);
+    while (engine.pairingStatus().value(QStringLiteral("state")).toString() != QLatin1String("waiting_for_approval")) {
+        if (deadline.hasExpired())
+            return false;
+        QTest::qWait(20);
+    }
+    const QString code = engine.pairingStatus().value(QStringLiteral("userCode")).toString();
+    if (submitApprovalPage(hub.appUrl(), code).status != 200)
+        return false;
+    while (engine.state() != EngineState::Online) {
+        if (deadline.hasExpired())
+            return false;
+        QTest::qWait(20);
+    }
+    return true;
 }
 
 void tst_Keychain::initTestCase()
@@ -289,6 +316,103 @@ void tst_Keychain::noKeychainIsAClearError()
     QDirIterator it(home.path(), QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext())
         QVERIFY(!it.next().endsWith(QStringLiteral("credentials.json")));
+}
+
+// The engine has three ways to start (the tray, an autostart entry: plain `up`; the systemd user
+// unit: `up --credential-store auto`), and they must all be the same paired computer. An identity
+// in the keychain is remembered there: `auto` uses the keychain for it even when no keychain
+// answers at that moment (a unit started at boot, before the desktop session), and says so, rather
+// than coming up as a new, unpaired computer with its keys in a file.
+void tst_Keychain::everyStartFindsTheKeychainIdentity()
+{
+    HubProcess hub;
+    QVERIFY(hub.start({}, {QStringLiteral("--poll-interval"), QStringLiteral("1")}));
+    QTemporaryDir home;
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    const Paths paths = Paths::resolve(env).value();
+    {
+        Engine engine(paths); // as the tray starts it: no option
+        QVERIFY(engine.start().ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::NotPaired, 10000);
+        QVERIFY(pairWith(engine, hub, QStringLiteral("desk")));
+    }
+    QCOMPARE(Settings(paths.settingsFile()).value(QStringLiteral("credentials/store")).toString(),
+        QStringLiteral("keychain"));
+    EngineOptions unit;
+    unit.credentialStore = CredentialStoreKind::Auto;
+    {
+        Engine engine(paths, unit);
+        QVERIFY(engine.start().ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Online, 20000);
+        QCOMPARE(engine.status().value(QStringLiteral("credentialStoreKind")).toString(), QStringLiteral("keychain"));
+    }
+    // No Secret Service on the bus now: the unit's engine still looks in the keychain, and says it
+    // cannot reach it.
+    const QByteArray bus = qgetenv("DBUS_SESSION_BUS_ADDRESS");
+    const auto restoreBus = qScopeGuard([bus] { qputenv("DBUS_SESSION_BUS_ADDRESS", bus); });
+    qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + home.path().toUtf8() + "/no-bus-here");
+    {
+        Engine engine(paths, unit);
+        QVERIFY(engine.start().ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Error, 20000);
+        const QJsonObject status = engine.status();
+        QCOMPARE(status.value(QStringLiteral("credentialStoreProblem")).toString(), QStringLiteral("unavailable"));
+        QCOMPARE(status.value(QStringLiteral("credentialStoreKind")).toString(), QStringLiteral("keychain"));
+    }
+    qputenv("DBUS_SESSION_BUS_ADDRESS", bus);
+    QDirIterator it(home.path(), QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        QVERIFY2(!it.next().endsWith(QStringLiteral("credentials.json")), qPrintable(it.filePath()));
+    // The keychain back: the same computer again.
+    Engine again(paths, unit);
+    QVERIFY(again.start().ok());
+    QTRY_COMPARE_WITH_TIMEOUT(again.state(), EngineState::Online, 20000);
+    again.unpair();
+    QTRY_COMPARE_WITH_TIMEOUT(again.state(), EngineState::NotPaired, 20000);
+}
+
+// The unit on a machine without a keychain (headless, or a desktop without a Secret Service):
+// `auto` keeps the keys in the 0600 file, and from then on every start (plain `up` too, with a
+// keychain present again) finds them there.
+void tst_Keychain::autoKeepsTheKeysInTheFileWithoutAKeychain()
+{
+    HubProcess hub;
+    QVERIFY(hub.start({}, {QStringLiteral("--poll-interval"), QStringLiteral("1")}));
+    QTemporaryDir home;
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
+    const Paths paths = Paths::resolve(env).value();
+    const QByteArray bus = qgetenv("DBUS_SESSION_BUS_ADDRESS");
+    auto restoreBus = qScopeGuard([bus] { qputenv("DBUS_SESSION_BUS_ADDRESS", bus); });
+    qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + home.path().toUtf8() + "/no-bus-here");
+    {
+        EngineOptions unit;
+        unit.credentialStore = CredentialStoreKind::Auto;
+        Engine engine(paths, unit);
+        QVERIFY(engine.start().ok());
+        // Until the keychain has answered "unavailable" the store is the keychain.
+        QTRY_COMPARE_WITH_TIMEOUT(
+            engine.status().value(QStringLiteral("credentialStoreKind")).toString(), QStringLiteral("file"), 20000);
+        QCOMPARE(engine.state(), EngineState::NotPaired);
+        QVERIFY(engine.status().value(QStringLiteral("credentialStoreError")).toString().isEmpty());
+        QVERIFY(pairWith(engine, hub, QStringLiteral("headless")));
+    }
+    restoreBus.dismiss();
+    qputenv("DBUS_SESSION_BUS_ADDRESS", bus);
+    const QFileInfo file(paths.dataDir() + QStringLiteral("/credentials.json"));
+    QVERIFY(file.exists());
+    QCOMPARE(file.permissions() & ~(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser),
+        QFile::Permissions());
+    QCOMPARE(Settings(paths.settingsFile()).value(QStringLiteral("credentials/store")).toString(),
+        QStringLiteral("file"));
+    Engine plain(paths); // the tray's start, with the keychain answering
+    QVERIFY(plain.start().ok());
+    QTRY_COMPARE_WITH_TIMEOUT(plain.state(), EngineState::Online, 20000);
+    QCOMPARE(plain.status().value(QStringLiteral("credentialStoreKind")).toString(), QStringLiteral("file"));
+    plain.unpair();
+    QTRY_COMPARE_WITH_TIMEOUT(plain.state(), EngineState::NotPaired, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(file.filePath()), 10000); // QFileInfo caches
 }
 
 // A paired computer whose keychain is locked (the login keyring after a screen lock, an unlock
