@@ -226,6 +226,20 @@ void Autostart::setEngineAtLogin(bool on, std::function<void(Status)> done)
     });
 }
 
+void Autostart::startEngineUnit(std::function<void(Status)> done)
+{
+    whenReady([this, done = std::move(done)]() mutable {
+        if (m_mechanism != QLatin1String("systemd"))
+            return finish(std::move(done), Error::notFound(tr("no systemd user unit for the engine here")));
+        runSystemctl({QStringLiteral("start"), kUnit}, [this, done = std::move(done)](const Run &run) mutable {
+            if (run.exitCode != 0)
+                return finish(
+                    std::move(done), Error::failed(tr("systemctl --user start %1 failed: %2").arg(kUnit, run.error)));
+            finish(std::move(done), {});
+        });
+    });
+}
+
 bool Autostart::trayAtLogin() const
 {
     return entryStarts(trayEntryFile());

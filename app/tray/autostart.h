@@ -3,6 +3,8 @@
 // where a systemd user manager runs and knows that unit (the package installs it); otherwise, and
 // on desktops without systemd, through an XDG autostart entry io.isolation.Engine.desktop. The
 // tray always starts through its own XDG autostart entry io.isolation.Tray.desktop.
+// The tray's Start also goes through the unit where there is one, so the engine is the user
+// manager's service (supervised, restarted on failure, in the journal) however it was started.
 // systemctl runs asynchronously (the tray's GUI thread never waits for it), with a timeout.
 #pragma once
 
@@ -37,6 +39,11 @@ public:
     // object's thread, with the outcome (never from inside this call). Enabling the unit removes
     // an engine autostart entry left from before, so the engine is not started twice.
     void setEngineAtLogin(bool on, std::function<void(Status)> done);
+
+    // Starts the engine as the user unit (`systemctl --user start isolation-server.service`) where
+    // the user manager knows the unit; `done` later, with NotFound where it does not (start the
+    // engine another way) or the failure.
+    void startEngineUnit(std::function<void(Status)> done);
 
     bool trayAtLogin() const;
     Status setTrayAtLogin(bool on);

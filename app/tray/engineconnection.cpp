@@ -61,9 +61,9 @@ void EngineConnection::attach()
     m_follower.start(m_follower.lastEventId());
 }
 
-void EngineConnection::startEngine()
+void EngineConnection::startEngine(WhileStarting whileStarting)
 {
-    if (m_state == State::Attached || m_state == State::Starting)
+    if (m_state == State::Attached || (m_state == State::Starting && whileStarting == WhileStarting::Skip))
         return;
     // A session of its own: no signal the tray's terminal or process group gets reaches it, and
     // it stays when the tray quits. Its output goes nowhere; the engine keeps its own log.
@@ -78,8 +78,15 @@ void EngineConnection::startEngine()
         setState(State::Down, tr("Cannot start the engine (%1): %2").arg(m_program, process.errorString()));
         return;
     }
-    setState(State::Starting, tr("Starting the engine"));
     Q_EMIT engineStarted(pid);
+    expectEngine(tr("Starting the engine"));
+}
+
+void EngineConnection::expectEngine(const QString &how)
+{
+    if (m_state == State::Attached)
+        return;
+    setState(State::Starting, how);
     m_startTimer.start();
     // Look for it at once and often while it comes up, not at the follower's slow pace.
     m_follower.setRetryDelay(100);

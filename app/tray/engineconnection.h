@@ -33,9 +33,16 @@ public:
     void setStartTimeout(int ms) { m_startTimer.setInterval(ms); }
 
     void attach();
-    // Starts an engine unless one is attached. Emits engineStarted(pid) once the process exists,
-    // and Attached when it answers, or Down with the reason.
-    void startEngine();
+    // Starts an engine unless one is attached: `setsid PROGRAM ARGUMENTS`, a detached process that
+    // outlives the tray. Emits engineStarted(pid) once the process exists, and Attached when it
+    // answers, or Down with the reason.
+    // Does nothing while an engine is attached, or is starting unless `whileStarting` is Start (the
+    // systemd unit could not start one: this tray does).
+    enum class WhileStarting { Skip, Start };
+    void startEngine(WhileStarting whileStarting = WhileStarting::Skip);
+    // An engine is being started by someone else (the systemd user unit): wait for it as for one
+    // of ours, with `how` as the reason shown meanwhile.
+    void expectEngine(const QString &how);
 
     State state() const { return m_state; }
     QString reason() const { return m_reason; }

@@ -119,6 +119,10 @@ int main(int argc, char *argv[])
     if (const QString args = qEnvironmentVariable("ISOLATION_ENGINE_ARGS"); !args.trimmed().isEmpty())
         engine.connection().setProgram(engine.connection().program(), QProcess::splitCommand(args));
     isolation::TrayApplication tray(engine);
+    // The user's own engine is started through the systemd user unit where there is one; a tray
+    // pointed at another state directory or other arguments starts its engine itself.
+    tray.setStartThroughUnit(qEnvironmentVariableIsEmpty("ISOLATION_HOME")
+        && qEnvironmentVariable("ISOLATION_ENGINE_ARGS").trimmed().isEmpty());
     QObject::connect(&instance, &isolation::SingleInstance::raiseRequested, &tray, [&tray] {
         qCInfo(lcCore) << "another start of the tray asked to raise the window";
         tray.showWindow();

@@ -136,8 +136,30 @@ void TrayApplication::onConnectionChanged()
 void TrayApplication::startEngine()
 {
     m_triedStart = true;
-    m_engine.connection().startEngine();
+    EngineConnection &connection = m_engine.connection();
+    if (!m_startThroughUnit || connection.state() == EngineConnection::State::Attached) {
+        connection.startEngine();
+        updateState();
+        return;
+    }
+    // The unit, where there is one: the engine is then the user manager's service however it was
+    // started (restarted on failure, in the journal, stopped at logout only without lingering).
+    connection.expectEngine(tr("Starting the engine (systemd user unit)"));
     updateState();
+    m_autostart->startEngineUnit([this](Status status) {
+        if (status.ok()) {
+            qInfo("started the engine through the systemd user unit");
+            return;
+        }
+        if (status.error().code != Error::Code::NotFound)
+            qWarning("%s - starting it as a process of its own", qPrintable(status.error().message));
+        // Not Attached yet: start it ourselves (startEngine() does nothing while Starting).
+        EngineConnection &connection = m_engine.connection();
+        if (connection.state() == EngineConnection::State::Attached)
+            return;
+        connection.startEngine(EngineConnection::WhileStarting::Start);
+        updateState();
+    });
 }
 
 void TrayApplication::stopEngine()

@@ -38,8 +38,13 @@ public:
     void quit();
     void showPairing();
     void showSettings();
-    // Starts an engine (when none answers); its state shows on the icon and the state line.
+    // Starts an engine (when none answers); its state shows on the icon and the state line. Through
+    // the systemd user unit where the user manager knows it and setStartThroughUnit(true) was
+    // called, else (or when that fails) as a detached process.
     void startEngine();
+    // Off when this tray watches another engine than the user's own (ISOLATION_HOME,
+    // ISOLATION_ENGINE_ARGS): the unit would start the default one.
+    void setStartThroughUnit(bool on) { m_startThroughUnit = on; }
     // Asks, then stops the engine (POST /v1/shutdown): the computer goes offline until it starts.
     void stopEngine();
     // Disconnect / Connect: closes or reopens the tunnel (POST /v1/tunnel), nothing else.
@@ -72,6 +77,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     std::unique_ptr<QMenu> m_menu;
     Autostart *m_autostart = nullptr; // a child
+    bool m_startThroughUnit = false;
     QSystemTrayIcon *m_icon = nullptr;
     Notifier *m_notifier = nullptr;
     bool m_wasPaired = false;
