@@ -222,6 +222,14 @@
             <numerusform>%1 hat nicht innerhalb von %n Sekunden geantwortet</numerusform>
         </translation>
     </message>
+    <message>
+        <source>no systemd user unit for the engine here</source>
+        <translation>keine systemd-Benutzer-Unit für die Engine auf diesem Rechner</translation>
+    </message>
+    <message>
+        <source>systemctl --user start %1 failed: %2</source>
+        <translation>systemctl --user start %1 ist fehlgeschlagen: %2</translation>
+    </message>
 </context>
 <context>
     <name>isolation::CachePage</name>
@@ -1966,6 +1974,10 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>Warning: %1</source>
         <translation>Warnung: %1</translation>
+    </message>
+    <message>
+        <source>Starting the engine (systemd user unit)</source>
+        <translation>Die Engine wird gestartet (systemd-Benutzer-Unit)</translation>
     </message>
 </context>
 <context>

@@ -219,6 +219,14 @@
             <numerusform>%1 在 %n 秒内没有响应</numerusform>
         </translation>
     </message>
+    <message>
+        <source>no systemd user unit for the engine here</source>
+        <translation>此计算机上没有引擎的 systemd 用户单元</translation>
+    </message>
+    <message>
+        <source>systemctl --user start %1 failed: %2</source>
+        <translation>systemctl --user start %1 失败：%2</translation>
+    </message>
 </context>
 <context>
     <name>isolation::CachePage</name>
@@ -1955,6 +1963,10 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>Warning: %1</source>
         <translation>警告：%1</translation>
+    </message>
+    <message>
+        <source>Starting the engine (systemd user unit)</source>
+        <translation>正在启动引擎（systemd 用户单元）</translation>
     </message>
 </context>
 <context>
