@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
+
 using isolation::Autostart;
 using isolation::Status;
 
@@ -149,6 +151,15 @@ void tst_Autostart::engineEntryWithoutSystemctl()
     QVERIFY(!autostart.engineAtLogin());
     QVERIFY(!again.engineAtLogin());
     QVERIFY(changed.count() >= 3); // the answer, on, off
+
+    // Without a unit the tray's Start cannot go through systemd: NotFound, so it starts the engine
+    // itself (tests/installer/in-systemd.sh runs the other way, under a real user manager).
+    std::optional<Status> started;
+    autostart.startEngineUnit([&started](Status s) { started = std::move(s); });
+    QVERIFY(!started); // never from inside the call
+    QTRY_VERIFY_WITH_TIMEOUT(started.has_value(), 5000);
+    QVERIFY(!started->ok());
+    QCOMPARE(started->error().code, isolation::Error::Code::NotFound);
 }
 
 void tst_Autostart::engineWithoutProgram()
