@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QFileInfo>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QRegularExpression>
 #include <QMessageBox>
 
@@ -120,9 +121,13 @@ int main(int argc, char *argv[])
         engine.connection().setProgram(engine.connection().program(), QProcess::splitCommand(args));
     isolation::TrayApplication tray(engine);
     // The user's own engine is started through the systemd user unit where there is one; a tray
-    // pointed at another state directory or other arguments starts its engine itself.
+    // pointed at another state directory or other arguments, or run from a build tree (its engine is
+    // not the isolation-server on PATH, which the unit runs), starts its engine itself.
+    const QString onPath
+        = QFileInfo(QStandardPaths::findExecutable(QStringLiteral("isolation-server"))).canonicalFilePath();
     tray.setStartThroughUnit(qEnvironmentVariableIsEmpty("ISOLATION_HOME")
-        && qEnvironmentVariable("ISOLATION_ENGINE_ARGS").trimmed().isEmpty());
+        && qEnvironmentVariable("ISOLATION_ENGINE_ARGS").trimmed().isEmpty() && !onPath.isEmpty()
+        && QFileInfo(engine.connection().program()).canonicalFilePath() == onPath);
     QObject::connect(&instance, &isolation::SingleInstance::raiseRequested, &tray, [&tray] {
         qCInfo(lcCore) << "another start of the tray asked to raise the window";
         tray.showWindow();
