@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The .deb installs into a clean Debian 12 system, works there, and leaves nothing behind.
+# The .deb installs into a clean Debian 12 system, works there, and leaves nothing behind; and
+# its systemd user unit runs the engine under a real user manager (in-systemd.sh).
 #   install-test.sh SOURCE_DIR WORK_DIR
 # Builds a Release package in WORK_DIR/package (incrementally), makes a minimal Debian 12 image
 # with debootstrap once per machine (docker import), then runs tests/installer/in-container.sh in it.
@@ -33,3 +34,32 @@ docker run --rm \
   -v "$deb:/tmp/isolation.deb:ro" \
   -v "$src/tests/installer/in-container.sh:/tmp/in-container.sh:ro" \
   "$image" bash /tmp/in-container.sh
+
+# The systemd user unit, where it runs: a container booted with systemd as PID 1. It needs
+# CAP_SYS_ADMIN and the host's cgroup tree (not --privileged: this machine's own bounding set lacks
+# capabilities --privileged asks for). The image is the one above plus systemd, made once.
+systemd_image=isolation-test/debian12-systemd:1
+if ! docker image inspect "$systemd_image" >/dev/null 2>&1; then
+  echo "== adding systemd to the clean image (once per machine)"
+  prep=isolation-test-systemd-prep-$$
+  docker rm -f "$prep" >/dev/null 2>&1 || true
+  docker run --name "$prep" "$image" bash -c 'export DEBIAN_FRONTEND=noninteractive;
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends systemd systemd-sysv dbus dbus-user-session \
+      libpam-systemd python3 >/tmp/systemd-install.log 2>&1 || { tail -20 /tmp/systemd-install.log; exit 1; }'
+  docker commit "$prep" "$systemd_image" >/dev/null
+  docker rm "$prep" >/dev/null
+fi
+echo "== the systemd user unit, in a container booted with systemd"
+booted=isolation-test-systemd-$$
+trap 'docker rm -f "$booted" >/dev/null 2>&1 || true' EXIT
+docker run -d --name "$booted" --cap-add SYS_ADMIN --security-opt seccomp=unconfined --cgroupns=host \
+  --tmpfs /run --tmpfs /run/lock -v /sys/fs/cgroup:/sys/fs/cgroup:rw \
+  -v "$deb:/tmp/isolation.deb:ro" -v "$src/tests/installer/in-systemd.sh:/tmp/in-systemd.sh:ro" \
+  "$systemd_image" /lib/systemd/systemd >/dev/null
+for _ in $(seq 150); do
+  state=$(docker exec "$booted" systemctl is-system-running 2>/dev/null || true)
+  case $state in running | degraded) break ;; esac
+  sleep 0.2
+done
+case $state in running | degraded) ;; *) echo "systemd did not boot in the container: '$state'"; docker logs "$booted" | tail -20; exit 1 ;; esac
+docker exec "$booted" bash /tmp/in-systemd.sh
