@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside a Debian 12 container booted with systemd as PID 1 (see install-test.sh): the
 # package's systemd user unit as a member's machine runs it. A user with a user manager
-# (lingering, as on a headless server, or a desktop login), the tray starting the engine through
-# the unit, the engine outliving the tray, pairing with the local hub, systemd restarting a killed
+# (lingering, as on a headless server, or a desktop login), the tray's login setting enabling and
+# disabling the unit (tst_autostartunit), the tray starting the engine through the unit, the engine outliving the tray, pairing with the local hub, systemd restarting a killed
 # engine, the unit enabled at login, a plain `up` finding the same identity, `down` staying down.
 set -euo pipefail
 # As in in-container.sh: greps read their whole input under pipefail.
@@ -40,6 +40,11 @@ paired() { [ -n "$(field serverId)" ]; }
 pid_of() { local d; for d in /proc/[0-9]*; do [ "$(cat "$d/comm" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"; done; return 0; }
 unit cat isolation-server.service | grep '^ExecStart=isolation-server up --credential-store auto' >/dev/null ||
   fail "the user manager does not see the package's unit"
+
+echo "-- the tray's \"Start the engine at login\" enables and disables the unit (tst_autostartunit)"
+as_alice env ISOLATION_TEST_OWN_USER_MANAGER=1 ASAN_OPTIONS=detect_leaks=0 /tmp/tst_autostartunit >/tmp/autostart.log 2>&1 ||
+  { cat /tmp/autostart.log; fail "tst_autostartunit"; }
+grep -E '^Totals: [0-9]+ passed, 0 failed, 0 skipped' /tmp/autostart.log >/dev/null || { cat /tmp/autostart.log; fail "tst_autostartunit"; }
 
 as_alice isolation-hub serve --data /home/alice/hub --listen 127.0.0.1:8470 --preview 127.0.0.1:8471 \
   >/tmp/hub.log 2>&1 &

@@ -37,15 +37,18 @@ docker run --rm \
 
 # The systemd user unit, where it runs: a container booted with systemd as PID 1. It needs
 # CAP_SYS_ADMIN and the host's cgroup tree (not --privileged: this machine's own bounding set lacks
-# capabilities --privileged asks for). The image is the one above plus systemd, made once.
-systemd_image=isolation-test/debian12-systemd:1
+# capabilities --privileged asks for). The image is the one above plus systemd, made once, and
+# what the test build's tst_autostartunit needs beside the package's dependencies.
+autostart_test=$work/tests/tst_autostartunit
+[ -x "$autostart_test" ] || { echo "install-test: $autostart_test is not built (cmake --build $work)" >&2; exit 1; }
+systemd_image=isolation-test/debian12-systemd:3
 if ! docker image inspect "$systemd_image" >/dev/null 2>&1; then
   echo "== adding systemd to the clean image (once per machine)"
   prep=isolation-test-systemd-prep-$$
   docker rm -f "$prep" >/dev/null 2>&1 || true
   docker run --name "$prep" "$image" bash -c 'export DEBIAN_FRONTEND=noninteractive;
     apt-get update -qq && apt-get install -y -qq --no-install-recommends systemd systemd-sysv dbus dbus-user-session \
-      libpam-systemd python3 >/tmp/systemd-install.log 2>&1 || { tail -20 /tmp/systemd-install.log; exit 1; }'
+      libpam-systemd python3 libqt6test6 libqt6concurrent6 libasan8 libubsan1 >/tmp/systemd-install.log 2>&1 || { tail -20 /tmp/systemd-install.log; exit 1; }'
   docker commit "$prep" "$systemd_image" >/dev/null
   docker rm "$prep" >/dev/null
 fi
@@ -55,6 +58,7 @@ trap 'docker rm -f "$booted" >/dev/null 2>&1 || true' EXIT
 docker run -d --name "$booted" --cap-add SYS_ADMIN --security-opt seccomp=unconfined --cgroupns=host \
   --tmpfs /run --tmpfs /run/lock -v /sys/fs/cgroup:/sys/fs/cgroup:rw \
   -v "$deb:/tmp/isolation.deb:ro" -v "$src/tests/installer/in-systemd.sh:/tmp/in-systemd.sh:ro" \
+  -v "$autostart_test:/tmp/tst_autostartunit:ro" \
   "$systemd_image" /lib/systemd/systemd >/dev/null
 for _ in $(seq 150); do
   state=$(docker exec "$booted" systemctl is-system-running 2>/dev/null || true)
