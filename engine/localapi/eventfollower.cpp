@@ -56,14 +56,18 @@ void EventFollower::connectNow()
     close();
     m_parser.reset();
     ++m_connection;
-    // A unix socket connects at once or not at once; the request is a few hundred bytes, which a
-    // new socket's buffer always takes: nothing here waits on the GUI thread.
+    // A unix socket connects at once or not at all (a full backlog: EAGAIN, tried again later); the
+    // request is a few hundred bytes, which a new socket's buffer always takes: nothing here waits
+    // on the GUI thread.
     int error = 0;
-    m_socket = unixsocket::connectTo(m_socketPath, QDeadlineTimer(500), &error);
+    m_socket = unixsocket::connectTo(m_socketPath, QDeadlineTimer(0), &error);
     if (!m_socket.valid()) {
-        lost(error == ENOENT || error == ECONNREFUSED
-                ? QStringLiteral("no engine answers on %1").arg(m_socketPath)
-                : QStringLiteral("cannot connect to %1: %2").arg(m_socketPath, unixsocket::errnoText(error)));
+        if (error == ENOENT || error == ECONNREFUSED)
+            lost(QStringLiteral("no engine answers on %1").arg(m_socketPath));
+        else if (error == EAGAIN)
+            lost(QStringLiteral("the engine on %1 takes no new connection now (busy or hung)").arg(m_socketPath));
+        else
+            lost(QStringLiteral("cannot connect to %1: %2").arg(m_socketPath, unixsocket::errnoText(error)));
         return;
     }
     QByteArray request = "GET /v1/events HTTP/1.1\r\nHost: local\r\nAccept: text/event-stream\r\n";

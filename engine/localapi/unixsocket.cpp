@@ -62,12 +62,13 @@ Fd connectTo(const QString &path, const QDeadlineTimer &deadline, int *error)
         *error = ENAMETOOLONG;
         return {};
     }
-    Fd socket(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    const bool never = deadline.hasExpired();
+    Fd socket(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (never ? SOCK_NONBLOCK : 0), 0));
     if (!socket.valid()) {
         *error = errno;
         return {};
     }
-    if (!deadline.isForever()) {
+    if (!deadline.isForever() && !never) {
         const qint64 ms = std::max<qint64>(1, deadline.remainingTime());
         const timeval tv {time_t(ms / 1000), suseconds_t((ms % 1000) * 1000)};
         ::setsockopt(socket.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);

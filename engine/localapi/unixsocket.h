@@ -39,8 +39,9 @@ private:
 QString errnoText(int error);
 
 // A stream socket connected to `path`, non-blocking once connected. A unix socket's connect waits
-// only while the listener's backlog is full, and never past `deadline`. On failure: an invalid
-// Fd, and `*error` is the errno (ENAMETOOLONG for a path too long for a socket address).
+// only while the listener's backlog is full, and never past `deadline`; a deadline already expired
+// (QDeadlineTimer(0)) never waits: a full backlog is EAGAIN at once (for a GUI thread). On failure:
+// an invalid Fd, and `*error` is the errno (ENAMETOOLONG for a path too long for a socket address).
 Fd connectTo(const QString &path, const QDeadlineTimer &deadline, int *error);
 
 // A listening stream socket at `path` (non-blocking, close-on-exec), readable and writable by its

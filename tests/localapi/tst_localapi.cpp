@@ -4,6 +4,7 @@
 #include "localapi/localapiclient.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -21,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,6 +53,7 @@ private Q_SLOTS:
     void followerReadsEventsAndResumes();
     void followerRefused();
     void followerWithoutEngine();
+    void followerNeverWaitsOnAFullBacklog();
 
 private:
     static Paths pathsFor(const QString &home);
@@ -503,6 +506,46 @@ void tst_LocalApi::followerWithoutEngine()
     QTRY_VERIFY_WITH_TIMEOUT(!subscribed.isEmpty(), 10000);
     QVERIFY(follower.isConnected());
     follower.stop();
+}
+
+// An engine that accepts nothing (hung, or swamped) with its backlog full: a blocking connect would
+// wait there, on the tray's GUI thread. The follower's connect never waits: it says so and tries
+// again later.
+void tst_LocalApi::followerNeverWaitsOnAFullBacklog()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("engine.sock"));
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, QFile::encodeName(path).constData(), sizeof address.sun_path - 1);
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    QVERIFY(listener >= 0);
+    QCOMPARE(::bind(listener, reinterpret_cast<const sockaddr *>(&address), sizeof address), 0);
+    QCOMPARE(::listen(listener, 0), 0);
+    std::vector<int> waiting; // clients the listener never accepts, until one is refused
+    for (int i = 0; i < 64; ++i) {
+        const int client = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (::connect(client, reinterpret_cast<const sockaddr *>(&address), sizeof address) < 0) {
+            QCOMPARE(errno, EAGAIN);
+            ::close(client);
+            break;
+        }
+        waiting.push_back(client);
+    }
+    QVERIFY(!waiting.empty() && waiting.size() < 64);
+
+    EventFollower follower(path);
+    follower.setRetryDelay(20);
+    QSignalSpy disconnected(&follower, &EventFollower::disconnected);
+    follower.start();
+    QCOMPARE(disconnected.size(), 1); // said from inside start(), not after a wait
+    QCOMPARE(disconnected.first().first().toString(),
+        QStringLiteral("the engine on %1 takes no new connection now (busy or hung)").arg(path));
+    QTRY_VERIFY_WITH_TIMEOUT(disconnected.size() >= 3, 5000); // and tried again
+    follower.stop();
+    for (const int client : waiting)
+        ::close(client);
+    ::close(listener);
 }
 
 QTEST_GUILESS_MAIN(tst_LocalApi)
