@@ -20,7 +20,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
-#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -28,6 +27,28 @@
 
 using namespace isolation;
 using namespace isolation::test;
+
+namespace {
+
+// No session bus (so no Secret Service) for this process and what it starts, the keychain helper
+// among them, until it goes out of scope.
+class WithoutSessionBus
+{
+public:
+    explicit WithoutSessionBus(const QString &dir)
+        : m_bus(qgetenv("DBUS_SESSION_BUS_ADDRESS"))
+    {
+        qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + dir.toUtf8() + "/no-bus-here");
+    }
+    ~WithoutSessionBus() { qputenv("DBUS_SESSION_BUS_ADDRESS", m_bus); }
+    WithoutSessionBus(const WithoutSessionBus &) = delete;
+    WithoutSessionBus &operator=(const WithoutSessionBus &) = delete;
+
+private:
+    QByteArray m_bus;
+};
+
+} // namespace
 
 class tst_Keychain final : public QObject
 {
@@ -349,10 +370,8 @@ void tst_Keychain::everyStartFindsTheKeychainIdentity()
     }
     // No Secret Service on the bus now: the unit's engine still looks in the keychain, and says it
     // cannot reach it.
-    const QByteArray bus = qgetenv("DBUS_SESSION_BUS_ADDRESS");
-    const auto restoreBus = qScopeGuard([bus] { qputenv("DBUS_SESSION_BUS_ADDRESS", bus); });
-    qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + home.path().toUtf8() + "/no-bus-here");
     {
+        const WithoutSessionBus noBus(home.path());
         Engine engine(paths, unit);
         QVERIFY(engine.start().ok());
         QTRY_COMPARE_WITH_TIMEOUT(engine.state(), EngineState::Error, 20000);
@@ -360,7 +379,6 @@ void tst_Keychain::everyStartFindsTheKeychainIdentity()
         QCOMPARE(status.value(QStringLiteral("credentialStoreProblem")).toString(), QStringLiteral("unavailable"));
         QCOMPARE(status.value(QStringLiteral("credentialStoreKind")).toString(), QStringLiteral("keychain"));
     }
-    qputenv("DBUS_SESSION_BUS_ADDRESS", bus);
     QDirIterator it(home.path(), QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext())
         QVERIFY2(!it.next().endsWith(QStringLiteral("credentials.json")), qPrintable(it.filePath()));
@@ -383,10 +401,8 @@ void tst_Keychain::autoKeepsTheKeysInTheFileWithoutAKeychain()
     QProcessEnvironment env;
     env.insert(QStringLiteral("ISOLATION_HOME"), home.path());
     const Paths paths = Paths::resolve(env).value();
-    const QByteArray bus = qgetenv("DBUS_SESSION_BUS_ADDRESS");
-    auto restoreBus = qScopeGuard([bus] { qputenv("DBUS_SESSION_BUS_ADDRESS", bus); });
-    qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + home.path().toUtf8() + "/no-bus-here");
     {
+        const WithoutSessionBus noBus(home.path());
         EngineOptions unit;
         unit.credentialStore = CredentialStoreKind::Auto;
         Engine engine(paths, unit);
@@ -398,8 +414,6 @@ void tst_Keychain::autoKeepsTheKeysInTheFileWithoutAKeychain()
         QVERIFY(engine.status().value(QStringLiteral("credentialStoreError")).toString().isEmpty());
         QVERIFY(pairWith(engine, hub, QStringLiteral("headless")));
     }
-    restoreBus.dismiss();
-    qputenv("DBUS_SESSION_BUS_ADDRESS", bus);
     const QFileInfo file(paths.dataDir() + QStringLiteral("/credentials.json"));
     QVERIFY(file.exists());
     QCOMPARE(file.permissions() & ~(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser),
