@@ -17,6 +17,7 @@
 #include "sessions/sessionroutes.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QHostInfo>
 #include <QNetworkAccessManager>
 #include <QPointer>
@@ -272,6 +273,8 @@ void Engine::startDoorman()
     Doorman::Options o;
     o.serverId = id->serverId;
     o.hubPublicKey = id->hubPublicKey;
+    o.ptyRelayProgram = QDir::cleanPath(
+        QCoreApplication::applicationDirPath() + QLatin1Char('/') + QStringLiteral(ISOLATION_PTY_RELAY_FROM_BIN));
     m_doorman = std::make_unique<Doorman>(o, m_clock, m_sandboxes.get());
     // A view token opens a view once, across restarts too (docs/formats.md, "Used view-token nonces").
     if (auto kept = m_doorman->sessions().keepUsedNoncesIn(

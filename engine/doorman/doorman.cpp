@@ -1,6 +1,7 @@
 #include "doorman.h"
 
 #include "httpdoor.h"
+#include "terminalrelays.h"
 #include "tunneldoor.h"
 #include "upstreamexchange.h"
 #include "viewpages.h"
@@ -34,6 +35,27 @@ QByteArray queryValue(const QByteArray &query, const QString &name)
     if (q.allQueryItemValues(name).size() != 1)
         return {};
     return q.queryItemValue(name, QUrl::FullyDecoded).toUtf8();
+}
+
+// The terminal page's PTY WebSocket, towards the view's relay: only the window size goes with it,
+// as numbers written here (docs/protocol.md, "The PTY relay").
+void planPty(const ViewPath &path, Admission &out)
+{
+    QByteArray target = "/proxy/{relay}/pty";
+    char separator = '?';
+    for (const char *name : {"cols", "rows"}) {
+        bool ok = false;
+        const uint value = queryValue(path.query, QString::fromLatin1(name)).toUInt(&ok);
+        if (!ok || value < 1 || value > 1000)
+            continue;
+        target += separator;
+        target += name;
+        target += '=';
+        target += QByteArray::number(value);
+        separator = '&';
+    }
+    out.upstreamTarget = target;
+    out.needsTerminalRelay = true;
 }
 
 // The terminal's run and the files view's upload act in the sandbox: only the view's own page
@@ -109,11 +131,13 @@ Doorman::Doorman(Options options, const Clock &clock, ViewTargetResolver *target
     , m_clock(clock)
     , m_targets(targets)
     , m_pool(new UpstreamPool(this))
+    , m_relays(new TerminalRelays(m_options.ptyRelayProgram, this))
 {
     m_purge.setInterval(30000);
     connect(&m_purge, &QTimer::timeout, this, [this] {
         const qint64 now = m_clock.unixSeconds();
         m_sessions.purge(now);
+        m_relays->purge(now);
         for (auto it = m_terminals.begin(); it != m_terminals.end();) {
             if (now >= it->expiresAt && it->waiting.isEmpty() && !it->sessionId.isEmpty()) {
                 const Terminal t = *it;
@@ -331,6 +355,10 @@ Admission Doorman::plan(
     case ViewKind::Terminal:
     case ViewKind::Files:
         break;
+    }
+    if (request.websocket && claims.kind == ViewKind::Terminal && path.decodedPath == "/_view/terminal/pty") {
+        planPty(path, out);
+        return out;
     }
     if (request.websocket) {
         out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no WebSocket here"));

@@ -25,6 +25,7 @@ namespace isolation {
 class HttpDoor;
 class TunnelClient;
 class TunnelDoor;
+class TerminalRelays;
 class TunnelStream;
 class UpstreamPool;
 
@@ -50,6 +51,9 @@ struct Admission
     QByteArray upstreamTarget; // path and query on execd; "{session}" is the terminal's session id
     HttpHeaders headers; // towards execd, less Host and the access token (added per target)
     bool needsTerminalSession = false;
+    // The terminal view's PTY relay: "{relay}" in upstreamTarget is its port in the sandbox, and
+    // its secret goes with the request (docs/protocol.md, "The PTY relay").
+    bool needsTerminalRelay = false;
     QByteArray bodyPrefix; // the files view's upload: the multipart framing around the body
     QByteArray bodySuffix;
     bool dropBody = false; // the request body is not forwarded
@@ -66,6 +70,8 @@ public:
         // The local door's host names: "<viewId>.<localSuffix>" (Chromium resolves *.localhost).
         QString localSuffix = QStringLiteral("localhost");
         QString filesRoot = QStringLiteral("/workspace");
+        // isolation-pty-relay, copied into sandboxes for the terminal views; empty: line mode only.
+        QString ptyRelayProgram;
     };
 
     Doorman(Options options, const Clock &clock, ViewTargetResolver *targets, QObject *parent = nullptr);
@@ -94,6 +100,9 @@ public:
     void terminalSession(
         const ViewClaims &claims, const ViewTarget &target, std::function<void(Result<QByteArray>)> done);
 
+    // The terminal view's PTY relay in the sandbox, started at its first WebSocket.
+    TerminalRelays *terminalRelays() const { return m_relays; }
+
     // What became of the requests (the engine's metrics): forwarded to a sandbox, answered by the
     // doorman itself (a token exchanged for a cookie, its own pages), refused (4xx, 5xx).
     quint64 forwarded() const { return m_forwarded; }
@@ -119,6 +128,7 @@ private:
     const Clock &m_clock;
     ViewTargetResolver *m_targets;
     UpstreamPool *m_pool;
+    TerminalRelays *m_relays;
     ViewSessions m_sessions;
     HttpDoor *m_http = nullptr;
     TunnelDoor *m_tunnel = nullptr;

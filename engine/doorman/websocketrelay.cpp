@@ -1,5 +1,6 @@
 #include "websocketrelay.h"
 
+#include "terminalrelays.h"
 #include "upstreamexchange.h"
 
 #include "net/tcpstream.h"
@@ -87,24 +88,55 @@ void WebSocketRelay::handshake()
             self->refuse(Doorman::refusal(503, QStringLiteral("unavailable"), target.error().message));
             return;
         }
-        const ViewTarget &t = target.value();
-        self->m_upstreamKey = websocket::newKey();
-        HttpHeaders headers;
-        headers.append(qMakePair(QByteArray("Host"), QByteArray(t.host.toUtf8() + ':' + QByteArray::number(t.port))));
-        headers.append(self->m_admission.headers);
-        headers.append(qMakePair(QByteArray("Connection"), QByteArray("Upgrade")));
-        headers.append(qMakePair(QByteArray("Upgrade"), QByteArray("websocket")));
-        headers.append(qMakePair(QByteArray("Sec-WebSocket-Version"), QByteArray("13")));
-        headers.append(qMakePair(QByteArray("Sec-WebSocket-Key"), QByteArray(self->m_upstreamKey)));
-        headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(t.accessToken)));
-        self->m_doorman->countForwarded();
-        self->m_up.reset(new UpstreamExchange(self->m_doorman->pool(), {t.host, t.port}, self));
-        self->m_up->start("GET", self->m_admission.upstreamTarget, fieldsOf(headers), UpstreamExchange::Body::None);
+        if (!self->m_admission.needsTerminalRelay) {
+            self->connectUpstream(target.value(), self->m_admission.upstreamTarget, {});
+            return;
+        }
+        const ViewTarget t = target.value();
+        self->m_doorman->terminalRelays()->relayFor(self->m_admission.claims, t, [self, t](Result<TerminalRelay> relay) {
+            if (!self || self->m_closed)
+                return;
+            if (!relay) {
+                // The page falls back to its line mode (docs/protocol.md, "View kinds").
+                self->refuse(Doorman::refusal(502, QStringLiteral("bad_gateway"), relay.error().message));
+                return;
+            }
+            QByteArray path = self->m_admission.upstreamTarget;
+            path.replace("{relay}", QByteArray::number(relay.value().port));
+            self->m_relaySecret = true;
+            self->connectUpstream(t, path, {{"X-Isolation-Relay-Secret", relay.value().secret}});
+        });
     });
+}
+
+void WebSocketRelay::connectUpstream(const ViewTarget &t, const QByteArray &path, const HttpHeaders &extra)
+{
+    m_upstreamKey = websocket::newKey();
+    HttpHeaders headers;
+    headers.append(qMakePair(QByteArray("Host"), QByteArray(t.host.toUtf8() + ':' + QByteArray::number(t.port))));
+    headers.append(m_admission.headers);
+    headers.append(qMakePair(QByteArray("Connection"), QByteArray("Upgrade")));
+    headers.append(qMakePair(QByteArray("Upgrade"), QByteArray("websocket")));
+    headers.append(qMakePair(QByteArray("Sec-WebSocket-Version"), QByteArray("13")));
+    headers.append(qMakePair(QByteArray("Sec-WebSocket-Key"), QByteArray(m_upstreamKey)));
+    headers.append(qMakePair(QByteArray("X-EXECD-ACCESS-TOKEN"), QByteArray(t.accessToken)));
+    headers.append(extra);
+    m_doorman->countForwarded();
+    m_up.reset(new UpstreamExchange(m_doorman->pool(), {t.host, t.port}, this));
+    m_up->start("GET", path, fieldsOf(headers), UpstreamExchange::Body::None);
+}
+
+// The view's relay did not take the WebSocket (it exited when idle, or its sandbox is a new one):
+// the next WebSocket of the view starts a new relay.
+void WebSocketRelay::forgetRelay()
+{
+    if (m_relaySecret)
+        m_doorman->terminalRelays()->forget(m_admission.claims.viewId);
 }
 
 void WebSocketRelay::upstreamFailed(const QString &)
 {
+    forgetRelay();
     refuse(Doorman::refusal(502, QStringLiteral("bad_gateway"), QStringLiteral("the sandbox did not answer")));
 }
 
@@ -114,6 +146,7 @@ void WebSocketRelay::onUpstreamHead()
         return;
     if (m_up->status() != 101) {
         // The sandbox said no: pass its answer on (cleaned), and that is the end of it.
+        forgetRelay();
         HttpResponse r;
         r.status = m_up->status();
         r.headers = headersOf(HeaderPolicy::towardsBrowser(m_up->headers()));

@@ -38,6 +38,8 @@ public:
 private:
     void dropUpstream();
     void handshake();
+    void connectUpstream(const ViewTarget &target, const QByteArray &path, const HttpHeaders &extra);
+    void forgetRelay();
     void onUpstreamHead();
     void upstreamFinished() override { onUpstreamHead(); }
     void upstreamUpgraded() override { onUpstreamHead(); }
@@ -60,6 +62,7 @@ private:
     QByteArray m_sandboxRest;
     QTimer m_expiry;
     bool m_closed = false;
+    bool m_relaySecret = false; // the upstream is the view's PTY relay
 };
 
 } // namespace isolation

@@ -251,6 +251,7 @@ bool DoormanFixture::start(const QString &filesRoot)
     o.hubPublicKey = hub.publicKey;
     if (!filesRoot.isEmpty())
         o.filesRoot = filesRoot;
+    o.ptyRelayProgram = ptyRelay;
     doorman = std::make_unique<Doorman>(o, clock, &targets);
     auto port = doorman->listenLocal(QHostAddress::LocalHost, 0);
     if (!port)

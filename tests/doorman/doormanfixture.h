@@ -89,6 +89,7 @@ public:
     Ed25519KeyPair hub;
     StaticTargets targets;
     std::unique_ptr<Doorman> doorman;
+    QString ptyRelay; // isolation-pty-relay for the terminal views, set before start(); empty: line mode
     quint16 doorPort = 0;
     quint16 appPort = 0;
     QByteArray accessToken;

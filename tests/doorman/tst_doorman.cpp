@@ -5,6 +5,7 @@
 // tst_headerpolicy) — and, for every refusal,
 // that nothing reached the sandbox. No token may appear in a log line or an error page.
 #include "doormanfixture.h"
+#include "doorman/terminalrelays.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -15,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWebSocket>
+
+#include <signal.h>
 
 using namespace isolation;
 using namespace isolation::test;
@@ -78,6 +81,7 @@ private Q_SLOTS:
     void webSockets();
     void webSocketClosesWhenTokenExpires();
     void terminalView();
+    void terminalPtyThroughTheRelay();
     void filesView();
     void execdRefusesWithoutItsToken();
     void tokensNeverLogged();
@@ -89,6 +93,7 @@ private:
     DoormanFixture m_f;
     QTemporaryDir m_files;
     QByteArray m_cookieA;
+    QList<qint64> m_relayPids; // isolation-pty-relay processes started on this computer
     QList<QByteArray> m_tokens; // every token minted here, to look for in logs
 };
 
@@ -96,6 +101,7 @@ void tst_Doorman::initTestCase()
 {
     g_previous = qInstallMessageHandler(capture);
     QVERIFY(m_files.isValid());
+    m_f.ptyRelay = QStringLiteral(ISOLATION_PTY_RELAY);
     QVERIFY(m_f.start(QDir(m_files.path()).canonicalPath()));
     m_cookieA = m_f.open(m_f.viewA, ViewKind::Preview, m_f.appPort);
     QVERIFY(m_cookieA.startsWith("__Host-isolation_view="));
@@ -103,6 +109,11 @@ void tst_Doorman::initTestCase()
 
 void tst_Doorman::cleanupTestCase()
 {
+    // The relays this test's "sandbox" (this computer) ran would otherwise wait out their idle time.
+    for (qint64 pid : std::as_const(m_relayPids))
+        ::kill(pid_t(pid), SIGTERM);
+    if (const QString copied = m_f.doorman->terminalRelays()->sandboxPath(); copied.contains(QLatin1String("-")))
+        QFile::remove(copied);
     qInstallMessageHandler(g_previous);
 }
 
@@ -588,6 +599,94 @@ void tst_Doorman::terminalView()
     QVERIFY2(state.body.contains("kept in /tmp"), state.body.constData());
     // The terminal's routes are not a preview's: nothing else is proxied.
     QCOMPARE(get(view, cookie, "/anything").status, 404);
+}
+
+// The terminal's pseudo-terminal (docs/protocol.md, "The PTY relay"): the doorman copies the relay
+// into the "sandbox" through execd's file API, starts it through its command API, and forwards
+// the page's WebSocket to it through execd's port proxy, with the view's secret. The window size
+// and a resize reach the terminal. The secret is in no log and not in the relay's environment, and
+// a browser cannot send it: a preview of the relay's port with the right secret is refused.
+void tst_Doorman::terminalPtyThroughTheRelay()
+{
+    const QString view = QStringLiteral("v0000000000000000000000f3");
+    const QByteArray cookie = m_f.open(view, ViewKind::Terminal, 0);
+    QVERIFY(!cookie.isEmpty());
+    HostRewriter rewriter(m_f.doorPort, m_f.host(view));
+    const auto open = [&](const QString &path, const QString &origin, const QByteArray &withCookie,
+                          const QByteArray &secret = {}) {
+        auto ws = std::make_unique<QWebSocket>(origin);
+        QNetworkRequest r {QUrl(QStringLiteral("ws://127.0.0.1:%1%2").arg(rewriter.port()).arg(path))};
+        r.setRawHeader("Cookie", withCookie);
+        if (!secret.isEmpty())
+            r.setRawHeader("X-Isolation-Relay-Secret", secret);
+        ws->open(r);
+        return ws;
+    };
+    auto ws = open(QStringLiteral("/_view/terminal/pty?cols=91&rows=23"), QString::fromLatin1("http://" + m_f.host(view)),
+        cookie);
+    QSignalSpy connected(ws.get(), &QWebSocket::connected);
+    QVERIFY2(connected.wait(20000), qPrintable(ws->errorString()));
+    QByteArray output;
+    connect(ws.get(), &QWebSocket::binaryMessageReceived, this, [&](const QByteArray &m) { output += m; });
+    const auto typed = [&](const QByteArray &text) { ws->sendBinaryMessage(QByteArray(1, '\0') + text); };
+    typed("stty size; echo $((6*7))-done\n");
+    QVERIFY2(QTest::qWaitFor([&] { return output.contains("42-done"); }, 15000), output.constData());
+    QVERIFY2(output.contains("23 91"), output.constData());
+    // Resize: 0x01, columns and rows as big-endian 16-bit numbers.
+    ws->sendBinaryMessage(QByteArray::fromHex("01006e001f"));
+    typed("stty size; echo $((7*7))-done\n");
+    QVERIFY2(QTest::qWaitFor([&] { return output.contains("49-done"); }, 15000), output.constData());
+    QVERIFY2(output.contains("31 110"), output.constData());
+
+    const auto relay = m_f.doorman->terminalRelays()->running(view);
+    QVERIFY(relay);
+    QCOMPARE(relay->secret.size(), 64);
+    QVERIFY(!g_log.join(QLatin1Char('\n')).contains(QString::fromLatin1(relay->secret)));
+    // The relay's process: its command line has no secret, nor has its environment any more.
+    const QString copied = m_f.doorman->terminalRelays()->sandboxPath();
+    for (const QString &pid : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        if (!cmdline.open(QIODevice::ReadOnly) || !cmdline.readAll().startsWith(copied.toUtf8()))
+            continue;
+        m_relayPids << pid.toLongLong();
+        QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
+        QVERIFY(environ.open(QIODevice::ReadOnly));
+        const QByteArray env = environ.readAll();
+        QVERIFY(!env.contains(relay->secret));
+        QVERIFY(env.contains(QByteArray("ISOLATION_PTY_SECRET=\0", 22))); // the name stays, its value overwritten
+    }
+    QVERIFY(!m_relayPids.isEmpty());
+
+    // A preview view of the relay's port, with the right secret from the browser: the doorman
+    // drops the header, the relay refuses.
+    const QString preview = QStringLiteral("v0000000000000000000000f4");
+    const QByteArray previewCookie = m_f.open(preview, ViewKind::Preview, relay->port);
+    QVERIFY(!previewCookie.isEmpty());
+    HostRewriter previewRewriter(m_f.doorPort, m_f.host(preview));
+    QWebSocket sneaky(QString::fromLatin1("http://" + m_f.host(preview)));
+    QNetworkRequest r {QUrl(QStringLiteral("ws://127.0.0.1:%1/pty").arg(previewRewriter.port()))};
+    r.setRawHeader("Cookie", previewCookie);
+    r.setRawHeader("X-Isolation-Relay-Secret", relay->secret);
+    sneaky.open(r);
+    QSignalSpy sneakyGone(&sneaky, &QWebSocket::disconnected);
+    QVERIFY(sneakyGone.wait(10000));
+    QVERIFY(sneaky.state() != QAbstractSocket::ConnectedState);
+
+    // The shell ends: the relay closes the WebSocket with its exit status.
+    QSignalSpy closed(ws.get(), &QWebSocket::disconnected);
+    typed("exit 3\n");
+    QVERIFY(closed.wait(10000));
+    QCOMPARE(ws->closeReason(), QStringLiteral("exit 3"));
+    // A second WebSocket of the view uses the same relay, with a new shell.
+    auto again = open(QStringLiteral("/_view/terminal/pty"), QString::fromLatin1("http://" + m_f.host(view)), cookie);
+    QSignalSpy againConnected(again.get(), &QWebSocket::connected);
+    QVERIFY2(againConnected.wait(20000), qPrintable(again->errorString()));
+    QCOMPARE(m_f.doorman->terminalRelays()->running(view)->port, relay->port);
+    // From another origin: refused by the doorman.
+    auto foreign = open(QStringLiteral("/_view/terminal/pty"), QStringLiteral("http://evil.example"), cookie);
+    QSignalSpy foreignGone(foreign.get(), &QWebSocket::disconnected);
+    QVERIFY(foreignGone.wait(10000));
+    QVERIFY(foreign->state() != QAbstractSocket::ConnectedState);
 }
 
 void tst_Doorman::filesView()

@@ -1,7 +1,7 @@
 // Views in a real browser: headless Debian chromium (through chromedriver) opens views the real
 // hub minted, on the hub's preview origin, over the real tunnel to the doorman and the stand-in
-// execd and its application: the page renders, a WebSocket echoes, the terminal runs
-// `echo hello` and shows it, and a page of one view cannot read another view.
+// execd and its application: the page renders, a WebSocket echoes, the terminal (in its line
+// mode: this doorman has no PTY relay) runs `echo hello` and shows it, and a page of one view cannot read another view.
 #include "viewhubrig.h"
 #include "webdriver.h"
 
@@ -113,6 +113,13 @@ void tst_ViewBrowser::terminalShowsEchoHello()
     QVERIFY(openInBrowser(terminal));
     QVERIFY(QTest::qWaitFor(
         [&] { return m_browser.execute(QStringLiteral("return !!window.isolationTerminal")).toBool(); }, 15000));
+    // This doorman has no PTY relay to start: the page falls back to the line mode, and says so.
+    QVERIFY(QTest::qWaitFor(
+        [&] { return m_browser.execute(QStringLiteral("return window.isolationTerminalMode")).toString() == QLatin1String("line"); },
+        15000));
+    QVERIFY(m_browser.execute(QStringLiteral("return document.getElementById('status').textContent"))
+                .toString()
+                .startsWith(QStringLiteral("Line mode")));
     QVERIFY2(m_browser.type(QStringLiteral(".xterm-helper-textarea"), QStringLiteral("echo hello\uE007")),
         qPrintable(m_browser.lastError()));
     // What the terminal shows: the command line, then its output on a line of its own.
