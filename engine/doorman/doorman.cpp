@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -354,6 +355,7 @@ Admission Doorman::plan(
         return out;
     case ViewKind::Terminal:
     case ViewKind::Files:
+    case ViewKind::Editor:
         break;
     }
     if (request.websocket && claims.kind == ViewKind::Terminal && path.decodedPath == "/_view/terminal/pty") {
@@ -383,7 +385,8 @@ Admission Doorman::plan(
         out.needsTerminalSession = true;
         return out;
     }
-    if (claims.kind == ViewKind::Files && p.startsWith("/_view/files/") && planFiles(request, path, out))
+    if ((claims.kind == ViewKind::Files || claims.kind == ViewKind::Editor) && p.startsWith("/_view/files/")
+        && planFiles(request, path, out))
         return out;
     out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no such page in this view"));
     return out;
@@ -414,10 +417,25 @@ bool Doorman::planFiles(const DoorRequest &request, const ViewPath &path, Admiss
     }
     if (p == "/_view/files/upload" && request.method == "PUT") {
         // The body is the file's bytes as they are: a type no form can send.
-        if (auto refused = refuseUnlessOwnPage(request.headers, "application/octet-stream"))
+        if (auto refused = refuseUnlessOwnPage(request.headers, "application/octet-stream")) {
             out.answer = *refused;
-        else
-            planUpload(file, out);
+            return true;
+        }
+        if (out.claims.kind == ViewKind::Editor) {
+            // The editor saves over the version it opened, nothing else: If-Match names that
+            // version's SHA-256, checked against the file as it is now before anything is written
+            // (docs/protocol.md, "View kinds"). A file changed underneath is refused, not overwritten.
+            static const QRegularExpression version(QStringLiteral("^\"sha256:([0-9a-f]{64})\"$"));
+            const auto m = version.match(QString::fromLatin1(headerValue(request.headers, "if-match")));
+            if (!m.hasMatch()) {
+                out.answer = refusal(428, QStringLiteral("precondition_required"),
+                    QStringLiteral("the editor saves with If-Match: \"sha256:<the version it opened>\""));
+                return true;
+            }
+            out.unchangedFile = "/files/download?path=" + encoded(file);
+            out.unchangedSha256 = QByteArray::fromHex(m.captured(1).toLatin1());
+        }
+        planUpload(file, out);
         return true;
     }
     return false;

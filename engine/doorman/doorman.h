@@ -54,6 +54,9 @@ struct Admission
     // The terminal view's PTY relay: "{relay}" in upstreamTarget is its port in the sandbox, and
     // its secret goes with the request (docs/protocol.md, "The PTY relay").
     bool needsTerminalRelay = false;
+    // The editor's save: the file (a download target on execd) must still have this SHA-256.
+    QByteArray unchangedFile;
+    QByteArray unchangedSha256;
     QByteArray bodyPrefix; // the files view's upload: the multipart framing around the body
     QByteArray bodySuffix;
     bool dropBody = false; // the request body is not forwarded

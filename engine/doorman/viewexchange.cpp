@@ -2,6 +2,7 @@
 
 #include "upstreamexchange.h"
 
+#include <QCryptographicHash>
 #include <QLoggingCategory>
 
 Q_DECLARE_LOGGING_CATEGORY(lcDoorman)
@@ -80,8 +81,42 @@ void ViewExchange::onTarget(const Result<ViewTarget> &target)
     resolved(target.value());
 }
 
+void ViewExchange::checkUnchanged(const ViewTarget &target)
+{
+    const QByteArray file = std::exchange(m_admission.unchangedFile, {});
+    UpstreamCall::start(m_doorman->pool(), {target.host, target.port}, "GET", file,
+        {{"Host", hostHeader(target)}, {"X-EXECD-ACCESS-TOKEN", target.accessToken}}, {},
+        [this, life = life(), target](Result<UpstreamAnswer> answer) {
+            if (life.expired() || m_ended)
+                return;
+            std::optional<HttpResponse> refused;
+            if (!answer)
+                refused = Doorman::refusal(502, QStringLiteral("bad_gateway"), answer.error().message);
+            else if (answer.value().status == 404)
+                refused = Doorman::refusal(412, QStringLiteral("changed_on_disk"),
+                    QStringLiteral("the file was deleted since it was opened; nothing was saved"));
+            else if (answer.value().status != 200)
+                refused = Doorman::refusal(502, QStringLiteral("bad_gateway"),
+                    QStringLiteral("the sandbox answered %1 when the file was read").arg(answer.value().status));
+            else if (QCryptographicHash::hash(answer.value().body, QCryptographicHash::Sha256)
+                != m_admission.unchangedSha256)
+                refused = Doorman::refusal(412, QStringLiteral("changed_on_disk"),
+                    QStringLiteral("the file changed on disk since it was opened; nothing was saved"));
+            if (refused) {
+                m_down->respond(*refused);
+                end();
+                return;
+            }
+            resolved(target);
+        });
+}
+
 void ViewExchange::resolved(const ViewTarget &target)
 {
+    if (!m_admission.unchangedFile.isEmpty()) {
+        checkUnchanged(target);
+        return;
+    }
     if (!m_admission.needsTerminalSession) {
         m_target = target;
         maybeSend();

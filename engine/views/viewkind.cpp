@@ -11,6 +11,8 @@ QString viewKindName(ViewKind kind)
         return QStringLiteral("terminal");
     case ViewKind::Files:
         return QStringLiteral("files");
+    case ViewKind::Editor:
+        return QStringLiteral("editor");
     }
     return {};
 }
@@ -23,6 +25,8 @@ std::optional<ViewKind> viewKindFromName(QStringView name)
         return ViewKind::Terminal;
     if (name == u"files")
         return ViewKind::Files;
+    if (name == u"editor")
+        return ViewKind::Editor;
     return std::nullopt;
 }
 

@@ -82,6 +82,7 @@ private Q_SLOTS:
     void webSocketClosesWhenTokenExpires();
     void terminalView();
     void terminalPtyThroughTheRelay();
+    void editorView();
     void filesView();
     void execdRefusesWithoutItsToken();
     void tokensNeverLogged();
@@ -687,6 +688,65 @@ void tst_Doorman::terminalPtyThroughTheRelay()
     QSignalSpy foreignGone(foreign.get(), &QWebSocket::disconnected);
     QVERIFY(foreignGone.wait(10000));
     QVERIFY(foreign->state() != QAbstractSocket::ConnectedState);
+}
+
+// The editor view: its page and Ace's files by plain name only; saves go through only with
+// If-Match naming the SHA-256 of the file as it is now (412 when it changed, 428 without).
+void tst_Doorman::editorView()
+{
+    const QString root = QDir(m_files.path()).canonicalPath();
+    const QString view = QStringLiteral("v0000000000000000000000f5");
+    const QByteArray cookie = m_f.open(view, ViewKind::Editor, 0);
+    QVERIFY(!cookie.isEmpty());
+    const RawAnswer page = get(view, cookie, "/");
+    QCOMPARE(page.status, 200);
+    QVERIFY(page.body.contains("/_view/assets/ace/ace.js"));
+    QCOMPARE(get(view, cookie, "/_view/assets/ace/ace.js").status, 200);
+    const RawAnswer mode = get(view, cookie, "/_view/assets/ace/mode-python.js");
+    QCOMPARE(mode.status, 200);
+    QVERIFY(mode.header("content-type").startsWith("text/javascript"));
+    for (const QByteArray &missing : {QByteArray("/_view/assets/ace/mode-nosuch.js"),
+             QByteArray("/_view/assets/ace/ACE.JS"), QByteArray("/_view/assets/ace/sub/ace.js"),
+             QByteArray("/_view/assets/xterm.js")})
+        QCOMPARE(get(view, cookie, missing).status, 404);
+    QCOMPARE(get(view, cookie, "/_view/assets/ace/..%2Fterminal.js").status, 400); // an encoded slash: ambiguous
+
+    const QString file = root + QStringLiteral("/edited.py");
+    QFile onDisk(file);
+    QVERIFY(onDisk.open(QIODevice::WriteOnly));
+    onDisk.write("print(1)\n");
+    onDisk.close();
+    const QByteArray path = QUrl::toPercentEncoding(file);
+    const auto put = [&](const QByteArray &content, const QByteArray &ifMatch) {
+        return exchange(m_f.doorPort,
+            "PUT /_view/files/upload?path=" + path + " HTTP/1.1\r\nHost: " + m_f.host(view) + "\r\nCookie: " + cookie
+                + "\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/octet-stream\r\n"
+                + (ifMatch.isEmpty() ? QByteArray() : "If-Match: " + ifMatch + "\r\n")
+                + "Content-Length: " + QByteArray::number(content.size()) + "\r\n\r\n" + content);
+    };
+    const auto version = [](const QByteArray &content) -> QByteArray {
+        return "\"sha256:" + QCryptographicHash::hash(content, QCryptographicHash::Sha256).toHex() + '"';
+    };
+    const auto contentNow = [&] {
+        QFile f(file);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("(unreadable)");
+    };
+    const RawAnswer opened = get(view, cookie, "/_view/files/download?path=" + path);
+    QCOMPARE(opened.body, QByteArray("print(1)\n"));
+    QCOMPARE(put("print(2)\n", {}).status, 428);
+    QCOMPARE(put("print(2)\n", "\"sha256:abc\"").status, 428);
+    QCOMPARE(contentNow(), QByteArray("print(1)\n"));
+    QCOMPARE(put("print(2)\n", version(opened.body)).status, 200);
+    QCOMPARE(contentNow(), QByteArray("print(2)\n"));
+    // Saved again over the version first opened: it changed since, refused, nothing written.
+    const RawAnswer stale = put("print(3)\n", version(opened.body));
+    QCOMPARE(stale.status, 412);
+    QVERIFY2(stale.body.contains("changed_on_disk"), stale.body.constData());
+    QCOMPARE(contentNow(), QByteArray("print(2)\n"));
+    // Deleted since: refused too, not written back.
+    QVERIFY(QFile::remove(file));
+    QCOMPARE(put("print(4)\n", version("print(2)\n")).status, 412);
+    QVERIFY(!QFile::exists(file));
 }
 
 void tst_Doorman::filesView()

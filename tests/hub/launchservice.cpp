@@ -204,7 +204,7 @@ void LaunchService::page(const HttpRequest &request, HttpReply reply)
                 const QString session = s.value(QStringLiteral("id")).toString();
                 const QString sandbox = s.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString();
                 // One form per session; the button pressed names the action (session.save,
-                // session.sync, session.changes over the tunnel; a terminal view).
+                // session.sync, session.changes over the tunnel; a terminal or editor view).
                 const auto button = [&session](const char *action, const QString &label, const QString &what) {
                     return QStringLiteral("<button name=action value=%1 aria-label=\"%3 %4\">%2</button> ")
                         .arg(QLatin1String(action), label, what, esc(session));
@@ -213,7 +213,8 @@ void LaunchService::page(const HttpRequest &request, HttpReply reply)
                     + button("sync", QStringLiteral("Sync"), QStringLiteral("Sync with main"))
                     + button("changes", QStringLiteral("Changes"), QStringLiteral("Show the changes of"));
                 if (sandbox == QLatin1String("running"))
-                    buttons += button("terminal", QStringLiteral("Terminal"), QStringLiteral("Open a terminal in"));
+                    buttons += button("terminal", QStringLiteral("Terminal"), QStringLiteral("Open a terminal in"))
+                        + button("editor", QStringLiteral("Editor"), QStringLiteral("Open the code editor in"));
                 body += QStringLiteral("<form method=post action=\"/sessions\">%1"
                                        "<input type=hidden name=server value=\"%2\">"
                                        "<input type=hidden name=session value=\"%3\">"
@@ -290,8 +291,9 @@ void LaunchService::post(const HttpRequest &request, HttpReply reply)
         });
         return;
     }
-    if (action == QLatin1String("terminal")) {
-        auto view = m_views.create(value("server"), value("session"), ViewKind::Terminal, 0);
+    if (action == QLatin1String("terminal") || action == QLatin1String("editor")) {
+        auto view = m_views.create(value("server"), value("session"),
+            action == QLatin1String("editor") ? ViewKind::Editor : ViewKind::Terminal, 0);
         auto url = view ? m_views.openUrl(view.value().value(QStringLiteral("view")).toString())
                         : Result<QUrl>(view.error());
         reply.send(url ? seeOther(url.value().toString(QUrl::FullyEncoded)) : back("problem", url.error().message));

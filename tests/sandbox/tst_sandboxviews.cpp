@@ -1,9 +1,11 @@
-// The terminal view's pseudo-terminal end to end (docs/protocol.md, "The PTY relay"): the real hub
-// mints a terminal view of a session a real `isolation-server up` runs in a sandbox of the stand-in
-// runtime on a real dockerd; headless Chromium opens it on the hub's preview origin, through the
-// tunnel and the doorman, to the relay the engine copied into the sandbox. In it `vi` edits a file
-// (which then is in the session's changes), Ctrl-C stops `sleep 100`, and a resize reaches
-// `stty size`. The relay's secret is on no command line and in no environment in the sandbox.
+// The views of a session's sandbox in a real browser, end to end: the real hub mints a view of a
+// session a real `isolation-server up` runs in a sandbox of the stand-in runtime on a real dockerd;
+// headless Chromium opens it on the hub's preview origin, through the tunnel and the doorman.
+// - The terminal's pseudo-terminal (docs/protocol.md, "The PTY relay"): `vi` edits a file (which
+//   then is in the session's changes), Ctrl-C stops `sleep 100`, and a resize reaches `stty size`.
+//   The relay's secret is on no command line and in no environment in the sandbox.
+// - The code editor: a file opened from the tree is highlighted as its language, edited and saved
+//   (then in the changes); a file changed on disk since it was opened is refused, not overwritten.
 #include "dockertestsupport.h"
 #include "runtimefixture.h"
 #include "sessionfixture.h"
@@ -17,15 +19,20 @@
 
 using namespace isolation::test;
 
-class tst_TerminalView final : public QObject
+class tst_SandboxViews final : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void viCtrlCAndResizeInTheBrowser();
+    void editorSavesAndRefusesAChangedFile();
 
 private:
+    // A session launched by the hub on the engine, and its sandbox's container; false on failure.
+    bool launch(const QString &workspace, QString *session, QString *container);
+    // Mints a view of `kind` and opens it in the browser (the token gone from the URL).
+    bool openView(const QString &session, const QString &kind);
     // Types into the terminal (WebDriver keys: \uE007 Enter, \uE00C Escape, \uE009 Control).
     bool type(const QString &keys);
     // Waits until a line of the terminal matches `pattern`; the lines when it does not.
@@ -37,7 +44,7 @@ private:
     WebDriver m_browser;
 };
 
-void tst_TerminalView::initTestCase()
+void tst_SandboxViews::initTestCase()
 {
     QString missing = RuntimeFixture::missing();
     if (missing.isEmpty())
@@ -77,7 +84,7 @@ void tst_TerminalView::initTestCase()
     QVERIFY2(m_browser.start(), qPrintable(m_browser.lastError()));
 }
 
-void tst_TerminalView::cleanupTestCase()
+void tst_SandboxViews::cleanupTestCase()
 {
     if (m_fx)
         m_fx->stopEngine(0);
@@ -85,7 +92,54 @@ void tst_TerminalView::cleanupTestCase()
     m_fx.reset();
 }
 
-bool tst_TerminalView::type(const QString &keys)
+bool tst_SandboxViews::launch(const QString &workspace, QString *session, QString *container)
+{
+    if (m_fx->createWorkspace(workspace).isEmpty())
+        return false;
+    QString out, err;
+    const int rc = m_fx->hub().admin({QStringLiteral("launch"), QStringLiteral("--server"), m_server,
+                                         QStringLiteral("--workspace"), workspace, QStringLiteral("--json")},
+        &out, &err);
+    if (rc != 0) {
+        qWarning().noquote() << "launch failed:" << err << m_fx->engineLog(0).right(3000);
+        return false;
+    }
+    *session = QJsonDocument::fromJson(out.toUtf8()).object().value(QStringLiteral("id")).toString();
+    const QJsonObject sessions = m_fx->cli(0, {QStringLiteral("sessions"), QStringLiteral("--json")}).json();
+    for (const QJsonValue s : sessions.value(QStringLiteral("sessions")).toArray()) {
+        if (s.toObject().value(QStringLiteral("id")).toString() != *session)
+            continue;
+        const QString sandbox = s.toObject().value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("id")).toString();
+        const QStringList found = containersWithLabel(QStringLiteral("io.isolation.standin.sandbox=") + sandbox);
+        if (found.size() == 1)
+            *container = found.first();
+    }
+    return !session->isEmpty() && !container->isEmpty();
+}
+
+bool tst_SandboxViews::openView(const QString &session, const QString &kind)
+{
+    QString out, err;
+    const int rc = m_fx->hub().admin(
+        {QStringLiteral("view"), session, QStringLiteral("--kind"), kind, QStringLiteral("--server"), m_server}, &out, &err);
+    if (rc != 0) {
+        qWarning().noquote() << "isolation-hub view:" << err;
+        return false;
+    }
+    const QUrl view(out.trimmed());
+    if (!m_browser.navigate(view)) {
+        qWarning().noquote() << m_browser.lastError();
+        return false;
+    }
+    return QTest::qWaitFor(
+        [&] {
+            const QUrl now = m_browser.currentUrl();
+            return now.host() == view.host() && !now.hasQuery();
+        },
+        30000);
+}
+
+bool tst_SandboxViews::type(const QString &keys)
 {
     if (m_browser.type(QStringLiteral(".xterm-helper-textarea"), keys))
         return true;
@@ -93,7 +147,7 @@ bool tst_TerminalView::type(const QString &keys)
     return false;
 }
 
-bool tst_TerminalView::waitForLine(const QRegularExpression &pattern, int ms, QStringList *lines)
+bool tst_SandboxViews::waitForLine(const QRegularExpression &pattern, int ms, QStringList *lines)
 {
     QStringList seen;
     const bool found = QTest::qWaitFor(
@@ -109,29 +163,11 @@ bool tst_TerminalView::waitForLine(const QRegularExpression &pattern, int ms, QS
     return found;
 }
 
-void tst_TerminalView::viCtrlCAndResizeInTheBrowser()
+void tst_SandboxViews::viCtrlCAndResizeInTheBrowser()
 {
-    QVERIFY(!m_fx->createWorkspace(QStringLiteral("typed")).isEmpty());
-    QString out, err;
-    int rc = m_fx->hub().admin({QStringLiteral("launch"), QStringLiteral("--server"), m_server,
-                                   QStringLiteral("--workspace"), QStringLiteral("typed"), QStringLiteral("--json")},
-        &out, &err);
-    QVERIFY2(rc == 0, qPrintable(err + m_fx->engineLog(0).right(3000)));
-    const QString session = QJsonDocument::fromJson(out.toUtf8()).object().value(QStringLiteral("id")).toString();
-    QVERIFY(!session.isEmpty());
-    rc = m_fx->hub().admin(
-        {QStringLiteral("view"), session, QStringLiteral("--kind"), QStringLiteral("terminal"), QStringLiteral("--server"),
-            m_server},
-        &out, &err);
-    QVERIFY2(rc == 0, qPrintable(err));
-    const QUrl view(out.trimmed());
-    QVERIFY2(m_browser.navigate(view), qPrintable(m_browser.lastError()));
-    QVERIFY(QTest::qWaitFor(
-        [&] {
-            const QUrl now = m_browser.currentUrl();
-            return now.host() == view.host() && !now.hasQuery();
-        },
-        30000));
+    QString session, container;
+    QVERIFY(launch(QStringLiteral("typed"), &session, &container));
+    QVERIFY(openView(session, QStringLiteral("terminal")));
 
     // The pseudo-terminal runs, and the page says so.
     QString mode;
@@ -174,18 +210,6 @@ void tst_TerminalView::viCtrlCAndResizeInTheBrowser()
     for (const QJsonValue f : changes.value(QStringLiteral("files")).toArray())
         files << f.toObject().value(QStringLiteral("path")).toString();
     QVERIFY2(files.contains(QStringLiteral("notes.txt")), QJsonDocument(changes).toJson().constData());
-    const QJsonObject inSession = m_fx->cli(0, {QStringLiteral("sessions"), QStringLiteral("--json")}).json();
-    QString container;
-    for (const QJsonValue s : inSession.value(QStringLiteral("sessions")).toArray()) {
-        if (s.toObject().value(QStringLiteral("id")).toString() == session) {
-            const QString sandbox
-                = s.toObject().value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("id")).toString();
-            const QStringList found = containersWithLabel(QStringLiteral("io.isolation.standin.sandbox=") + sandbox);
-            if (found.size() == 1)
-                container = found.first();
-        }
-    }
-    QVERIFY(!container.isEmpty());
     const Run content = docker({QStringLiteral("exec"), container, QStringLiteral("cat"), QStringLiteral("/workspace/notes.txt")});
     QCOMPARE(content.out.trimmed(), QByteArray("hello from vi"));
 
@@ -206,5 +230,76 @@ void tst_TerminalView::viCtrlCAndResizeInTheBrowser()
     QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
 }
 
-QTEST_GUILESS_MAIN(tst_TerminalView)
-#include "tst_terminalview.moc"
+void tst_SandboxViews::editorSavesAndRefusesAChangedFile()
+{
+    QString session, container;
+    QVERIFY(launch(QStringLiteral("edited"), &session, &container));
+    const auto inSandbox = [&](const QString &shell) {
+        return docker({QStringLiteral("exec"), container, QStringLiteral("sh"), QStringLiteral("-c"), shell});
+    };
+    QCOMPARE(inSandbox(QStringLiteral("printf 'def main():\\n    print(1)\\n' > /workspace/app.py")).exitCode, 0);
+    QVERIFY(openView(session, QStringLiteral("editor")));
+
+    // The tree lists the file; a click opens it, highlighted as Python.
+    const QString link = QStringLiteral("a[data-path=\"/workspace/app.py\"]");
+    QVERIFY(QTest::qWaitFor(
+        [&] { return m_browser.execute(QStringLiteral("return !!document.querySelector(arguments[0])"), {link}).toBool(); },
+        20000));
+    m_browser.execute(QStringLiteral("document.querySelector(arguments[0]).click()"), {link});
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return m_browser.execute(QStringLiteral("return isolationEditor.editor.getValue()")).toString()
+                == QLatin1String("def main():\n    print(1)\n");
+        },
+        20000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return m_browser.execute(QStringLiteral("return isolationEditor.editor.session.getMode().$id")).toString()
+                == QLatin1String("ace/mode/python");
+        },
+        20000));
+    // Highlighted: the keyword is drawn as one.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return m_browser.execute(QStringLiteral(
+                "return [...document.querySelectorAll('.ace_keyword')].some(e => e.textContent === 'def')")).toBool();
+        },
+        10000));
+
+    // Typed at the top, saved with the button: in the sandbox, and in the session's changes.
+    QVERIFY(m_browser.type(QStringLiteral(".ace_text-input"), QStringLiteral("# edited in the browser\uE007")));
+    m_browser.execute(QStringLiteral("document.getElementById('save').click()"));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return m_browser.execute(QStringLiteral("return document.getElementById('status').textContent")).toString() == QLatin1String("Saved"); },
+        20000));
+    QCOMPARE(inSandbox(QStringLiteral("cat /workspace/app.py")).out,
+        QByteArray("# edited in the browser\ndef main():\n    print(1)\n"));
+    const QJsonObject changes = m_fx->cli(0, {QStringLiteral("changes"), session, QStringLiteral("--json")}).json();
+    QStringList files;
+    for (const QJsonValue f : changes.value(QStringLiteral("files")).toArray())
+        files << f.toObject().value(QStringLiteral("path")).toString();
+    QVERIFY2(files.contains(QStringLiteral("app.py")), QJsonDocument(changes).toJson().constData());
+
+    // Changed underneath (an agent wrote it): the next save is refused and the file is as the agent left it.
+    QCOMPARE(inSandbox(QStringLiteral("echo 'written by the agent' > /workspace/app.py")).exitCode, 0);
+    QVERIFY(m_browser.type(QStringLiteral(".ace_text-input"), QStringLiteral("# second edit\uE007")));
+    m_browser.execute(QStringLiteral("document.getElementById('save').click()"));
+    QString said;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     said = m_browser.execute(QStringLiteral("return document.getElementById('status').textContent")).toString();
+                     return said.startsWith(QLatin1String("Not saved"));
+                 },
+                 20000),
+        qPrintable(said));
+    QVERIFY2(said.contains(QLatin1String("changed on disk")), qPrintable(said));
+    QCOMPARE(inSandbox(QStringLiteral("cat /workspace/app.py")).out, QByteArray("written by the agent\n"));
+    // The edits are still in the editor.
+    QVERIFY(m_browser.execute(QStringLiteral("return isolationEditor.editor.getValue()")).toString().contains(
+        QLatin1String("# second edit")));
+
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
+}
+
+QTEST_GUILESS_MAIN(tst_SandboxViews)
+#include "tst_sandboxviews.moc"
