@@ -434,6 +434,8 @@ bool Doorman::planFiles(const DoorRequest &request, const ViewPath &path, Admiss
             }
             out.unchangedFile = "/files/download?path=" + encoded(file);
             out.unchangedSha256 = QByteArray::fromHex(m.captured(1).toLatin1());
+            out.modeListing = "/directories/list?path=" + encoded(file.section(QLatin1Char('/'), 0, -2)) + "&depth=1";
+            out.modePath = file;
         }
         planUpload(file, out);
         return true;

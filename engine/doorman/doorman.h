@@ -57,6 +57,9 @@ struct Admission
     // The editor's save: the file (a download target on execd) must still have this SHA-256.
     QByteArray unchangedFile;
     QByteArray unchangedSha256;
+    // ... and it keeps its mode: the directory listing (on execd) that says it, and its path there.
+    QByteArray modeListing;
+    QString modePath;
     QByteArray bodyPrefix; // the files view's upload: the multipart framing around the body
     QByteArray bodySuffix;
     bool dropBody = false; // the request body is not forwarded

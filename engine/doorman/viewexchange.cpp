@@ -3,6 +3,9 @@
 #include "upstreamexchange.h"
 
 #include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLoggingCategory>
 
 Q_DECLARE_LOGGING_CATEGORY(lcDoorman)
@@ -106,6 +109,36 @@ void ViewExchange::checkUnchanged(const ViewTarget &target)
                 m_down->respond(*refused);
                 end();
                 return;
+            }
+            keepMode(target);
+        });
+}
+
+void ViewExchange::keepMode(const ViewTarget &target)
+{
+    const QByteArray listing = std::exchange(m_admission.modeListing, {});
+    UpstreamCall::start(m_doorman->pool(), {target.host, target.port}, "GET", listing,
+        {{"Host", hostHeader(target)}, {"X-EXECD-ACCESS-TOKEN", target.accessToken}}, {},
+        [this, life = life(), target](Result<UpstreamAnswer> answer) {
+            if (life.expired() || m_ended)
+                return;
+            // The upload's metadata says mode 644 (planUpload); the file's own mode replaces it,
+            // so a script saved in the editor stays executable. Unknown: 644 stays.
+            int mode = 0;
+            if (answer && answer.value().status == 200) {
+                for (const QJsonValue e : QJsonDocument::fromJson(answer.value().body).array()) {
+                    if (e.toObject().value(QStringLiteral("path")).toString() == m_admission.modePath)
+                        mode = e.toObject().value(QStringLiteral("mode")).toInt();
+                }
+            }
+            const QString digits = QString::number(mode);
+            const bool octal = mode > 0 && mode <= 777 && !digits.contains(QLatin1Char('8'))
+                && !digits.contains(QLatin1Char('9')) && (mode / 100) % 10 >= 4;
+            if (octal && mode != 644) {
+                const QByteArray from = "\"mode\":644";
+                const qsizetype at = m_admission.bodyPrefix.indexOf(from);
+                if (at >= 0)
+                    m_admission.bodyPrefix.replace(at, from.size(), QByteArray("\"mode\":" + digits.toLatin1()));
             }
             resolved(target);
         });

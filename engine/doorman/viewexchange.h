@@ -66,6 +66,7 @@ private:
     void resolved(const ViewTarget &target);
     // The editor's save: goes on only while the file is still the version the page opened.
     void checkUnchanged(const ViewTarget &target);
+    void keepMode(const ViewTarget &target);
     void maybeSend();
     void send(const ViewTarget &target, const QByteArray &terminalSession);
     void upstreamHead() override;

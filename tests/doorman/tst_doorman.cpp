@@ -8,6 +8,7 @@
 #include "doorman/terminalrelays.h"
 
 #include <QCryptographicHash>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -736,8 +737,13 @@ void tst_Doorman::editorView()
     QCOMPARE(put("print(2)\n", {}).status, 428);
     QCOMPARE(put("print(2)\n", "\"sha256:abc\"").status, 428);
     QCOMPARE(contentNow(), QByteArray("print(1)\n"));
+    // An executable script stays one (the files view's uploads write 644).
+    QVERIFY(QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup
+            | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther));
     QCOMPARE(put("print(2)\n", version(opened.body)).status, 200);
     QCOMPARE(contentNow(), QByteArray("print(2)\n"));
+    QVERIFY(QFileInfo(file).permissions().testFlag(QFile::ExeOwner));
+    QVERIFY(QFileInfo(file).permissions().testFlag(QFile::ExeOther));
     // Saved again over the version first opened: it changed since, refused, nothing written.
     const RawAnswer stale = put("print(3)\n", version(opened.body));
     QCOMPARE(stale.status, 412);
