@@ -29,6 +29,9 @@ isolation-tray --version
 { isolation-tray 2>&1 || true; } | grep 'needs a desktop session' >/dev/null # no display here: a clear message, not a crash
 test -x /usr/bin/isolation-tray
 test -x /usr/libexec/isolation/isolation-keychain # the engine runs it for the desktop keychain
+# the engine copies it into sandboxes for the terminal views: static, it runs in any image
+test -x /usr/libexec/isolation/isolation-pty-relay
+if ldd /usr/libexec/isolation/isolation-pty-relay >/dev/null 2>&1; then echo "isolation-pty-relay is not static"; exit 1; fi
 # The headless programs allocate with tcmalloc (docs/architecture.md, "The data plane"); its
 # library came with the package's dependencies.
 for prog in isolation-server isolation-hub; do
