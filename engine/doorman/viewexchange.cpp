@@ -84,64 +84,65 @@ void ViewExchange::onTarget(const Result<ViewTarget> &target)
     resolved(target.value());
 }
 
+void ViewExchange::askExecd(
+    const ViewTarget &target, const QByteArray &get, std::function<void(Result<UpstreamAnswer>)> done)
+{
+    UpstreamCall::start(m_doorman->pool(), {target.host, target.port}, "GET", get,
+        {{"Host", hostHeader(target)}, {"X-EXECD-ACCESS-TOKEN", target.accessToken}}, {},
+        [this, life = life(), done = std::move(done)](Result<UpstreamAnswer> answer) {
+            if (!life.expired() && !m_ended)
+                done(std::move(answer));
+        });
+}
+
 void ViewExchange::checkUnchanged(const ViewTarget &target)
 {
-    const QByteArray file = std::exchange(m_admission.unchangedFile, {});
-    UpstreamCall::start(m_doorman->pool(), {target.host, target.port}, "GET", file,
-        {{"Host", hostHeader(target)}, {"X-EXECD-ACCESS-TOKEN", target.accessToken}}, {},
-        [this, life = life(), target](Result<UpstreamAnswer> answer) {
-            if (life.expired() || m_ended)
-                return;
-            std::optional<HttpResponse> refused;
-            if (!answer)
-                refused = Doorman::refusal(502, QStringLiteral("bad_gateway"), answer.error().message);
-            else if (answer.value().status == 404)
-                refused = Doorman::refusal(412, QStringLiteral("changed_on_disk"),
-                    QStringLiteral("the file was deleted since it was opened; nothing was saved"));
-            else if (answer.value().status != 200)
-                refused = Doorman::refusal(502, QStringLiteral("bad_gateway"),
-                    QStringLiteral("the sandbox answered %1 when the file was read").arg(answer.value().status));
-            else if (QCryptographicHash::hash(answer.value().body, QCryptographicHash::Sha256)
-                != m_admission.unchangedSha256)
-                refused = Doorman::refusal(412, QStringLiteral("changed_on_disk"),
-                    QStringLiteral("the file changed on disk since it was opened; nothing was saved"));
-            if (refused) {
-                m_down->respond(*refused);
-                end();
-                return;
-            }
-            keepMode(target);
-        });
+    askExecd(target, std::exchange(m_admission.unchangedFile, {}), [this, target](Result<UpstreamAnswer> answer) {
+        std::optional<HttpResponse> refused;
+        if (!answer)
+            refused = Doorman::refusal(502, QStringLiteral("bad_gateway"), answer.error().message);
+        else if (answer.value().status == 404)
+            refused = Doorman::refusal(412, QStringLiteral("changed_on_disk"),
+                QStringLiteral("the file was deleted since it was opened; nothing was saved"));
+        else if (answer.value().status != 200)
+            refused = Doorman::refusal(502, QStringLiteral("bad_gateway"),
+                QStringLiteral("the sandbox answered %1 when the file was read").arg(answer.value().status));
+        else if (QCryptographicHash::hash(answer.value().body, QCryptographicHash::Sha256)
+            != m_admission.unchangedSha256)
+            refused = Doorman::refusal(412, QStringLiteral("changed_on_disk"),
+                QStringLiteral("the file changed on disk since it was opened; nothing was saved"));
+        if (refused) {
+            m_down->respond(*refused);
+            end();
+            return;
+        }
+        keepMode(target);
+    });
 }
 
 void ViewExchange::keepMode(const ViewTarget &target)
 {
-    const QByteArray listing = std::exchange(m_admission.modeListing, {});
-    UpstreamCall::start(m_doorman->pool(), {target.host, target.port}, "GET", listing,
-        {{"Host", hostHeader(target)}, {"X-EXECD-ACCESS-TOKEN", target.accessToken}}, {},
-        [this, life = life(), target](Result<UpstreamAnswer> answer) {
-            if (life.expired() || m_ended)
-                return;
-            // The upload's metadata says mode 644 (planUpload); the file's own mode replaces it,
-            // so a script saved in the editor stays executable. Unknown: 644 stays.
-            int mode = 0;
-            if (answer && answer.value().status == 200) {
-                for (const QJsonValue e : QJsonDocument::fromJson(answer.value().body).array()) {
-                    if (e.toObject().value(QStringLiteral("path")).toString() == m_admission.modePath)
-                        mode = e.toObject().value(QStringLiteral("mode")).toInt();
-                }
+    askExecd(target, std::exchange(m_admission.modeListing, {}), [this, target](Result<UpstreamAnswer> answer) {
+        // The upload's metadata says mode 644 (planUpload); the file's own mode replaces it,
+        // so a script saved in the editor stays executable. Unknown: 644 stays.
+        int mode = 0;
+        if (answer && answer.value().status == 200) {
+            for (const QJsonValue e : QJsonDocument::fromJson(answer.value().body).array()) {
+                if (e.toObject().value(QStringLiteral("path")).toString() == m_admission.modePath)
+                    mode = e.toObject().value(QStringLiteral("mode")).toInt();
             }
-            const QString digits = QString::number(mode);
-            const bool octal = mode > 0 && mode <= 777 && !digits.contains(QLatin1Char('8'))
-                && !digits.contains(QLatin1Char('9')) && (mode / 100) % 10 >= 4;
-            if (octal && mode != 644) {
-                const QByteArray from = "\"mode\":644";
-                const qsizetype at = m_admission.bodyPrefix.indexOf(from);
-                if (at >= 0)
-                    m_admission.bodyPrefix.replace(at, from.size(), QByteArray("\"mode\":" + digits.toLatin1()));
-            }
-            resolved(target);
-        });
+        }
+        const QString digits = QString::number(mode);
+        const bool octal = mode > 0 && mode <= 777 && !digits.contains(QLatin1Char('8'))
+            && !digits.contains(QLatin1Char('9')) && (mode / 100) % 10 >= 4;
+        if (octal && mode != 644) {
+            const QByteArray from = "\"mode\":644";
+            const qsizetype at = m_admission.bodyPrefix.indexOf(from);
+            if (at >= 0)
+                m_admission.bodyPrefix.replace(at, from.size(), QByteArray("\"mode\":" + digits.toLatin1()));
+        }
+        resolved(target);
+    });
 }
 
 void ViewExchange::resolved(const ViewTarget &target)
@@ -195,7 +196,8 @@ void ViewExchange::send(const ViewTarget &target, const QByteArray &terminalSess
     if (m_admission.needsTerminalSession)
         path.replace("{session}", terminalSession);
 
-    m_up.reset(new UpstreamExchange(m_doorman->pool(), {target.host, target.port}, this)); // `this` as its listener: a private base
+    m_up.reset(new UpstreamExchange(
+        m_doorman->pool(), {target.host, target.port}, this)); // `this` as its listener: a private base
     const qint64 extra = m_admission.bodyPrefix.size() + m_admission.bodySuffix.size();
     UpstreamExchange::Body kind = UpstreamExchange::Body::None;
     qint64 length = 0;
@@ -359,7 +361,8 @@ void ViewExchanges::retire(ViewExchange *e)
     m_retired.push_back(e);
     if (!m_reapQueued) {
         m_reapQueued = true;
-        QMetaObject::invokeMethod(m_context, [this] { reap(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_context, [this] { reap(); }, Qt::QueuedConnection);
     }
 }
 

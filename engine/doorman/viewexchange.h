@@ -8,6 +8,7 @@
 
 #include <QObject>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -65,6 +66,8 @@ private:
     void onTarget(const Result<ViewTarget> &target);
     void resolved(const ViewTarget &target);
     // The editor's save: goes on only while the file is still the version the page opened.
+    // A GET of the doorman's own on the target's execd; `done` runs only while this exchange lives.
+    void askExecd(const ViewTarget &target, const QByteArray &get, std::function<void(Result<UpstreamAnswer>)> done);
     void checkUnchanged(const ViewTarget &target);
     void keepMode(const ViewTarget &target);
     void maybeSend();

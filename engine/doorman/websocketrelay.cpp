@@ -103,7 +103,7 @@ void WebSocketRelay::handshake()
             }
             QByteArray path = self->m_admission.upstreamTarget;
             path.replace("{relay}", QByteArray::number(relay.value().port));
-            self->m_relaySecret = true;
+            self->m_toRelay = true;
             self->connectUpstream(t, path, {{"X-Isolation-Relay-Secret", relay.value().secret}});
         });
     });
@@ -130,7 +130,7 @@ void WebSocketRelay::connectUpstream(const ViewTarget &t, const QByteArray &path
 // the next WebSocket of the view starts a new relay.
 void WebSocketRelay::forgetRelay()
 {
-    if (m_relaySecret)
+    if (m_toRelay)
         m_doorman->terminalRelays()->forget(m_admission.claims.viewId);
 }
 

@@ -62,7 +62,7 @@ private:
     QByteArray m_sandboxRest;
     QTimer m_expiry;
     bool m_closed = false;
-    bool m_relaySecret = false; // the upstream is the view's PTY relay
+    bool m_toRelay = false; // the upstream is the view's PTY relay
 };
 
 } // namespace isolation
