@@ -276,6 +276,7 @@ void Engine::startDoorman()
     o.ptyRelayProgram = QDir::cleanPath(
         QCoreApplication::applicationDirPath() + QLatin1Char('/') + QStringLiteral(ISOLATION_PTY_RELAY_FROM_BIN));
     m_doorman = std::make_unique<Doorman>(o, m_clock, m_sandboxes.get());
+    m_doorman->setAgents(m_sandboxes.get());
     // A view token opens a view once, across restarts too (docs/formats.md, "Used view-token nonces").
     if (auto kept = m_doorman->sessions().keepUsedNoncesIn(
             m_paths.dataDir() + QStringLiteral("/used-view-nonces.json"), m_clock.unixSeconds());

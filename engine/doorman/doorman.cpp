@@ -356,6 +356,7 @@ Admission Doorman::plan(
     case ViewKind::Terminal:
     case ViewKind::Files:
     case ViewKind::Editor:
+    case ViewKind::Agent:
         break;
     }
     if (request.websocket && claims.kind == ViewKind::Terminal && path.decodedPath == "/_view/terminal/pty") {
@@ -385,11 +386,53 @@ Admission Doorman::plan(
         out.needsTerminalSession = true;
         return out;
     }
+    if (claims.kind == ViewKind::Agent && p.startsWith("/_view/agent/") && planAgent(request, path, out))
+        return out;
     if ((claims.kind == ViewKind::Files || claims.kind == ViewKind::Editor) && p.startsWith("/_view/files/")
         && planFiles(request, path, out))
         return out;
     out.answer = refusal(404, QStringLiteral("not_found"), QStringLiteral("no such page in this view"));
     return out;
+}
+
+bool Doorman::planAgent(const DoorRequest &request, const ViewPath &path, Admission &out) const
+{
+    const QByteArray &p = path.decodedPath;
+    if (p == "/_view/agent/events") {
+        if (request.method != "GET") {
+            out.answer = refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("GET only"));
+            return true;
+        }
+        // Read by this view's own page only: the transcript is the agent's whole output.
+        if (!HeaderPolicy::fromSameOrigin(request.headers)) {
+            out.answer = refusal(403, QStringLiteral("forbidden"),
+                QStringLiteral("only this view's own page may do this (Sec-Fetch-Site: same-origin)"));
+            return true;
+        }
+        bool ok = false;
+        const QByteArray after = queryValue(path.query, QStringLiteral("after"));
+        out.agentAfter = after.isEmpty() ? 0 : after.toULongLong(&ok);
+        if (!after.isEmpty() && !ok) {
+            out.answer = refusal(400, QStringLiteral("bad_request"), QStringLiteral("after is a number"));
+            return true;
+        }
+        out.agentCall = Admission::AgentCall::Events;
+        out.dropBody = true;
+        return true;
+    }
+    if (p == "/_view/agent/input") {
+        if (request.method != "POST") {
+            out.answer = refusal(405, QStringLiteral("method_not_allowed"), QStringLiteral("POST only"));
+            return true;
+        }
+        if (auto refused = refuseUnlessOwnPage(request.headers, "application/json")) {
+            out.answer = *refused;
+            return true;
+        }
+        out.agentCall = Admission::AgentCall::Input;
+        return true;
+    }
+    return false;
 }
 
 bool Doorman::planFiles(const DoorRequest &request, const ViewPath &path, Admission &out) const

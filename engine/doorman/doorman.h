@@ -4,6 +4,7 @@
 // scope, strips credentials and hop-by-hop headers, and forwards to the sandbox's execd.
 #pragma once
 
+#include "views/agentviews.h"
 #include "core/clock.h"
 #include "core/result.h"
 #include "headerpolicy.h"
@@ -60,6 +61,10 @@ struct Admission
     // ... and it keeps its mode: the directory listing (on execd) that says it, and its path there.
     QByteArray modeListing;
     QString modePath;
+    // The agent view's calls, answered from the engine (Doorman::agents()), not by execd.
+    enum class AgentCall { None, Events, Input };
+    AgentCall agentCall = AgentCall::None;
+    quint64 agentAfter = 0; // Events: the last entry the page has
     QByteArray bodyPrefix; // the files view's upload: the multipart framing around the body
     QByteArray bodySuffix;
     bool dropBody = false; // the request body is not forwarded
@@ -99,6 +104,9 @@ public:
     const Options &options() const { return m_options; }
     const Clock &clock() const { return m_clock; }
     ViewTargetResolver *targets() const { return m_targets; }
+    // Where the agent views' transcripts come from; null: agent views get 503.
+    AgentViewSource *agents() const { return m_agents; }
+    void setAgents(AgentViewSource *agents) { m_agents = agents; }
     UpstreamPool *pool() const { return m_pool; }
     ViewSessions &sessions() { return m_sessions; }
 
@@ -125,6 +133,8 @@ private:
         const DoorRequest &request, const ViewClaims &claims, const ViewPath &path, const QByteArray &viewCookie);
     // A files view's request (/_view/files/...) planned into `out`: false when it names no page.
     bool planFiles(const DoorRequest &request, const ViewPath &path, Admission &out) const;
+    // The agent view's calls (/_view/agent/...): false when it names none.
+    bool planAgent(const DoorRequest &request, const ViewPath &path, Admission &out) const;
     Admission exchangePage(const ViewPath &path, const QByteArray &cookie, const ViewClaims &claims);
 
     Options m_options;
@@ -133,6 +143,7 @@ private:
     mutable QString m_lastViewId;
     const Clock &m_clock;
     ViewTargetResolver *m_targets;
+    AgentViewSource *m_agents = nullptr;
     UpstreamPool *m_pool;
     TerminalRelays *m_relays;
     ViewSessions m_sessions;

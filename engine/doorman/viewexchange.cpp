@@ -61,6 +61,10 @@ std::weak_ptr<char> ViewExchange::life()
 
 void ViewExchange::start()
 {
+    if (m_admission.agentCall != Admission::AgentCall::None) {
+        agentStart();
+        return;
+    }
     // Known at once for a running sandbox: no callback to allocate.
     if (auto now = m_doorman->targets()->resolveNow(m_admission.claims.sessionId)) {
         onTarget(*now);
@@ -229,6 +233,12 @@ void ViewExchange::requestBody(QByteArrayView piece)
         return;
     }
     m_pending.append(piece.data(), piece.size());
+    if (m_admission.agentCall == Admission::AgentCall::Input) {
+        if (m_pending.size() > kMaxAgentInputBody)
+            agentRespond(Doorman::refusal(413, QStringLiteral("too_large"),
+                QStringLiteral("an input to the agent is at most %1 bytes").arg(kMaxAgentInputBody)));
+        return;
+    }
     maybeSend();
 }
 
@@ -237,6 +247,10 @@ void ViewExchange::requestBodyEnd()
     if (m_bodyEnded)
         return;
     m_bodyEnded = true;
+    if (m_admission.agentCall == Admission::AgentCall::Input) {
+        agentInput();
+        return;
+    }
     if (m_up) {
         if (!m_admission.bodySuffix.isEmpty())
             m_up->writeBody(m_admission.bodySuffix);

@@ -79,6 +79,15 @@ private:
     void upstreamBodyWritten() override;
     void pump();
     void end();
+    // The agent view's calls, answered from Doorman::agents() (viewexchange_agent.cpp): the
+    // events as a long poll (answered at the first new entry, or empty after kAgentPollMs), the
+    // input once its body is all there.
+    static constexpr int kAgentPollMs = 20000;
+    static constexpr qsizetype kMaxAgentInputBody = 64 * 1024;
+    void agentStart();
+    void agentEvents(bool waited);
+    void agentInput();
+    void agentRespond(const HttpResponse &response);
     // For a callback that may come after the exchange went: expired then.
     std::weak_ptr<char> life();
 
@@ -101,6 +110,9 @@ private:
     bool m_headSent = false;
     bool m_ended = false;
     bool m_upstreamFinished = false;
+    std::unique_ptr<QObject> m_agentWait; // the agent events' long poll: the context of its callbacks
+    QMetaObject::Connection m_agentWatch;
+    bool m_agentInputTaken = false;
 };
 
 // The exchanges of one front door. A retired one goes on the next turn of the loop (one queued

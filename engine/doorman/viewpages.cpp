@@ -26,6 +26,11 @@ constexpr Asset kEditor[] = {
     {"/_view/assets/editor.js", ":/isolation/views/editor.js", "text/javascript; charset=utf-8"},
     {"/_view/assets/view.css", ":/isolation/views/view.css", "text/css; charset=utf-8"},
 };
+constexpr Asset kAgent[] = {
+    {"/", ":/isolation/views/agent.html", "text/html; charset=utf-8"},
+    {"/_view/assets/agent.js", ":/isolation/views/agent.js", "text/javascript; charset=utf-8"},
+    {"/_view/assets/view.css", ":/isolation/views/view.css", "text/css; charset=utf-8"},
+};
 constexpr Asset kFiles[] = {
     {"/", ":/isolation/views/files.html", "text/html; charset=utf-8"},
     {"/_view/assets/files.js", ":/isolation/views/files.js", "text/javascript; charset=utf-8"},
@@ -48,6 +53,7 @@ std::optional<HttpResponse> ViewPages::answer(ViewKind kind, const QByteArray &m
     const Asset *asset = kind == ViewKind::Terminal ? find(kTerminal)
         : kind == ViewKind::Files                   ? find(kFiles)
         : kind == ViewKind::Editor                  ? find(kEditor)
+        : kind == ViewKind::Agent                   ? find(kAgent)
                                                     : nullptr;
     QString resource = asset ? QString::fromLatin1(asset->resource) : QString();
     const char *type = asset ? asset->type : "text/javascript; charset=utf-8";

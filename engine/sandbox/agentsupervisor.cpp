@@ -14,6 +14,7 @@ AgentSupervisor::AgentSupervisor(ExecdClient *execd, AgentSpec spec, const Secre
     , m_execd(execd)
     , m_spec(std::move(spec))
     , m_secrets(secrets)
+    , m_clock(clock)
     , m_timer(timer)
     , m_policy(policy)
     , m_backoff(policy.backoff, clock, policy.random01)
@@ -42,7 +43,98 @@ QString AgentSupervisor::commandId() const
 
 QStringList AgentSupervisor::recentLines() const
 {
-    return QStringList(m_recent.begin(), m_recent.end());
+    QStringList lines;
+    for (const AgentEntry &e : m_recent) {
+        if (e.kind == AgentEntry::Kind::Out)
+            lines << QStringLiteral("out: ") + e.text;
+        else if (e.kind == AgentEntry::Kind::Err)
+            lines << QStringLiteral("err: ") + e.text;
+    }
+    return lines;
+}
+
+QList<AgentEntry> AgentSupervisor::entriesAfter(quint64 after) const
+{
+    // Seqs are consecutive: the first one wanted is found by arithmetic, not by a search.
+    QList<AgentEntry> out;
+    if (m_recent.empty() || after >= m_recent.back().seq)
+        return out;
+    const quint64 first = m_recent.front().seq;
+    for (auto it = m_recent.begin() + qsizetype(after >= first ? after - first + 1 : 0); it != m_recent.end(); ++it)
+        out.append(*it);
+    return out;
+}
+
+AgentViewState AgentSupervisor::view(quint64 after) const
+{
+    AgentViewState v;
+    v.state = agentStateName(m_state);
+    v.reason = m_reason;
+    v.runs = m_runs;
+    v.restarts = restarts();
+    v.lastExitCode = m_lastExitCode;
+    v.lastSeq = lastSeq();
+    const QList<AgentEntry> entries = entriesAfter(after);
+    v.truncated = !entries.isEmpty() && entries.first().seq > after + 1;
+    v.entries.reserve(entries.size());
+    for (const AgentEntry &e : entries) {
+        static const QString kinds[]
+            = {QStringLiteral("out"), QStringLiteral("err"), QStringLiteral("in"), QStringLiteral("state")};
+        v.entries.append(AgentViewEntry {e.seq, e.run, kinds[int(e.kind)], e.text, e.atMs});
+    }
+    return v;
+}
+
+void AgentSupervisor::record(AgentEntry::Kind kind, const QString &text)
+{
+    m_recent.push_back(AgentEntry {m_nextSeq++, m_runs, kind, text, m_clock.unixSeconds() * 1000});
+    while (m_recent.size() > size_t(qMax(1, m_policy.keptLines)))
+        m_recent.pop_front();
+    Q_EMIT entryAdded(m_recent.back());
+}
+
+void AgentSupervisor::sendInput(const QString &text, std::function<void(Result<void, SandboxError>)> done)
+{
+    if (m_state != AgentState::Running) {
+        done(SandboxError::refused(
+            QStringLiteral("the agent is %1, not running: nothing reads its input now").arg(agentStateName(m_state))));
+        return;
+    }
+    if (text.contains(QChar(0)) || text.toUtf8().size() > m_policy.maxInputBytes) {
+        done(SandboxError::refused(
+            QStringLiteral("an input holds no NUL and at most %1 bytes").arg(m_policy.maxInputBytes)));
+        return;
+    }
+    // The text goes in the command's environment, not in the command: nothing in it is ever
+    // interpreted by a shell. Opened read-write, the FIFO never blocks the open, and execd's
+    // timeout ends a write that a full pipe (an agent that does not read) would hold up.
+    const QString command
+        = QStringLiteral("__in='%1'; [ -p \"$__in\" ] || { echo 'the agent has no input FIFO' >&2; exit 3; }; "
+                         "printf '%s\\n' \"$ISOLATION_AGENT_INPUT\" 1<>\"$__in\"")
+              .arg(m_spec.inputFifo);
+    const CommandRequest request {command, m_spec.cwd, {{QStringLiteral("ISOLATION_AGENT_INPUT"), text}}, 10000};
+    // In the transcript before the agent can answer it; a failure is recorded after it.
+    record(AgentEntry::Kind::In, text);
+    QPointer<AgentSupervisor> self(this);
+    m_execd->runCommand(request, [self, done = std::move(done)](Result<CommandOutput, ExecdError> r) {
+        if (!self)
+            return;
+        const auto failed = [&self, &done](const SandboxError &e) {
+            self->record(AgentEntry::Kind::State, e.message);
+            done(e);
+        };
+        if (!r) {
+            failed(SandboxError::unavailable(
+                QStringLiteral("the input did not reach the agent: %1").arg(r.error().message)));
+            return;
+        }
+        if (r.value().exitCode != 0) {
+            failed(SandboxError::failed(QStringLiteral("the input did not reach the agent: %1")
+                                            .arg(QString::fromUtf8(r.value().stdErr).trimmed())));
+            return;
+        }
+        done({});
+    });
 }
 
 void AgentSupervisor::start()
@@ -101,24 +193,34 @@ void AgentSupervisor::checkAdopted()
             return;
         }
         // execd does not know it (the sandbox was restarted): it ended, how is unknown.
-        self->ended(-1, ExecdError {ExecdError::Code::Unreachable, 0,
-                            QStringLiteral("execd no longer knows run %1").arg(id)});
+        self->ended(
+            -1, ExecdError {ExecdError::Code::Unreachable, 0, QStringLiteral("execd no longer knows run %1").arg(id)});
     });
 }
 
 void AgentSupervisor::launch()
 {
     CommandRequest request {m_spec.command, m_spec.cwd, m_spec.env, std::nullopt};
+    if (!m_spec.inputFifo.isEmpty()) {
+        // Standard input from the FIFO, opened read-write so that the open does not wait for a
+        // writer and the agent never reads an end of input between two messages.
+        request.command = QStringLiteral("__in='%1'; if mkdir -p \"${__in%/*}\" 2>/dev/null && "
+                                         "{ [ -p \"$__in\" ] || mkfifo -m 600 \"$__in\"; } 2>/dev/null; "
+                                         "then exec 0<>\"$__in\"; fi; unset __in\n")
+                              .arg(m_spec.inputFifo)
+            + request.command;
+    }
     if (!m_secrets && !m_spec.secretsDirectory.isEmpty()) {
         // Each regular file with a variable's name becomes that variable, its bytes exactly
         // (trailing newlines kept); the values are read by the shell inside the sandbox and
         // never pass through the engine.
-        request.command = QStringLiteral(
-            "for __f in '%1'/*; do __n=${__f##*/}; case $__n in ''|[0-9]*|*[!A-Za-z0-9_]*) continue ;; esac; "
-            "[ -f \"$__f\" ] || continue; __v=$(cat \"$__f\"; printf x); export \"$__n=${__v%x}\"; done; "
-            "unset __f __n __v\n")
-                              .arg(m_spec.secretsDirectory)
-            + m_spec.command;
+        request.command
+            = QStringLiteral(
+                  "for __f in '%1'/*; do __n=${__f##*/}; case $__n in ''|[0-9]*|*[!A-Za-z0-9_]*) continue ;; esac; "
+                  "[ -f \"$__f\" ] || continue; __v=$(cat \"$__f\"; printf x); export \"$__n=${__v%x}\"; done; "
+                  "unset __f __n __v\n")
+                  .arg(m_spec.secretsDirectory)
+            + request.command;
     }
     if (m_secrets) {
         const QHash<QString, QString> secrets = m_secrets->environment();
@@ -213,10 +315,7 @@ void AgentSupervisor::flush(CommandStream::Channel channel, bool all)
 void AgentSupervisor::emitLine(CommandStream::Channel channel, const QByteArray &bytes)
 {
     QString text = QString::fromUtf8(bytes.endsWith('\r') ? bytes.chopped(1) : bytes);
-    m_recent.push_back(
-        (channel == CommandStream::Channel::StdOut ? QStringLiteral("out: ") : QStringLiteral("err: ")) + text);
-    while (m_recent.size() > size_t(qMax(0, m_policy.keptLines)))
-        m_recent.pop_front();
+    record(channel == CommandStream::Channel::StdOut ? AgentEntry::Kind::Out : AgentEntry::Kind::Err, text);
     Q_EMIT line(channel, text);
 }
 
@@ -275,6 +374,9 @@ void AgentSupervisor::setState(AgentState state, const QString &reason)
     if (state == m_state)
         return;
     m_state = state;
+    record(AgentEntry::Kind::State,
+        reason.isEmpty() ? agentStateName(state)
+                         : agentStateName(state) + QStringLiteral(": ") + logging::redact(reason));
     qCInfo(lcSandbox).noquote() << QStringLiteral("agent %1%2")
                                        .arg(agentStateName(state),
                                            reason.isEmpty() ? QString()

@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "views/agentviews.h"
 #include "doorman/viewtargets.h"
 #include "sandbox/sandboxrecord.h"
 
@@ -41,7 +42,7 @@ struct ServerIdentity;
 class Session;
 class SessionManager;
 
-class SessionSandboxes final : public QObject, public ViewTargetResolver
+class SessionSandboxes final : public QObject, public ViewTargetResolver, public AgentViewSource
 {
     Q_OBJECT
 public:
@@ -89,6 +90,11 @@ public:
     QJsonObject list() const;
     // A session's agent: {command, state, runs, restarts, reason, lines: [...]} (recent output).
     Result<QJsonObject> agent(const QString &sessionId) const;
+    // The agent conversation view's source (AgentViewSource, for the doorman).
+    Result<AgentViewState> agentView(const QString &sessionId, quint64 after) const override;
+    QMetaObject::Connection watchAgent(
+        const QString &sessionId, QObject *context, std::function<void()> changed) override;
+    void sendAgentInput(const QString &sessionId, const QString &text, std::function<void(Result<void>)> done) override;
     // Where a session's views go: its running sandbox's execd (ViewTargetResolver, for the doorman).
     // NotFound: no such session or no sandbox driven by this engine; Unavailable: not running.
     void resolve(const QString &sessionId, Callback done) override;

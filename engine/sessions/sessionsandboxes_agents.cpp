@@ -58,7 +58,8 @@ bool SessionSandboxes::startControl(Session *session, Entry &entry)
     return true;
 }
 
-std::pair<Session *, SandboxControl *> SessionSandboxes::askedFromSandbox(const QString &sessionId, const QString &requestId)
+std::pair<Session *, SandboxControl *> SessionSandboxes::askedFromSandbox(
+    const QString &sessionId, const QString &requestId)
 {
     const auto it = m_entries.find(sessionId);
     if (it == m_entries.end() || !it->second.control)
@@ -175,10 +176,45 @@ Result<QJsonObject> SessionSandboxes::agent(const QString &sessionId) const
     if (it == m_entries.end() || !it->second.agent)
         return Error::notFound(tr("Session %1 runs no agent here").arg(sessionId));
     const AgentSupervisor &a = *it->second.agent;
-    return QJsonObject {{QStringLiteral("session"), sessionId},
-        {QStringLiteral("state"), agentStateName(a.state())}, {QStringLiteral("runs"), a.runs()},
-        {QStringLiteral("restarts"), a.restarts()}, {QStringLiteral("lastExitCode"), a.lastExitCode()},
-        {QStringLiteral("reason"), a.reason()}, {QStringLiteral("lines"), QJsonArray::fromStringList(a.recentLines())}};
+    return QJsonObject {{QStringLiteral("session"), sessionId}, {QStringLiteral("state"), agentStateName(a.state())},
+        {QStringLiteral("runs"), a.runs()}, {QStringLiteral("restarts"), a.restarts()},
+        {QStringLiteral("lastExitCode"), a.lastExitCode()}, {QStringLiteral("reason"), a.reason()},
+        {QStringLiteral("lines"), QJsonArray::fromStringList(a.recentLines())}};
+}
+
+Result<AgentViewState> SessionSandboxes::agentView(const QString &sessionId, quint64 after) const
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.agent)
+        return Error::notFound(tr("Session %1 runs no agent here").arg(sessionId));
+    AgentViewState v = it->second.agent->view(after);
+    const Session *session = m_sessions->session(sessionId);
+    if (session && session->record().sandbox && session->record().sandbox->agent)
+        v.command = session->record().sandbox->agent->command;
+    return v;
+}
+
+QMetaObject::Connection SessionSandboxes::watchAgent(
+    const QString &sessionId, QObject *context, std::function<void()> changed)
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.agent)
+        return {};
+    return connect(it->second.agent.get(), &AgentSupervisor::entryAdded, context,
+        [changed = std::move(changed)](const AgentEntry &) { changed(); });
+}
+
+void SessionSandboxes::sendAgentInput(
+    const QString &sessionId, const QString &text, std::function<void(Result<void>)> done)
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.agent) {
+        done(Error::notFound(tr("Session %1 runs no agent here").arg(sessionId)));
+        return;
+    }
+    it->second.agent->sendInput(text, [done = std::move(done)](Result<void, SandboxError> r) {
+        done(r ? Result<void>() : Result<void>(sessionsandboxes::fromSandbox(r.error())));
+    });
 }
 
 } // namespace isolation

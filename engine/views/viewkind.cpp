@@ -13,6 +13,8 @@ QString viewKindName(ViewKind kind)
         return QStringLiteral("files");
     case ViewKind::Editor:
         return QStringLiteral("editor");
+    case ViewKind::Agent:
+        return QStringLiteral("agent");
     }
     return {};
 }
@@ -27,6 +29,8 @@ std::optional<ViewKind> viewKindFromName(QStringView name)
         return ViewKind::Files;
     if (name == u"editor")
         return ViewKind::Editor;
+    if (name == u"agent")
+        return ViewKind::Agent;
     return std::nullopt;
 }
 

@@ -303,7 +303,7 @@ int view(const AdminClient &client, const QStringList &args, bool json)
     p.addOption({QStringLiteral("server"), {}, QStringLiteral("id")});
     p.addOption({QStringLiteral("json"), {}});
     if (!p.parse(QStringList {QStringLiteral("isolation-hub")} + args) || p.positionalArguments().size() != 2)
-        return fail(QStringLiteral("usage: view SESSION --kind terminal|editor|preview|files [--port N] [--server ID]"), 2);
+        return fail(QStringLiteral("usage: view SESSION --kind terminal|editor|agent|preview|files [--port N] [--server ID]"), 2);
     QJsonObject body {{QStringLiteral("session"), p.positionalArguments().at(1)},
         {QStringLiteral("kind"), p.value(QStringLiteral("kind"))},
         {QStringLiteral("port"), p.value(QStringLiteral("port")).toInt()}};
@@ -346,7 +346,7 @@ const char *adminVerbsHelp()
            "                         Resume a suspended session on a server: its own sandbox there, or, with\n"
            "                         --workspace, continued there from its saved work (--from: the server that\n"
            "                         suspended it, whose copy is then finished).\n"
-           "  view SESSION --kind terminal|editor|preview|files [--port N] [--server ID] [--json]\n"
+           "  view SESSION --kind terminal|editor|agent|preview|files [--port N] [--server ID] [--json]\n"
            "                         Make a view of a session; prints its URL (one use, one hour).\n";
 }
 

@@ -202,9 +202,10 @@ void LaunchService::page(const HttpRequest &request, HttpReply reply)
             for (const QJsonValue v : gather->sessions.value(id)) {
                 const QJsonObject s = v.toObject();
                 const QString session = s.value(QStringLiteral("id")).toString();
-                const QString sandbox = s.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString();
+                const QJsonObject sandboxObject = s.value(QStringLiteral("sandbox")).toObject();
+                const QString sandbox = sandboxObject.value(QStringLiteral("state")).toString();
                 // One form per session; the button pressed names the action (session.save,
-                // session.sync, session.changes over the tunnel; a terminal or editor view).
+                // session.sync, session.changes over the tunnel; a terminal, editor or agent view).
                 const auto button = [&session](const char *action, const QString &label, const QString &what) {
                     return QStringLiteral("<button name=action value=%1 aria-label=\"%3 %4\">%2</button> ")
                         .arg(QLatin1String(action), label, what, esc(session));
@@ -215,6 +216,8 @@ void LaunchService::page(const HttpRequest &request, HttpReply reply)
                 if (sandbox == QLatin1String("running"))
                     buttons += button("terminal", QStringLiteral("Terminal"), QStringLiteral("Open a terminal in"))
                         + button("editor", QStringLiteral("Editor"), QStringLiteral("Open the code editor in"));
+                if (sandbox == QLatin1String("running") && sandboxObject.contains(QStringLiteral("agent")))
+                    buttons += button("agent", QStringLiteral("Agent"), QStringLiteral("Open the agent conversation of"));
                 body += QStringLiteral("<form method=post action=\"/sessions\">%1"
                                        "<input type=hidden name=server value=\"%2\">"
                                        "<input type=hidden name=session value=\"%3\">"
@@ -291,9 +294,8 @@ void LaunchService::post(const HttpRequest &request, HttpReply reply)
         });
         return;
     }
-    if (action == QLatin1String("terminal") || action == QLatin1String("editor")) {
-        auto view = m_views.create(value("server"), value("session"),
-            action == QLatin1String("editor") ? ViewKind::Editor : ViewKind::Terminal, 0);
+    if (action == QLatin1String("terminal") || action == QLatin1String("editor") || action == QLatin1String("agent")) {
+        auto view = m_views.create(value("server"), value("session"), *viewKindFromName(action), 0);
         auto url = view ? m_views.openUrl(view.value().value(QStringLiteral("view")).toString())
                         : Result<QUrl>(view.error());
         reply.send(url ? seeOther(url.value().toString(QUrl::FullyEncoded)) : back("problem", url.error().message));

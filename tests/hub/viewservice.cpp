@@ -164,7 +164,7 @@ void ViewService::registerRoutes(HttpServer &app, const std::function<bool(const
         const QString session = body.value(QStringLiteral("session")).toString();
         if (!kind || session.isEmpty())
             return reply.send(HttpResponse::error(400, QStringLiteral("bad_request"),
-                QStringLiteral("expected {\"session\", \"kind\": preview|terminal|files|editor, \"port\"}")));
+                QStringLiteral("expected {\"session\", \"kind\": preview|terminal|files|editor|agent, \"port\"}")));
         auto created = create(body.value(QStringLiteral("server")).toString(), session, *kind,
             body.value(QStringLiteral("port")).toInt());
         if (!created) {

@@ -6,6 +6,8 @@
 //   The relay's secret is on no command line and in no environment in the sandbox.
 // - The code editor: a file opened from the tree is highlighted as its language, edited and saved
 //   (then in the changes); a file changed on disk since it was opened is refused, not overwritten.
+// - The agent conversation: the lines the agent prints appear, a line typed in the box reaches the
+//   agent's input and its answer appears; closing the page leaves the agent running.
 #include "dockertestsupport.h"
 #include "runtimefixture.h"
 #include "sessionfixture.h"
@@ -27,10 +29,12 @@ private Q_SLOTS:
     void cleanupTestCase();
     void viCtrlCAndResizeInTheBrowser();
     void editorSavesAndRefusesAChangedFile();
+    void agentConversationInTheBrowser();
 
 private:
-    // A session launched by the hub on the engine, and its sandbox's container; false on failure.
-    bool launch(const QString &workspace, QString *session, QString *container);
+    // A session launched by the hub on the engine (with `agent` kept running when given), and its
+    // sandbox's container; false on failure.
+    bool launch(const QString &workspace, QString *session, QString *container, const QString &agent = {});
     // Mints a view of `kind` and opens it in the browser (the token gone from the URL).
     bool openView(const QString &session, const QString &kind);
     // Types into the terminal (WebDriver keys: \uE007 Enter, \uE00C Escape, \uE009 Control).
@@ -92,14 +96,16 @@ void tst_SandboxViews::cleanupTestCase()
     m_fx.reset();
 }
 
-bool tst_SandboxViews::launch(const QString &workspace, QString *session, QString *container)
+bool tst_SandboxViews::launch(const QString &workspace, QString *session, QString *container, const QString &agent)
 {
     if (m_fx->createWorkspace(workspace).isEmpty())
         return false;
     QString out, err;
-    const int rc = m_fx->hub().admin({QStringLiteral("launch"), QStringLiteral("--server"), m_server,
-                                         QStringLiteral("--workspace"), workspace, QStringLiteral("--json")},
-        &out, &err);
+    QStringList args {QStringLiteral("launch"), QStringLiteral("--server"), m_server, QStringLiteral("--workspace"),
+        workspace, QStringLiteral("--json")};
+    if (!agent.isEmpty())
+        args << QStringLiteral("--agent") << agent;
+    const int rc = m_fx->hub().admin(args, &out, &err);
     if (rc != 0) {
         qWarning().noquote() << "launch failed:" << err << m_fx->engineLog(0).right(3000);
         return false;
@@ -109,7 +115,8 @@ bool tst_SandboxViews::launch(const QString &workspace, QString *session, QStrin
     for (const QJsonValue s : sessions.value(QStringLiteral("sessions")).toArray()) {
         if (s.toObject().value(QStringLiteral("id")).toString() != *session)
             continue;
-        const QString sandbox = s.toObject().value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("id")).toString();
+        const QString sandbox
+            = s.toObject().value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("id")).toString();
         const QStringList found = containersWithLabel(QStringLiteral("io.isolation.standin.sandbox=") + sandbox);
         if (found.size() == 1)
             *container = found.first();
@@ -121,7 +128,8 @@ bool tst_SandboxViews::openView(const QString &session, const QString &kind)
 {
     QString out, err;
     const int rc = m_fx->hub().admin(
-        {QStringLiteral("view"), session, QStringLiteral("--kind"), kind, QStringLiteral("--server"), m_server}, &out, &err);
+        {QStringLiteral("view"), session, QStringLiteral("--kind"), kind, QStringLiteral("--server"), m_server}, &out,
+        &err);
     if (rc != 0) {
         qWarning().noquote() << "isolation-hub view:" << err;
         return false;
@@ -177,14 +185,17 @@ void tst_SandboxViews::viCtrlCAndResizeInTheBrowser()
             return mode == QLatin1String("pty") || mode == QLatin1String("line");
         },
         60000);
-    QVERIFY2(settled && mode == QLatin1String("pty"), qPrintable(mode + QLatin1Char('\n') + m_fx->engineLog(0).right(3000)));
+    QVERIFY2(
+        settled && mode == QLatin1String("pty"), qPrintable(mode + QLatin1Char('\n') + m_fx->engineLog(0).right(3000)));
     QCOMPARE(m_browser.execute(QStringLiteral("return document.getElementById('status').textContent")).toString(),
         QStringLiteral("Terminal in the sandbox"));
 
     // A resize reaches the terminal: `stty size` says rows and columns as the page set them.
     QVERIFY(type(QStringLiteral("stty size\uE007")));
-    const QJsonArray size = m_browser.execute(QStringLiteral("return [isolationTerminal.rows, isolationTerminal.cols]")).toArray();
-    QVERIFY(waitForLine(QRegularExpression(QStringLiteral("^%1 %2$").arg(size.at(0).toInt()).arg(size.at(1).toInt())), 20000));
+    const QJsonArray size
+        = m_browser.execute(QStringLiteral("return [isolationTerminal.rows, isolationTerminal.cols]")).toArray();
+    QVERIFY(waitForLine(
+        QRegularExpression(QStringLiteral("^%1 %2$").arg(size.at(0).toInt()).arg(size.at(1).toInt())), 20000));
     m_browser.execute(QStringLiteral("isolationTerminal.resize(97, 31)"));
     QVERIFY(type(QStringLiteral("stty size\uE007")));
     QVERIFY(waitForLine(QRegularExpression(QStringLiteral("^31 97$")), 20000));
@@ -210,7 +221,8 @@ void tst_SandboxViews::viCtrlCAndResizeInTheBrowser()
     for (const QJsonValue f : changes.value(QStringLiteral("files")).toArray())
         files << f.toObject().value(QStringLiteral("path")).toString();
     QVERIFY2(files.contains(QStringLiteral("notes.txt")), QJsonDocument(changes).toJson().constData());
-    const Run content = docker({QStringLiteral("exec"), container, QStringLiteral("cat"), QStringLiteral("/workspace/notes.txt")});
+    const Run content
+        = docker({QStringLiteral("exec"), container, QStringLiteral("cat"), QStringLiteral("/workspace/notes.txt")});
     QCOMPARE(content.out.trimmed(), QByteArray("hello from vi"));
 
     // The relay's secret: not on the relay's command line nor in its environment, in no other
@@ -223,7 +235,9 @@ void tst_SandboxViews::viCtrlCAndResizeInTheBrowser()
         relay.out.constData());
     const Run environments = docker({QStringLiteral("exec"), container, QStringLiteral("sh"), QStringLiteral("-c"),
         QStringLiteral("cat /proc/[0-9]*/environ | tr '\\0' '\\n'")});
-    QVERIFY2(!QRegularExpression(QStringLiteral("ISOLATION_PTY_SECRET=[0-9a-f]")).match(QString::fromUtf8(environments.out)).hasMatch(),
+    QVERIFY2(!QRegularExpression(QStringLiteral("ISOLATION_PTY_SECRET=[0-9a-f]"))
+                  .match(QString::fromUtf8(environments.out))
+                  .hasMatch(),
         environments.out.constData());
     QVERIFY(!QJsonDocument(dockerInspect(container)).toJson().contains("ISOLATION_PTY_SECRET"));
 
@@ -243,7 +257,9 @@ void tst_SandboxViews::editorSavesAndRefusesAChangedFile()
     // The tree lists the file; a click opens it, highlighted as Python.
     const QString link = QStringLiteral("a[data-path=\"/workspace/app.py\"]");
     QVERIFY(QTest::qWaitFor(
-        [&] { return m_browser.execute(QStringLiteral("return !!document.querySelector(arguments[0])"), {link}).toBool(); },
+        [&] {
+            return m_browser.execute(QStringLiteral("return !!document.querySelector(arguments[0])"), {link}).toBool();
+        },
         20000));
     m_browser.execute(QStringLiteral("document.querySelector(arguments[0]).click()"), {link});
     QVERIFY(QTest::qWaitFor(
@@ -261,8 +277,10 @@ void tst_SandboxViews::editorSavesAndRefusesAChangedFile()
     // Highlighted: the keyword is drawn as one.
     QVERIFY(QTest::qWaitFor(
         [&] {
-            return m_browser.execute(QStringLiteral(
-                "return [...document.querySelectorAll('.ace_keyword')].some(e => e.textContent === 'def')")).toBool();
+            return m_browser
+                .execute(QStringLiteral(
+                    "return [...document.querySelectorAll('.ace_keyword')].some(e => e.textContent === 'def')"))
+                .toBool();
         },
         10000));
 
@@ -270,7 +288,10 @@ void tst_SandboxViews::editorSavesAndRefusesAChangedFile()
     QVERIFY(m_browser.type(QStringLiteral(".ace_text-input"), QStringLiteral("# edited in the browser\uE007")));
     m_browser.execute(QStringLiteral("document.getElementById('save').click()"));
     QVERIFY(QTest::qWaitFor(
-        [&] { return m_browser.execute(QStringLiteral("return document.getElementById('status').textContent")).toString() == QLatin1String("Saved"); },
+        [&] {
+            return m_browser.execute(QStringLiteral("return document.getElementById('status').textContent")).toString()
+                == QLatin1String("Saved");
+        },
         20000));
     QCOMPARE(inSandbox(QStringLiteral("cat /workspace/app.py")).out,
         QByteArray("# edited in the browser\ndef main():\n    print(1)\n"));
@@ -287,7 +308,8 @@ void tst_SandboxViews::editorSavesAndRefusesAChangedFile()
     QString said;
     QVERIFY2(QTest::qWaitFor(
                  [&] {
-                     said = m_browser.execute(QStringLiteral("return document.getElementById('status').textContent")).toString();
+                     said = m_browser.execute(QStringLiteral("return document.getElementById('status').textContent"))
+                                .toString();
                      return said.startsWith(QLatin1String("Not saved"));
                  },
                  20000),
@@ -295,8 +317,64 @@ void tst_SandboxViews::editorSavesAndRefusesAChangedFile()
     QVERIFY2(said.contains(QLatin1String("changed on disk")), qPrintable(said));
     QCOMPARE(inSandbox(QStringLiteral("cat /workspace/app.py")).out, QByteArray("written by the agent\n"));
     // The edits are still in the editor.
-    QVERIFY(m_browser.execute(QStringLiteral("return isolationEditor.editor.getValue()")).toString().contains(
-        QLatin1String("# second edit")));
+    QVERIFY(m_browser.execute(QStringLiteral("return isolationEditor.editor.getValue()"))
+                .toString()
+                .contains(QLatin1String("# second edit")));
+
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
+}
+
+void tst_SandboxViews::agentConversationInTheBrowser()
+{
+    QString session, container;
+    QVERIFY(launch(QStringLiteral("talked"), &session, &container,
+        QStringLiteral("echo 'agent ready'; while IFS= read -r l; do echo \"agent heard: $l\"; done")));
+    QVERIFY(openView(session, QStringLiteral("agent")));
+    const auto entries = [&](const QString &kind) {
+        return m_browser
+            .execute(QStringLiteral(
+                         "return [...document.querySelectorAll('#log .' + arguments[0])].map(e => e.textContent)"),
+                {kind})
+            .toVariant()
+            .toStringList();
+    };
+    const auto waitFor = [&](const QString &kind, const QString &text) {
+        QStringList seen;
+        const bool found = QTest::qWaitFor(
+            [&] {
+                seen = entries(kind);
+                return seen.contains(text);
+            },
+            20000);
+        if (!found)
+            qWarning().noquote() << "no" << kind << "entry" << text << "in" << seen;
+        return found;
+    };
+    QVERIFY(waitFor(QStringLiteral("out"), QStringLiteral("agent ready")));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return m_browser.execute(QStringLiteral("return document.getElementById('state').textContent")).toString()
+                == QLatin1String("running");
+        },
+        10000));
+
+    // A line typed in the box (Enter sends) reaches the agent's input; its answer comes back.
+    QVERIFY(m_browser.type(QStringLiteral("#input"), QStringLiteral("hello from the browser\uE007")));
+    QVERIFY(waitFor(QStringLiteral("in"), QStringLiteral("\u203A hello from the browser")));
+    QVERIFY(waitFor(QStringLiteral("out"), QStringLiteral("agent heard: hello from the browser")));
+    QCOMPARE(m_browser.execute(QStringLiteral("return document.getElementById('input').value")).toString(), QString());
+
+    // The page closed, the agent goes on: it still runs and answers in a view opened later, which
+    // shows the conversation so far.
+    QVERIFY(m_browser.navigate(QUrl(QStringLiteral("about:blank"))));
+    QTest::qWait(1000);
+    const QJsonObject agent = m_fx->cli(0, {QStringLiteral("agent"), session, QStringLiteral("--json")}).json();
+    QCOMPARE(agent.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    QCOMPARE(agent.value(QStringLiteral("runs")).toInt(), 1);
+    QVERIFY(openView(session, QStringLiteral("agent")));
+    QVERIFY(waitFor(QStringLiteral("out"), QStringLiteral("agent heard: hello from the browser")));
+    QVERIFY(m_browser.type(QStringLiteral("#input"), QStringLiteral("still there?\uE007")));
+    QVERIFY(waitFor(QStringLiteral("out"), QStringLiteral("agent heard: still there?")));
 
     QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), session, QStringLiteral("--discard")}).exitCode, 0);
 }
