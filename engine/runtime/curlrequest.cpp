@@ -37,6 +37,13 @@ size_t collectHeader(char *ptr, size_t size, size_t nmemb, void *userdata)
     return size * nmemb;
 }
 
+size_t streamBody(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    (*static_cast<const std::function<void(QByteArrayView)> *>(userdata))(
+        QByteArrayView(ptr, static_cast<qsizetype>(size) * static_cast<qsizetype>(nmemb)));
+    return size * nmemb;
+}
+
 int checkCancel(void *clientp, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
 {
     return static_cast<const std::atomic_bool *>(clientp)->load() ? 1 : 0;
@@ -86,8 +93,13 @@ Result<HttpResponse, CurlFailure> CurlRequest::perform() const
     }
     QByteArray responseBody;
     HttpHeaders responseHeaders;
-    lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
-    lib->easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
+    if (onBody) {
+        lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, &streamBody);
+        lib->easy_setopt(c, CURLOPT_WRITEDATA, &onBody);
+    } else {
+        lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, &collectBody);
+        lib->easy_setopt(c, CURLOPT_WRITEDATA, &responseBody);
+    }
     lib->easy_setopt(c, CURLOPT_HEADERFUNCTION, &collectHeader);
     lib->easy_setopt(c, CURLOPT_HEADERDATA, &responseHeaders);
 

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace isolation {
@@ -32,6 +33,9 @@ struct CurlRequest
     int timeoutMs = 30000;
     // Set from another thread, it aborts the exchange (within a second or so).
     std::shared_ptr<const std::atomic_bool> cancel;
+    // Set: the body is given to it as it arrives (a long stream, e.g. Docker's build output) and
+    // the response's body stays empty.
+    std::function<void(QByteArrayView)> onBody;
 
     Result<HttpResponse, CurlFailure> perform() const;
 };

@@ -181,6 +181,61 @@ Result<void, DockerError> DockerClient::pullImage(const QString &name) const
     return {};
 }
 
+Result<void, DockerError> DockerClient::buildImage(
+    const QUrlQuery &query, const QByteArray &tarContext, const std::function<void(const QJsonObject &)> &message) const
+{
+    QUrl url(QStringLiteral("http://docker"));
+    url.setPath(QStringLiteral("/v%1/build").arg(m_apiVersion));
+    url.setQuery(query);
+    CurlRequest request;
+    request.method = "POST";
+    request.url = url.toEncoded();
+    request.unixSocket = m_socket;
+    request.body = tarContext;
+    request.sendBody = true;
+    request.timeoutMs = m_timeoutMs;
+    request.cancel = m_cancel;
+    request.headers.append({QByteArray("Content-Type"), QByteArray("application/x-tar")});
+    // Docker sends one JSON object per line; a chunk may end in the middle of one.
+    QByteArray all;
+    QByteArray pending;
+    QString failure;
+    request.onBody = [&](QByteArrayView chunk) {
+        all.append(chunk.first(qMax<qsizetype>(0, qMin(chunk.size(), 65536 - all.size())))); // errors are short
+        pending.append(chunk);
+        qsizetype end;
+        while ((end = pending.indexOf('\n')) >= 0) {
+            const QJsonObject o = QJsonDocument::fromJson(pending.first(end)).object();
+            pending.remove(0, end + 1);
+            if (o.isEmpty())
+                continue;
+            if (o.contains(QStringLiteral("error")) && failure.isEmpty())
+                failure = o.value(QStringLiteral("error")).toString();
+            message(o);
+        }
+    };
+    auto r = request.perform();
+    if (!r)
+        return transportError(r.error().curlCode, r.error().osErrno, r.error().message);
+    if (r.value().status < 200 || r.value().status > 299) {
+        HttpResponse answer = r.value();
+        answer.body = all;
+        return DockerError {r.value().status == 404 ? DockerError::Code::NotFound : DockerError::Code::Failed,
+            r.value().status, dockerMessage(answer)};
+    }
+    if (!failure.isEmpty())
+        return DockerError {DockerError::Code::Failed, 200, failure};
+    return {};
+}
+
+Result<void, DockerError> DockerClient::removeImage(const QString &name) const
+{
+    auto r = call("DELETE", QStringLiteral("/images/%1").arg(name));
+    if (!r && r.error().code != DockerError::Code::NotFound)
+        return r.error();
+    return {};
+}
+
 Result<QJsonObject, DockerError> DockerClient::inspectContainer(const QString &nameOrId) const
 {
     auto r = call("GET", QStringLiteral("/containers/%1/json").arg(nameOrId));

@@ -14,6 +14,7 @@
 #include <QUrlQuery>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace isolation {
@@ -63,6 +64,13 @@ public:
     Result<QJsonObject, DockerError> inspectImage(const QString &name) const;
     // Pulls from the image's registry; fails (NotFound or Failed) when it cannot be had.
     Result<void, DockerError> pullImage(const QString &name) const;
+    // POST /build with `tarContext` (an uncompressed tar) and the query's parameters (t, dockerfile,
+    // buildargs, ...); every JSON message of Docker's output stream goes to `message` as it comes.
+    // An "error" message fails the call with its text; Docker then has tagged nothing.
+    Result<void, DockerError> buildImage(const QUrlQuery &query, const QByteArray &tarContext,
+        const std::function<void(const QJsonObject &)> &message) const;
+    // DELETE /images/NAME (untagged; the layers go when nothing else uses them); NotFound is success.
+    Result<void, DockerError> removeImage(const QString &name) const;
     Result<QJsonObject, DockerError> inspectContainer(const QString &nameOrId) const;
     // Containers (running or not) carrying every label given (key=value).
     Result<QJsonArray, DockerError> listContainers(const QStringList &labels) const;
