@@ -110,8 +110,9 @@ SandboxState sandboxStateFromName(const QString &name)
 {
     if (name.isEmpty())
         return SandboxState::None;
-    static constexpr std::array<std::pair<const char *, SandboxState>, 14> table {{
+    static constexpr std::array<std::pair<const char *, SandboxState>, 15> table {{
         {"idle", SandboxState::Launching},
+        {"building", SandboxState::Launching},
         {"adopting", SandboxState::Launching},
         {"creating", SandboxState::Launching},
         {"starting", SandboxState::Launching},

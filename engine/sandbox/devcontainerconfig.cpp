@@ -32,7 +32,120 @@ Result<QString, SandboxError> command(const QJsonValue &v, const QString &where)
     return SandboxError::refused(QStringLiteral("%1 is neither a string nor an array").arg(where));
 }
 
+// A path as devcontainer.json writes it: relative (to its folder; ".." is how a context reaches the
+// worktree's root). DevcontainerBuild::plan keeps it inside the worktree.
+bool isRelativePath(const QString &path)
+{
+    return !path.isEmpty() && !path.startsWith(QLatin1Char('/')) && !path.contains(QChar(0)) && path.size() <= 1024;
+}
+
+Result<std::optional<DevcontainerConfig::Build>, SandboxError> parseBuild(const QJsonObject &root)
+{
+    QJsonObject build;
+    if (root.contains(QStringLiteral("build"))) {
+        if (!root.value(QStringLiteral("build")).isObject())
+            return SandboxError::refused(QStringLiteral("build is not an object"));
+        if (root.contains(QStringLiteral("dockerFile")) || root.contains(QStringLiteral("context")))
+            return SandboxError::refused(QStringLiteral("build and the legacy dockerFile/context are both given"));
+        build = root.value(QStringLiteral("build")).toObject();
+    } else if (root.contains(QStringLiteral("dockerFile"))) {
+        // The legacy form: dockerFile and context at the top.
+        build.insert(QStringLiteral("dockerfile"), root.value(QStringLiteral("dockerFile")));
+        if (root.contains(QStringLiteral("context")))
+            build.insert(QStringLiteral("context"), root.value(QStringLiteral("context")));
+    } else if (root.contains(QStringLiteral("context"))) {
+        return SandboxError::refused(QStringLiteral("context is given without a dockerFile"));
+    } else {
+        return std::optional<DevcontainerConfig::Build> {};
+    }
+    static const QStringList known {QStringLiteral("dockerfile"), QStringLiteral("dockerFile"),
+        QStringLiteral("context"), QStringLiteral("args"), QStringLiteral("target")};
+    for (auto it = build.begin(); it != build.end(); ++it) {
+        if (!known.contains(it.key()))
+            return SandboxError::refused(
+                QStringLiteral("build.%1 is not supported (only dockerfile, context, args and target are)")
+                    .arg(it.key().left(64)));
+    }
+    DevcontainerConfig::Build b;
+    const QJsonValue dockerfile = build.contains(QStringLiteral("dockerfile"))
+        ? build.value(QStringLiteral("dockerfile"))
+        : build.value(QStringLiteral("dockerFile"));
+    if (!dockerfile.isString() || !isRelativePath(dockerfile.toString()))
+        return SandboxError::refused(QStringLiteral("build.dockerfile must name a file by a relative path"));
+    b.dockerfile = dockerfile.toString();
+    const QJsonValue context = build.value(QStringLiteral("context"));
+    if (!context.isUndefined() && (!context.isString() || !isRelativePath(context.toString())))
+        return SandboxError::refused(QStringLiteral("build.context must name a folder by a relative path"));
+    b.context = context.isString() ? context.toString() : QStringLiteral(".");
+    const QJsonValue args = build.value(QStringLiteral("args"));
+    if (!args.isUndefined() && !args.isObject())
+        return SandboxError::refused(QStringLiteral("build.args is not an object"));
+    const QJsonObject argObject = args.toObject();
+    for (auto it = argObject.begin(); it != argObject.end(); ++it) {
+        if (!LaunchSecrets::isValidName(it.key()) || !it.value().isString())
+            return SandboxError::refused(
+                QStringLiteral("build.args.%1 is not a name with a string value").arg(it.key().left(64)));
+        b.args.insert(it.key(), it.value().toString());
+    }
+    const QJsonValue target = build.value(QStringLiteral("target"));
+    static const QRegularExpression stage(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
+    if (!target.isUndefined() && !(target.isString() && stage.match(target.toString()).hasMatch()))
+        return SandboxError::refused(QStringLiteral("build.target is not a stage name"));
+    b.target = target.toString();
+    return std::optional<DevcontainerConfig::Build>(b);
+}
+
+Result<QList<DevcontainerConfig::Feature>, SandboxError> parseFeatures(const QJsonValue &value)
+{
+    if (value.isUndefined())
+        return QList<DevcontainerConfig::Feature> {};
+    if (!value.isObject())
+        return SandboxError::refused(QStringLiteral("features is not an object"));
+    static const QRegularExpression local(QStringLiteral("^\\./[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
+    QList<DevcontainerConfig::Feature> features;
+    const QJsonObject object = value.toObject();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (!local.match(it.key()).hasMatch())
+            return SandboxError::refused(
+                QStringLiteral("the feature \"%1\" is not applied: only local features (\"./name\", a folder next "
+                               "to devcontainer.json) can be installed without a registry")
+                    .arg(it.key().left(200)));
+        QJsonObject options;
+        if (it.value().isObject())
+            options = it.value().toObject();
+        else if (it.value().isString()) // the short form: the feature's "version" option
+            options.insert(QStringLiteral("version"), it.value());
+        else if (!it.value().isBool() || !it.value().toBool())
+            return SandboxError::refused(QStringLiteral("features.%1 is not an object of options").arg(it.key()));
+        for (auto o = options.begin(); o != options.end(); ++o) {
+            if (!o.value().isString() && !o.value().isBool() && !o.value().isDouble())
+                return SandboxError::refused(
+                    QStringLiteral("features.%1.%2 is not a string, a boolean or a number").arg(it.key(), o.key()));
+        }
+        features.append({it.key(), options});
+    }
+    return features;
+}
+
 } // namespace
+
+const QStringList &DevcontainerConfig::honouredKeys()
+{
+    static const QStringList keys {QStringLiteral("image"), QStringLiteral("build"), QStringLiteral("dockerFile"),
+        QStringLiteral("context"), QStringLiteral("features"), QStringLiteral("containerEnv"),
+        QStringLiteral("postCreateCommand"), QStringLiteral("remoteUser")};
+    return keys;
+}
+
+const QStringList &DevcontainerConfig::ignoredKeys()
+{
+    // Descriptive, or for an editor: nothing of the sandbox depends on them.
+    static const QStringList keys {QStringLiteral("$schema"), QStringLiteral("name"), QStringLiteral("customizations"),
+        QStringLiteral("forwardPorts"), QStringLiteral("portsAttributes"), QStringLiteral("otherPortsAttributes"),
+        QStringLiteral("hostRequirements"), QStringLiteral("shutdownAction"), QStringLiteral("overrideCommand"),
+        QStringLiteral("waitFor"), QStringLiteral("userEnvProbe"), QStringLiteral("updateRemoteUserUID")};
+    return keys;
+}
 
 QString DevcontainerConfig::quoteArgv(const QStringList &argv)
 {
@@ -65,21 +178,30 @@ Result<DevcontainerConfig, SandboxError> DevcontainerConfig::parse(QByteArrayVie
     const QJsonObject root = doc.object();
     DevcontainerConfig config;
 
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        if (!honouredKeys().contains(it.key()) && !ignoredKeys().contains(it.key()))
+            return SandboxError::refused(
+                QStringLiteral("devcontainer.json: \"%1\" is not supported by Isolation (see the user guide, "
+                               "\"devcontainer.json\"); remove it to launch")
+                    .arg(it.key().left(64)));
+    }
+
     const QJsonValue image = root.value(QStringLiteral("image"));
     if (!image.isUndefined()) {
         if (!image.isString() || !isValidImage(image.toString()))
             return SandboxError::refused(QStringLiteral("devcontainer.json: image is not an image reference"));
         config.image = image.toString();
-    } else {
-        for (const char *build : {"build", "dockerFile", "dockerfile", "dockerComposeFile"}) {
-            if (root.contains(QLatin1String(build))) {
-                return SandboxError::refused(
-                    QStringLiteral("devcontainer.json: \"%1\" asks for an image to be built, which the engine "
-                                   "does not do; name an image with \"image\"")
-                        .arg(QLatin1String(build)));
-            }
-        }
     }
+    auto build = parseBuild(root);
+    if (!build)
+        return SandboxError::refused(QStringLiteral("devcontainer.json: ") + build.error().message);
+    config.build = build.value();
+    if (config.build && !config.image.isEmpty())
+        return SandboxError::refused(QStringLiteral("devcontainer.json: name an image or build one, not both"));
+    auto features = parseFeatures(root.value(QStringLiteral("features")));
+    if (!features)
+        return SandboxError::refused(QStringLiteral("devcontainer.json: ") + features.error().message);
+    config.features = features.value();
 
     const QJsonValue env = root.value(QStringLiteral("containerEnv"));
     if (!env.isUndefined() && !env.isObject())
@@ -115,6 +237,8 @@ Result<DevcontainerConfig, SandboxError> DevcontainerConfig::parse(QByteArrayVie
     const QJsonValue user = root.value(QStringLiteral("remoteUser"));
     if (user.isString())
         config.remoteUser = user.toString();
+    else if (!user.isUndefined())
+        return SandboxError::refused(QStringLiteral("devcontainer.json: remoteUser is not a string"));
     return config;
 }
 

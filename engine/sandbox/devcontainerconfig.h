@@ -1,12 +1,17 @@
 // A workspace's `.devcontainer/devcontainer.json` (or `.devcontainer.json`), the part the engine
-// honours: `image`, `containerEnv`, `postCreateCommand`, `remoteUser`. The file is JSON with
-// comments (Jsonc). Building images (`build`, `dockerFile`, `dockerComposeFile`) is refused.
+// honours: `image` or `build` (a Dockerfile, DevcontainerBuild makes the image), local `features`,
+// `containerEnv`, `postCreateCommand`, `remoteUser`. The file is JSON with comments (Jsonc). A key
+// that would change the sandbox in a way the engine does not do is refused by name
+// (docs/user-guide.md, "devcontainer.json").
 #pragma once
 
 #include "sandboxerror.h"
 
 #include <QByteArrayView>
 #include <QHash>
+#include <QJsonObject>
+#include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -25,7 +30,26 @@ struct DevcontainerConfig
     // command with every element quoted (no shell interpretation), an object's values one after
     // the other in key order (the spec runs them in parallel; the engine does not).
     QStringList postCreateCommands;
-    QString remoteUser; // read, not applied: sandboxes run as root without capabilities
+    QString remoteUser; // given to features as _REMOTE_USER; commands still run as root (docs)
+
+    struct Build
+    {
+        QString dockerfile; // relative to the file's folder, as written
+        QString context; // relative to the file's folder; "." when not given
+        QMap<QString, QString> args;
+        QString target; // empty: the last stage
+    };
+    std::optional<Build> build; // `build` (or the legacy top-level `dockerFile` and `context`)
+    struct Feature
+    {
+        QString id; // "./name": the folder .devcontainer/name (the only kind applied offline)
+        QJsonObject options;
+    };
+    QList<Feature> features; // in key order (installsAfter and dependsOn are not read)
+
+    // The keys read and the harmless ones accepted without effect; any other key is refused.
+    static const QStringList &honouredKeys();
+    static const QStringList &ignoredKeys();
 
     // The config of the worktree: `.devcontainer/devcontainer.json`, else `.devcontainer.json`;
     // nothing when neither exists. Refused when the file is unreadable, too large or invalid.

@@ -4,6 +4,7 @@
 
 #include "core/logging.h"
 #include "devcontainerconfig.h"
+#include "runtime/dockerclient.h"
 #include "runtime/execdtoken.h"
 #include "runtime/lifecycleclient.h"
 #include "secrets/secretdelivery.h"
@@ -30,15 +31,22 @@ Result<LaunchRequest, SandboxError> LaunchRequest::fromWorkspace(
         const DevcontainerConfig &c = *config.value();
         if (!c.image.isEmpty())
             request.image = c.image;
+        auto build = DevcontainerBuild::plan(c, worktree, defaultImage);
+        if (!build)
+            return build.error();
+        request.build = std::move(build.value());
+        if (request.build)
+            request.image.clear(); // the build's tag, once built
         request.env = c.containerEnv;
         request.postCreateCommands = c.postCreateCommands;
         qCInfo(lcSandbox).noquote() << QStringLiteral(
             "session %1: %2 chooses image %3, %4 variables, %5 postCreate commands")
-                                           .arg(sessionId, c.path, request.image)
+                                           .arg(sessionId, c.path,
+                                               request.build ? QStringLiteral("(built)") : request.image)
                                            .arg(request.env.size())
                                            .arg(request.postCreateCommands.size());
     }
-    if (request.image.isEmpty())
+    if (request.image.isEmpty() && !request.build)
         return SandboxError::refused(QStringLiteral("no image: neither devcontainer.json nor the settings name one"));
     return request;
 }
@@ -51,6 +59,9 @@ SandboxLauncher::SandboxLauncher(QNetworkAccessManager *network, LifecycleClient
 
 SandboxLauncher::~SandboxLauncher()
 {
+    if (m_buildCancel)
+        *m_buildCancel = true;
+    m_pool.waitForDone(); // the build's callbacks name this object
     if (!m_token.isEmpty())
         logging::removeRedaction(m_token);
 }
@@ -91,7 +102,9 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
 {
     if (m_state != SandboxState::Idle && m_state != SandboxState::Deleted && m_state != SandboxState::Failed)
         return later(std::move(done), SandboxError::refused(QStringLiteral("the sandbox is already launched")));
-    if (request.sessionId.isEmpty() || !DevcontainerConfig::isValidImage(request.image))
+    if (!request.snapshotId.isEmpty())
+        request.build.reset(); // the snapshot holds what the image was
+    if (request.sessionId.isEmpty() || (!request.build && !DevcontainerConfig::isValidImage(request.image)))
         return later(std::move(done), SandboxError::refused(QStringLiteral("a launch needs a session and an image")));
     if (!QFileInfo(request.worktree).isDir())
         return later(std::move(done),
@@ -119,7 +132,58 @@ void SandboxLauncher::launch(LaunchRequest request, const SecretVault *secrets, 
     m_postCreateOutput.clear();
     setAccessToken(std::move(token));
     const quint64 generation = ++m_generation;
+    if (m_request.build)
+        buildImage(generation);
+    else
+        create(generation);
+}
 
+void SandboxLauncher::buildImage(quint64 generation)
+{
+    setState(SandboxState::Building);
+    if (m_buildCancel)
+        *m_buildCancel = true;
+    m_buildCancel = std::make_shared<std::atomic_bool>(false);
+    // Back on this object's thread (the destructor waits for the pool: `this` outlives the job).
+    m_pool.start([this, generation, build = *m_request.build, cancel = m_buildCancel] {
+        auto output = [this](const QString &line) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, line = logging::redact(line)] {
+                    qCInfo(lcSandbox).noquote()
+                        << QStringLiteral("session %1: build: %2").arg(m_request.sessionId, line);
+                    Q_EMIT buildOutput(line);
+                },
+                Qt::QueuedConnection);
+        };
+        Result<QString, SandboxError> tag = SandboxError::unavailable(QString());
+        auto docker = DockerClient::fromEnvironment();
+        if (!docker) {
+            tag = SandboxError::unavailable(docker.error().message);
+        } else {
+            DockerClient client(docker.value().socketPath(), 60 * 60 * 1000); // a build may take long
+            client.setCancel(cancel);
+            if (auto v = client.negotiate(); !v)
+                tag = SandboxError::unavailable(QStringLiteral("Docker: %1").arg(v.error().message));
+            else
+                tag = build.run(client, output);
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, tag] {
+                if (generation != m_generation)
+                    return;
+                if (!tag)
+                    return fail(tag.error());
+                m_request.image = tag.value();
+                create(generation);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void SandboxLauncher::create(quint64 generation)
+{
     SandboxSpec spec;
     spec.image = m_request.image;
     spec.snapshotId = m_request.snapshotId;
@@ -517,6 +581,8 @@ void SandboxLauncher::resume(Callback done)
 void SandboxLauncher::remove(Callback done)
 {
     ++m_generation; // every step in flight stops where it is
+    if (m_buildCancel)
+        *m_buildCancel = true;
     if (Callback pending = std::exchange(m_pending, {}))
         later(std::move(pending), SandboxError::cancelled(QStringLiteral("the sandbox was removed")));
     if (m_id.isEmpty()) {

@@ -1,19 +1,23 @@
 // Launches one session's sandbox on the runtime and takes it through pause, resume and delete:
-// created through the lifecycle API with the worktree bind-mounted at /workspace (the mount policy
-// is checked before anything is sent), then execd awaited, the worktree's write access checked,
-// the session's secrets delivered at run time (never in the create request) and
+// its image built first when devcontainer.json asks for one (DevcontainerBuild, on a worker
+// thread), then created through the lifecycle API with the worktree bind-mounted at /workspace
+// (the mount policy is checked before anything is sent), then execd awaited, the worktree's write
+// access checked, the session's secrets delivered at run time (never in the create request) and
 // postCreateCommand run. On the event loop.
 #pragma once
 
+#include "devcontainerbuild.h"
 #include "runtime/execdclient.h"
-#include "sandboxerror.h"
 #include "sandbox/sandboxrecord.h"
+#include "sandboxerror.h"
 
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QStringList>
+#include <QThreadPool>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -43,9 +47,13 @@ struct LaunchRequest
     // Where secrets go as files (a tmpfs in the sandbox); empty: the environment of commands only.
     QString secretsDirectory = QStringLiteral("/dev/shm/isolation-secrets");
     std::optional<int> timeoutSeconds; // none: the sandbox lives until deleted
+    // devcontainer.json's image to build (reused when built before); its tag replaces `image`.
+    // Not done when restoring a snapshot.
+    std::optional<DevcontainerBuild> build;
 
-    // The request for a worktree: its devcontainer.json (DevcontainerConfig) chooses the image,
-    // the environment and postCreateCommand; without one, `defaultImage` and nothing else.
+    // The request for a worktree: its devcontainer.json (DevcontainerConfig) chooses the image (or
+    // the build of one), the environment and postCreateCommand; without one, `defaultImage` and
+    // nothing else.
     static Result<LaunchRequest, SandboxError> fromWorkspace(
         const QString &sessionId, const QString &worktree, const QString &defaultImage);
 };
@@ -75,7 +83,9 @@ public:
 
     // Idle, Deleted or Failed → Running. `secrets` (may be null) must outlive the sandbox: it is
     // read again for every command (command()). A launch that fails deletes what it created.
-    // Every callback here runs once, later, on this object's thread (not after its destruction).
+    // A build runs on a worker thread with Docker (DOCKER_HOST honoured); remove() or the
+    // destruction of this object cancels it. Every callback here runs once, later, on this
+    // object's thread (not after its destruction).
     void launch(LaunchRequest request, const SecretVault *secrets, Callback done);
     // Takes charge of a sandbox an earlier run of the engine launched (its id and request from the
     // session's record): Running (execd answers again) or Paused, as the runtime has it; nothing
@@ -104,9 +114,13 @@ public:
 
 Q_SIGNALS:
     void stateChanged(isolation::SandboxState state);
+    // A line of the image build's output (Building), as it comes.
+    void buildOutput(const QString &line);
 
 private:
     void setState(SandboxState state);
+    void buildImage(quint64 generation);
+    void create(quint64 generation);
     void pollRunning(quint64 generation);
     void pollSnapshot(quint64 generation, const QString &snapshotId, QElapsedTimer since,
         std::function<void(Result<QString, SandboxError>)> done);
@@ -136,6 +150,8 @@ private:
     Callback m_pending; // the launch or resume in flight
     QElapsedTimer m_since;
     QString m_postCreateOutput;
+    std::shared_ptr<std::atomic_bool> m_buildCancel; // the build in flight's
+    QThreadPool m_pool; // the image build (DockerClient blocks); last: waited for first
 };
 
 } // namespace isolation

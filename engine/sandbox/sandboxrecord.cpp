@@ -9,8 +9,9 @@ namespace isolation {
 
 namespace {
 
-constexpr std::array<std::pair<SandboxState, const char *>, 14> kSandboxStates {{
+constexpr std::array<std::pair<SandboxState, const char *>, 15> kSandboxStates {{
     {SandboxState::Idle, "idle"},
+    {SandboxState::Building, "building"},
     {SandboxState::Creating, "creating"},
     {SandboxState::Starting, "starting"},
     {SandboxState::Preparing, "preparing"},

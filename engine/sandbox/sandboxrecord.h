@@ -17,6 +17,7 @@ namespace isolation {
 
 enum class SandboxState {
     Idle, // nothing launched yet
+    Building, // devcontainer.json's image is being built (the reason shows Docker's latest line)
     Creating, // the create request is with the lifecycle server
     Starting, // created; waiting for it to run and for execd to answer
     Preparing, // execd answers: write check, secrets delivered, postCreateCommand running

@@ -16,6 +16,7 @@
 #include "sessions/sessionmanager.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QLoggingCategory>
 #include <QPointer>
@@ -108,6 +109,16 @@ SessionSandboxes::Entry &SessionSandboxes::makeEntry(Session *session, RuntimeMa
     connect(entry.launcher.get(), &SandboxLauncher::stateChanged, this, [self, s](SandboxState state) {
         if (self && s)
             self->record(s, state);
+    });
+    // The build's output as the reason of the Building state: what the tray and `session` show.
+    // Each record is a write of session.json: a line at most every 250 ms, and every step (the log
+    // has every line).
+    auto shown = std::make_shared<QElapsedTimer>();
+    connect(entry.launcher.get(), &SandboxLauncher::buildOutput, this, [self, s, shown](const QString &line) {
+        if (!self || !s || (shown->isValid() && shown->elapsed() < 250 && !line.startsWith(QLatin1String("Step "))))
+            return;
+        shown->start();
+        self->record(s, SandboxState::Building, line);
     });
     return entry;
 }
@@ -286,8 +297,10 @@ void SessionSandboxes::launchInto(Session *s, const Launch &launch, std::shared_
         m_sessions->remove(s->id(), [done, why](Result<void, SessionError>) { done(why); });
         return;
     }
-    if (!launch.image.isEmpty())
+    if (!launch.image.isEmpty()) {
         request.value().image = launch.image;
+        request.value().build.reset(); // the image asked for replaces devcontainer.json's
+    }
     SandboxRecord fresh;
     fresh.image = request.value().image;
     fresh.launched = QDateTime::currentDateTimeUtc();
@@ -321,6 +334,9 @@ void SessionSandboxes::launchInto(Session *s, const Launch &launch, std::shared_
                 }
                 qCInfo(lcSessionSandboxes)
                     << "session" << id << "running in sandbox" << self->m_entries[id].launcher->sandboxId();
+                // A built image is known by its tag once built: the record names what runs.
+                self->updateRecord(session,
+                    [image = self->m_entries[id].launcher->request().image](SandboxRecord &r) { r.image = image; });
                 if (!agent.isEmpty())
                     self->startAgent(session, agent);
                 done(self->describe(session));
