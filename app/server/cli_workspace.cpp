@@ -2,6 +2,7 @@
 #include "command.h"
 #include "exitcodes.h"
 #include "output.h"
+#include "progressline.h"
 #include "sessionverbs.h"
 
 #include "sessions/session.h"
@@ -142,6 +143,7 @@ int runSave(const QStringList &arguments)
     parser.addOption({{QStringLiteral("m"), QStringLiteral("message")}, QStringLiteral("The commit message."),
         QStringLiteral("MSG")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    parser.addOption(progress::option());
     parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("The session id."));
     if (int rc = parse(parser, arguments, 1, QStringLiteral("save takes one session id")); rc >= 0)
         return rc;
@@ -175,7 +177,8 @@ int runSave(const QStringList &arguments)
     }
     if (parser.isSet(QStringLiteral("message")))
         request.insert(QStringLiteral("message"), message);
-    auto r = client.value().call("POST", QStringLiteral("/v1/sessions/%1/save").arg(pathSegment(id)), request);
+    auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/%1/save").arg(pathSegment(id)), request,
+        id, progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
     if (!r && r.error().code == LocalApiError::Code::Stopped) {
         // The save is recorded before it starts: the engine runs it again when it starts.
         LocalApiError e = r.error();
@@ -211,6 +214,7 @@ int runSync(const QStringList &arguments)
         "merge in progress: the next save completes it."));
     parser.addOption({QStringLiteral("resolve"), QStringLiteral("Leave conflict markers instead of stopping.")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    parser.addOption(progress::option());
     parser.addPositionalArgument(QStringLiteral("session"), QStringLiteral("The session id."));
     if (int rc = parse(parser, arguments, 1, QStringLiteral("sync takes one session id")); rc >= 0)
         return rc;
@@ -220,9 +224,10 @@ int runSync(const QStringList &arguments)
     auto client = out::patientClient();
     if (!client)
         return out::fail(client.error().message);
-    auto r = client.value().call("POST",
-        QStringLiteral("/v1/sessions/%1/sync").arg(pathSegment(parser.positionalArguments().first())),
-        QJsonObject {{QStringLiteral("resolve"), parser.isSet(QStringLiteral("resolve"))}});
+    const QString id = parser.positionalArguments().first();
+    auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/%1/sync").arg(pathSegment(id)),
+        QJsonObject {{QStringLiteral("resolve"), parser.isSet(QStringLiteral("resolve"))}}, id,
+        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
     if (!r)
         return apiFailure(r.error(), json);
     const QJsonObject s = r.value();

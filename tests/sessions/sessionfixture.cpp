@@ -4,12 +4,19 @@
 #include "pairedserver.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QTest>
 
 #include <csignal>
+#include <poll.h>
+#include <pty.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
 
 namespace isolation::test {
 
@@ -141,6 +148,74 @@ CliRun SessionFixture::cli(int i, const QStringList &args, const QString &cwd) c
     run.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     run.out = p.readAllStandardOutput();
     run.err = p.readAllStandardError();
+    return run;
+}
+
+CliRun SessionFixture::cliOnTerminal(int i, const QStringList &args, int columns) const
+{
+    QProcessEnvironment e = env(i);
+    e.insert(QStringLiteral("TERM"), QStringLiteral("xterm"));
+    // Everything the child needs is made before the fork: after it, only exec.
+    std::vector<QByteArray> strings;
+    strings.push_back(serverBinary().toLocal8Bit());
+    for (const QString &a : args)
+        strings.push_back(a.toLocal8Bit());
+    const size_t argc = strings.size();
+    for (const QString &kv : e.toStringList())
+        strings.push_back(kv.toLocal8Bit());
+    std::vector<char *> argv;
+    std::vector<char *> envp;
+    for (size_t k = 0; k < strings.size(); ++k)
+        (k < argc ? argv : envp).push_back(strings[k].data());
+    argv.push_back(nullptr);
+    envp.push_back(nullptr);
+    const QByteArray cwd = m_dir.path().toLocal8Bit();
+
+    CliRun run;
+    winsize size {};
+    size.ws_row = 24;
+    size.ws_col = static_cast<unsigned short>(columns);
+    int terminal = -1;
+    const pid_t pid = forkpty(&terminal, nullptr, nullptr, &size);
+    if (pid < 0) {
+        run.err = "forkpty: " + QByteArray(strerror(errno));
+        return run;
+    }
+    if (pid == 0) {
+        if (chdir(cwd.constData()) == 0)
+            execve(argv[0], argv.data(), envp.data());
+        _exit(127);
+    }
+    QElapsedTimer clock;
+    clock.start();
+    char buffer[4096];
+    for (;;) {
+        pollfd p {terminal, POLLIN, 0};
+        const int ready = poll(&p, 1, 1000);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready > 0) {
+            const ssize_t n = read(terminal, buffer, sizeof buffer);
+            if (n > 0) {
+                run.out.append(buffer, n);
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            break; // EIO: the child and every holder of the terminal are gone
+        }
+        if (clock.elapsed() > 300000) {
+            run.err = "did not finish";
+            kill(pid, SIGKILL);
+            break;
+        }
+    }
+    close(terminal);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (run.err.isEmpty())
+        run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return run;
 }
 

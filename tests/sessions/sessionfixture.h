@@ -45,6 +45,9 @@ public:
 
     // `isolation-server args...` against engine `i`, in `cwd` (the test's directory when empty).
     CliRun cli(int i, const QStringList &args, const QString &cwd = {}) const;
+    // The same on a pseudo-terminal `columns` wide (TERM=xterm): stdout and stderr both in `out`,
+    // as a terminal shows them ("\r\n" for "\n").
+    CliRun cliOnTerminal(int i, const QStringList &args, int columns = 80) const;
     // session new --workspace W --json; the session's JSON (empty when it failed).
     QJsonObject newSession(int i, const QString &workspace) const;
 

@@ -1,0 +1,65 @@
+// The progress of a verb that takes long (save, sync): the engine's session.progress events for
+// the session, shown while the LocalAPI call runs. On a terminal, one line on stderr redrawn in
+// place (operation, phase, bytes done and total, rate, time left, time so far) and cleared at the
+// end; with --json --progress, each event as a line of JSON on stdout before the result; otherwise
+// nothing at all (a pipe or a file gets only the result).
+#pragma once
+
+#include "core/result.h"
+#include "localapi/localapiclient.h"
+
+#include <QCommandLineOption>
+#include <QJsonObject>
+#include <QString>
+
+#include <deque>
+#include <utility>
+
+namespace isolation {
+
+// What the line shows, from the events as they come; pure, so it is tested without a terminal.
+class ProgressLine
+{
+public:
+    // `progress`: a session.progress event's data. `nowMs`: a monotonic clock reading.
+    void update(const QJsonObject &progress, qint64 nowMs);
+    // The line for a terminal `columns` wide (never wider than columns - 1); empty while nothing
+    // runs.
+    QString render(qint64 nowMs, int columns) const;
+    bool isIdle() const { return m_operation.isEmpty(); }
+
+    // Bytes a second over the last few seconds of the phase; -1 while not known.
+    double rate() const;
+
+private:
+    QString m_operation;
+    QString m_phase;
+    qint64 m_bytes = 0;
+    qint64 m_totalBytes = -1;
+    qint64 m_startedMs = -1; // the operation's start, as this client saw it
+    std::deque<std::pair<qint64, qint64>> m_samples; // (ms, bytes) of this phase, the last few seconds
+};
+
+namespace progress {
+
+enum class Mode {
+    Quiet, // the call only
+    Line, // a line on stderr (a terminal)
+    Json, // JSON lines on stdout
+};
+
+// --progress, for the verbs that show progress.
+QCommandLineOption option();
+
+// Line when stderr is a terminal (and TERM is not "dumb") and the output is not JSON; Json when
+// --json and --progress; otherwise Quiet.
+Mode modeFor(bool json, bool jsonProgress);
+
+// `client.call(method, path, body)` on a worker thread while this thread shows the progress of
+// `session` as `mode` says.
+Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByteArray &method, const QString &path,
+    const QJsonObject &body, const QString &session, Mode mode);
+
+} // namespace progress
+
+} // namespace isolation

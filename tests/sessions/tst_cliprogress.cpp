@@ -1,0 +1,162 @@
+// The CLI's progress for save and sync against a real engine and hub (issue 25, point 4): on a
+// pseudo-terminal a line redrawn in place (operation, phase, bytes of a total), never wider than
+// the terminal, cleared before the result; through a pipe nothing but the result; with --json
+// --progress the engine's progress events first, as JSON, then the result.
+#include "sessionfixture.h"
+
+#include "../workspace/gitcli.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QTest>
+
+using namespace isolation::test;
+
+namespace {
+
+constexpr qsizetype kBigFile = 24 * 1024 * 1024; // random: it neither compresses nor deltas
+
+bool writeRandom(const QString &path, qsizetype size)
+{
+    QByteArray bytes(size, Qt::Uninitialized);
+    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(bytes.data()), size / 4);
+    return GitCli::writeFile(path, bytes);
+}
+
+// What a terminal's line shows after each redraw: the text after each "\r\e[K" up to the next
+// control character.
+QList<QByteArray> drawnLines(const QByteArray &out)
+{
+    QList<QByteArray> lines;
+    const QByteArray clear = "\r\033[K";
+    for (qsizetype at = out.indexOf(clear); at >= 0; at = out.indexOf(clear, at + 1)) {
+        const qsizetype from = at + clear.size();
+        qsizetype end = from;
+        while (end < out.size() && out[end] != '\r' && out[end] != '\n')
+            ++end;
+        lines.append(out.mid(from, end - from));
+    }
+    return lines;
+}
+
+} // namespace
+
+class tst_CliProgress final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void saveAndSyncOnATerminal();
+    void pipeGetsOnlyTheResult();
+    void jsonStreamsTheEvents();
+
+private:
+    std::unique_ptr<SessionFixture> m_fx;
+};
+
+void tst_CliProgress::initTestCase()
+{
+    m_fx = std::make_unique<SessionFixture>();
+    QVERIFY(m_fx->start(1));
+    QVERIFY(m_fx->startEngine(0));
+}
+
+void tst_CliProgress::cleanupTestCase()
+{
+    if (m_fx)
+        m_fx->stopEngine(0);
+    m_fx.reset();
+}
+
+void tst_CliProgress::saveAndSyncOnATerminal()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("progress-terminal")).isEmpty());
+    const QJsonObject a = m_fx->newSession(0, QStringLiteral("progress-terminal"));
+    const QJsonObject b = m_fx->newSession(0, QStringLiteral("progress-terminal"));
+    QVERIFY(!a.isEmpty() && !b.isEmpty());
+    const QString aId = a.value(QStringLiteral("id")).toString();
+    QVERIFY(writeRandom(a.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin"), kBigFile));
+
+    constexpr int columns = 50;
+    const CliRun saved = m_fx->cliOnTerminal(0, {QStringLiteral("save"), aId, QStringLiteral("-m"), QStringLiteral("big")}, columns);
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    QList<QByteArray> lines = drawnLines(saved.out);
+    QVERIFY2(lines.size() >= 3, saved.out.constData());
+    // The line is cleared before the result, which is all that stays.
+    QVERIFY2(lines.takeLast().startsWith("Saved "), saved.out.constData());
+    for (const QByteArray &l : lines)
+        QVERIFY2(QString::fromUtf8(l).size() <= columns - 1, l.constData());
+    // The upload's figures: bytes of a total in MiB (the line cut at 49 columns keeps them).
+    bool upload = false;
+    for (const QByteArray &l : lines)
+        upload = upload || (l.startsWith("Saving: uploading ") && l.contains(" MiB ("));
+    QVERIFY2(upload, saved.out.constData());
+
+    // The other session fetches what the first saved: the sync shows its download.
+    const CliRun synced = m_fx->cliOnTerminal(0, {QStringLiteral("sync"), b.value(QStringLiteral("id")).toString()}, 100);
+    QVERIFY2(synced.exitCode == 0, qPrintable(synced.describe()));
+    bool syncing = false;
+    for (const QByteArray &l : drawnLines(synced.out))
+        syncing = syncing || l.startsWith("Syncing: ");
+    QVERIFY2(syncing, synced.out.constData());
+    QVERIFY2(synced.out.contains("Fast-forwarded to main"), synced.out.constData());
+}
+
+void tst_CliProgress::pipeGetsOnlyTheResult()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("progress-pipe")).isEmpty());
+    const QJsonObject s = m_fx->newSession(0, QStringLiteral("progress-pipe"));
+    QVERIFY(!s.isEmpty());
+    QVERIFY(writeRandom(s.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin"), kBigFile));
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), s.value(QStringLiteral("id")).toString()});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    QCOMPARE(saved.err, QByteArray());
+    QVERIFY2(saved.out.startsWith("Saved ") && !saved.out.contains('\r') && !saved.out.contains('\033'),
+        saved.out.constData());
+    QCOMPARE(saved.out.count('\n'), 1);
+}
+
+void tst_CliProgress::jsonStreamsTheEvents()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("progress-json")).isEmpty());
+    const QJsonObject s = m_fx->newSession(0, QStringLiteral("progress-json"));
+    QVERIFY(!s.isEmpty());
+    const QString id = s.value(QStringLiteral("id")).toString();
+    QVERIFY(writeRandom(s.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin"), kBigFile));
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), id, QStringLiteral("--json"), QStringLiteral("--progress")});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    QCOMPARE(saved.err, QByteArray());
+
+    // Lines of {"progress": {...}}, then the result (indented JSON, as without --progress).
+    QByteArray rest = saved.out;
+    QSet<QString> phases;
+    qint64 uploadTotal = -1;
+    while (rest.startsWith("{\"progress\":")) {
+        const qsizetype end = rest.indexOf('\n');
+        QVERIFY(end > 0);
+        QJsonParseError error;
+        const QJsonObject line = QJsonDocument::fromJson(rest.left(end), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, rest.left(end).constData());
+        const QJsonObject p = line.value(QStringLiteral("progress")).toObject();
+        QCOMPARE(p.value(QStringLiteral("session")).toString(), id);
+        if (p.value(QStringLiteral("operation")).toString() == QLatin1String("save"))
+            phases.insert(p.value(QStringLiteral("phase")).toString());
+        if (p.value(QStringLiteral("phase")).toString() == QLatin1String("upload"))
+            uploadTotal = std::max(uploadTotal, p.value(QStringLiteral("totalBytes")).toInteger(-1));
+        rest = rest.mid(end + 1);
+    }
+    QVERIFY2(phases.contains(QStringLiteral("commit")) && phases.contains(QStringLiteral("upload")),
+        qPrintable(QStringList(phases.values()).join(',')));
+    QVERIFY2(uploadTotal > kBigFile, qPrintable(QString::number(uploadTotal))); // the encrypted segment
+    QJsonParseError error;
+    const QJsonObject result = QJsonDocument::fromJson(rest, &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, rest.constData());
+    QVERIFY(result.value(QStringLiteral("published")).toBool());
+}
+
+QTEST_GUILESS_MAIN(tst_CliProgress)
+#include "tst_cliprogress.moc"
