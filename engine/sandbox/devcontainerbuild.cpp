@@ -502,6 +502,13 @@ Result<QString, SandboxError> DevcontainerBuild::run(const DockerClient &docker,
         return base;
 
     auto image = docker.inspectImage(base);
+    if (!image && image.error().code == DockerError::Code::NotFound && dockerfile.isEmpty()) {
+        // `image` as the runtime would have it: pulled when this machine does not have it yet.
+        output(QStringLiteral("Pulling %1").arg(base));
+        if (auto pulled = docker.pullImage(base); !pulled)
+            return fromDocker(pulled.error(), QStringLiteral("the features have no image to go onto"));
+        image = docker.inspectImage(base);
+    }
     if (!image)
         return fromDocker(image.error(), QStringLiteral("the features have no image to go onto"));
     const QString id = image.value().value(QStringLiteral("Id")).toString();

@@ -1,7 +1,8 @@
 // devcontainer.json's `build` on a real dockerd: a Dockerfile FROM the stand-in sandbox image (a
 // build arg, a file of the context) and a local feature (an option) build an image once, its output
 // coming as build lines; the session's sandbox runs in it (a command sees what the build and the
-// feature wrote); a second session with the same files reuses the image (same id, no build step).
+// feature wrote); a second session with the same files reuses the image (same id, no build step);
+// a feature goes onto an `image` as well.
 // A failing step fails the launch with Docker's message; a build has no network (the loopback
 // only); a removal during a build cancels it. Every image made here is removed.
 #include "runtime/dockerclient.h"
@@ -25,6 +26,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void buildsOnceThenReuses();
+    void featuresOnAnImage();
     void failingStepFailsTheLaunch();
     void removalCancelsTheBuild();
 
@@ -179,6 +181,28 @@ void tst_DevcontainerBuild::buildsOnceThenReuses()
         auto removed = await<Result<void, SandboxError>>([&](auto done) { launcher.remove(done); });
         QVERIFY(removed && removed->ok());
     }
+}
+
+void tst_DevcontainerBuild::featuresOnAnImage()
+{
+    // No Dockerfile: the feature goes onto `image`, with its option's default.
+    const QByteArray tag = QUuid::createUuid().toByteArray(QUuid::Id128);
+    const QString work = worktree(QStringLiteral("dc-image"),
+        {{QStringLiteral(".devcontainer/devcontainer.json"),
+             R"({"image": ")" + kSandbox.toUtf8() + R"(", "features": {"./hello": {}}})"},
+            {QStringLiteral(".devcontainer/hello/devcontainer-feature.json"),
+                R"({"id": "hello", "options": {"greeting": {"type": "string", "default": "hi-)" + tag + R"("}}})"},
+            {QStringLiteral(".devcontainer/hello/install.sh"),
+                "#!/bin/sh\nmkdir -p /opt/hello && echo \"$GREETING\" > /opt/hello/greeting\n"}});
+    auto request = LaunchRequest::fromWorkspace(QStringLiteral("dc-image"), work, QStringLiteral("unused:1"));
+    QVERIFY2(request.ok(), request.ok() ? "" : qPrintable(request.error().message));
+    SandboxLauncher launcher(&m_net, m_lifecycle.get());
+    auto launched = launch(launcher, request.value());
+    QVERIFY2(launched.ok(), launched.ok() ? "" : qPrintable(launched.error().message));
+    QVERIFY(launcher.request().image.startsWith(QLatin1String("isolation-devcontainer:")));
+    QCOMPARE(inSandbox(launcher, QStringLiteral("cat /opt/hello/greeting")), "hi-" + tag + "\n");
+    auto removed = await<Result<void, SandboxError>>([&](auto done) { launcher.remove(done); });
+    QVERIFY(removed && removed->ok());
 }
 
 void tst_DevcontainerBuild::failingStepFailsTheLaunch()
