@@ -73,6 +73,20 @@ int unsaved(const ChangesReport &r)
     return int(r.changes.files.size()) + r.changes.ahead;
 }
 
+// The private keys of ssh clones (and their passphrases) out of the session's secrets, once the
+// clones are done: what stays in the vault reaches the sandbox.
+void dropCloneKeys(const QList<SessionSandboxes::Launch::Repository> &repositories, SecretVault *vault)
+{
+    if (!vault)
+        return;
+    for (const SessionSandboxes::Launch::Repository &repo : repositories) {
+        for (const QString &name : {repo.sshKeySecret, repo.sshPassphraseSecret}) {
+            if (!name.isEmpty())
+                vault->remove(name);
+        }
+    }
+}
+
 } // namespace
 
 SessionSandboxes::SessionSandboxes(SessionManager *sessions, QNetworkAccessManager *network,
@@ -267,10 +281,12 @@ Result<std::shared_ptr<SecretVault>> SessionSandboxes::openLaunchSecrets(const L
         vault->adopt(std::move(opened).value());
     }
     for (const Launch::Repository &repo : launch.repositories) {
-        if (!repo.tokenSecret.isEmpty() && !(vault && vault->contains(repo.tokenSecret)))
-            return Error::invalidInput(
-                tr("The credential of %1 names the launch secret %2, which the launch does not carry")
-                    .arg(repo.directory, repo.tokenSecret));
+        for (const QString &name : {repo.tokenSecret, repo.sshKeySecret, repo.sshPassphraseSecret}) {
+            if (!name.isEmpty() && !(vault && vault->contains(name)))
+                return Error::invalidInput(
+                    tr("The credential of %1 names the launch secret %2, which the launch does not carry")
+                        .arg(repo.directory, name));
+        }
     }
     return vault;
 }
@@ -347,16 +363,19 @@ void SessionSandboxes::launchInto(Session *s, const Launch &launch, std::shared_
         return;
     }
     auto cloned = std::make_shared<QList<ClonedRepository>>();
-    cloneNext(s, launch.repositories, vault, cloned, [self, session, cloned, start, undo](Result<void> r) {
-        if (!self || !session)
-            return;
-        if (!r) {
-            undo(r.error());
-            return;
-        }
-        self->updateRecord(session, [cloned](SandboxRecord &r) { r.repositories = *cloned; });
-        start();
-    });
+    cloneNext(s, launch.repositories, vault, cloned,
+        [self, session, cloned, start, undo, repositories = launch.repositories, vault](Result<void> r) {
+            if (!self || !session)
+                return;
+            if (!r) {
+                undo(r.error());
+                return;
+            }
+            self->updateRecord(session, [cloned](SandboxRecord &r) { r.repositories = *cloned; });
+            // A private key (and its passphrase) serves the clone only: it never reaches the sandbox.
+            dropCloneKeys(repositories, vault.get());
+            start();
+        });
 }
 
 void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
@@ -372,10 +391,16 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
     request.worktree = session->workTree();
     request.directory = repo.directory;
     request.branch = repo.branch;
-    if (!repo.tokenSecret.isEmpty()) {
+    if (!repo.tokenSecret.isEmpty())
         request.token = *vault->value(repo.tokenSecret);
+    if (!repo.tokenSecret.isEmpty() || !repo.sshKeySecret.isEmpty())
         request.username = SecureBytes(repo.username.toUtf8());
-    }
+    if (!repo.sshKeySecret.isEmpty())
+        request.sshKey = *vault->value(repo.sshKeySecret);
+    if (!repo.sshPassphraseSecret.isEmpty())
+        request.sshPassphrase = *vault->value(repo.sshPassphraseSecret);
+    request.knownHosts = repo.knownHosts;
+    request.insecureAcceptAnyHostKey = repo.insecureAcceptAnyHostKey;
     auto *cloner = new RepoCloner(this);
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
@@ -387,12 +412,12 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
             if (!r) {
                 done(Error {fromSandbox(r.error()).code,
                     tr("cannot clone %1 into %2: %3")
-                        .arg(repo.url.toString(QUrl::RemoveUserInfo), repo.directory, r.error().message)});
+                        .arg(RepoCloner::shownUrl(repo.url), repo.directory, r.error().message)});
                 return;
             }
-            qCInfo(lcSessionSandboxes) << "session" << s->id() << "cloned" << repo.url.toString(QUrl::RemoveUserInfo)
-                                       << "into" << repo.directory << "at" << r.value().head;
-            cloned->append(ClonedRepository {repo.url.toString(QUrl::RemoveUserInfo), repo.directory, r.value().head});
+            qCInfo(lcSessionSandboxes) << "session" << s->id() << "cloned" << RepoCloner::shownUrl(repo.url) << "into"
+                                       << repo.directory << "at" << r.value().head;
+            cloned->append(ClonedRepository {RepoCloner::shownUrl(repo.url), repo.directory, r.value().head});
             self->cloneNext(s, repos, vault, cloned, done);
         });
 }

@@ -68,11 +68,17 @@ public:
         QByteArray sealedSecrets; // launch secrets as the hub sealed them for sessionId (may be empty)
         struct Repository
         {
-            QUrl url;
+            QString url; // https://, http:// to this machine, ssh:// or [user@]host:path (RepoCloner)
             QString directory; // in the worktree
             QString branch; // empty: the remote's default
-            QString tokenSecret; // the launch secret holding the credential (empty: none)
-            QString username; // with the token; empty: "git"
+            QString tokenSecret; // https: the launch secret holding the credential (empty: none)
+            QString username; // with the token, or the ssh login when the URL names none; empty: "git"
+            // ssh: the launch secrets holding the private key and its passphrase (empty: none); both
+            // serve the clone only and are dropped before the sandbox starts.
+            QString sshKeySecret;
+            QString sshPassphraseSecret;
+            QByteArray knownHosts; // ssh: OpenSSH known_hosts lines the server's host key must be in
+            bool insecureAcceptAnyHostKey = false; // ssh: take any host key (a man in the middle too)
         };
         QList<Repository> repositories; // cloned into the worktree before the sandbox starts
         QString agent; // a command run and kept running in the sandbox (empty: none)

@@ -49,9 +49,23 @@ void SessionSandboxes::addCalls(RpcDispatcher &rpc)
         launch.agent = p.value(QStringLiteral("agent")).toString();
         for (const QJsonValue v : p.value(QStringLiteral("repositories")).toArray()) {
             const QJsonObject r = v.toObject();
-            launch.repositories.append({QUrl(r.value(QStringLiteral("url")).toString()),
-                r.value(QStringLiteral("directory")).toString(), r.value(QStringLiteral("branch")).toString(),
-                r.value(QStringLiteral("tokenSecret")).toString(), r.value(QStringLiteral("username")).toString()});
+            SessionSandboxes::Launch::Repository repo;
+            repo.url = r.value(QStringLiteral("url")).toString();
+            repo.directory = r.value(QStringLiteral("directory")).toString();
+            repo.branch = r.value(QStringLiteral("branch")).toString();
+            repo.tokenSecret = r.value(QStringLiteral("tokenSecret")).toString();
+            repo.username = r.value(QStringLiteral("username")).toString();
+            repo.sshKeySecret = r.value(QStringLiteral("sshKeySecret")).toString();
+            repo.sshPassphraseSecret = r.value(QStringLiteral("sshPassphraseSecret")).toString();
+            const QJsonValue known = r.value(QStringLiteral("knownHosts")); // lines in one string, or a list
+            if (known.isArray()) {
+                for (const QJsonValue line : known.toArray())
+                    repo.knownHosts += line.toString().toUtf8() + '\n';
+            } else {
+                repo.knownHosts = known.toString().toUtf8();
+            }
+            repo.insecureAcceptAnyHostKey = r.value(QStringLiteral("insecureAcceptAnyHostKey")).toBool();
+            launch.repositories.append(repo);
         }
         return launch;
     };
