@@ -305,12 +305,19 @@ int runChanges(const QStringList &arguments)
     }
     if (files.isEmpty())
         out::line(QStringLiteral("No changes in the worktree."));
-    out::line(QStringLiteral("%1 commit(s) ahead of main, %2 behind%3")
-                  .arg(c.value(QStringLiteral("ahead")).toInt())
-                  .arg(c.value(QStringLiteral("behind")).toInt())
-                  .arg(c.value(QStringLiteral("mergeInProgress")).toBool()
-                          ? QStringLiteral("; a merge is in progress (save completes it)")
-                          : QString()));
+    // Right after a save the session branch is main's merge of it: up to date (docs/workspace.md).
+    const int ahead = c.value(QStringLiteral("ahead")).toInt();
+    const int behind = c.value(QStringLiteral("behind")).toInt();
+    const QString merging = c.value(QStringLiteral("mergeInProgress")).toBool()
+        ? QStringLiteral("; a merge is in progress (save completes it)")
+        : QString();
+    if (ahead == 0 && behind == 0)
+        out::line(QStringLiteral("Up to date with main%1.").arg(merging));
+    else
+        out::line(QStringLiteral("%1 commit(s) ahead of main, %2 behind%3%4")
+                      .arg(ahead)
+                      .arg(behind)
+                      .arg(behind > 0 ? QStringLiteral(" (sync to take main's work)") : QString(), merging));
     if (c.value(QStringLiteral("refreshed")).toBool())
         out::line(c.value(QStringLiteral("movedOn")).toBool()
                 ? QStringLiteral("The workspace moved on since this session last synced: sync to get it.")

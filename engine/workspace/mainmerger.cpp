@@ -22,8 +22,12 @@ Result<MergeResult, WorkspaceError> MainMerger::merge()
     auto contained = m_repo.isAncestor(s, m);
     if (!contained)
         return contained.error();
-    if (contained.value())
+    if (contained.value()) {
+        // Killed between moving main and taking the merge: take it now.
+        if (auto taken = takeMerge(m, s); !taken)
+            return taken.error();
         return MergeResult {git::toHex(m), git::toHex(m), false};
+    }
 
     auto sessionCommit = m_repo.commit(s);
     if (!sessionCommit)
@@ -72,7 +76,32 @@ Result<MergeResult, WorkspaceError> MainMerger::merge()
     }
     if (auto r = m_repo.moveRef(GitRepo::kMainRef, mergeId, m, QStringLiteral("workspace: merge session")); !r)
         return r.error();
+    if (auto taken = takeMerge(mergeId, s); !taken)
+        return taken.error();
     return MergeResult {git::toHex(mergeId), git::toHex(m), true};
+}
+
+Result<bool, WorkspaceError> MainMerger::takeMerge(const git_oid &main, const git_oid &session)
+{
+    if (git_oid_equal(&main, &session))
+        return false;
+    auto mainCommit = m_repo.commit(main);
+    if (!mainCommit)
+        return mainCommit.error();
+    const git_commit *merge = mainCommit.value().get();
+    // Only this session's own merge (its tip as the second parent), and only when it changed no
+    // file of the session: the session's files and index stay exactly as they are.
+    if (git_commit_parentcount(merge) != 2 || !git_oid_equal(git_commit_parent_id(merge, 1), &session))
+        return false;
+    auto sessionCommit = m_repo.commit(session);
+    if (!sessionCommit)
+        return sessionCommit.error();
+    if (!git_oid_equal(git_commit_tree_id(merge), git_commit_tree_id(sessionCommit.value().get())))
+        return false;
+    if (auto r = m_repo.moveRef(m_repo.sessionRef(), main, session, QStringLiteral("workspace: take the save's merge"));
+        !r)
+        return r.error();
+    return true;
 }
 
 Result<void, WorkspaceError> MainMerger::undo()
@@ -85,6 +114,24 @@ Result<void, WorkspaceError> MainMerger::undo()
     auto main = m_repo.target(GitRepo::kMainRef);
     if (!main)
         return main.error();
+    if (main.value() && !git_oid_equal(&*main.value(), &*base.value())) {
+        // The session branch took the merge being undone: back to its own tip (the same files).
+        auto session = m_repo.target(m_repo.sessionRef());
+        if (!session)
+            return session.error();
+        if (session.value() && git_oid_equal(&*session.value(), &*main.value())) {
+            auto merge = m_repo.commit(*main.value());
+            if (!merge)
+                return merge.error();
+            if (git_commit_parentcount(merge.value().get()) == 2) {
+                const git_oid own = *git_commit_parent_id(merge.value().get(), 1);
+                if (auto r = m_repo.moveRef(
+                        m_repo.sessionRef(), own, *session.value(), QStringLiteral("workspace: undo merge"));
+                    !r)
+                    return r;
+            }
+        }
+    }
     if (!main.value() || !git_oid_equal(&*main.value(), &*base.value())) {
         if (auto r
             = m_repo.moveRef(GitRepo::kMainRef, *base.value(), main.value(), QStringLiteral("workspace: undo merge"));

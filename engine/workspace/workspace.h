@@ -50,7 +50,9 @@ public:
     // 1. Commits `selection` (worktree-relative files or directories; empty: every change) on the
     //    session branch; unselected changes stay uncommitted. Completes a merge in progress.
     Result<CommitResult, WorkspaceError> commit(const QStringList &selection = {}, const QString &message = {});
-    // 2. Merges the session branch into main with a merge commit. Conflict ("sync first") changes nothing.
+    // 2. Merges the session branch into main with a merge commit; when that merge changed no file of
+    //    the session, the session branch takes it too (not "behind" its own save). Conflict ("sync
+    //    first") changes nothing.
     Result<MergeResult, WorkspaceError> mergeIntoMain();
     // 3. Writes the segment for the hub to `out`: a bundle of main and every session branch, thin
     //    against what the hub has (full when it has nothing, or when `kind` is Full: a compacting
@@ -58,7 +60,8 @@ public:
     Result<SegmentResult, WorkspaceError> writeSegment(QIODevice &out, SegmentKind kind = SegmentKind::Thin);
     // 4a. The caller stored the segment: the hub now has its refs.
     Result<void, WorkspaceError> markPublished(const SegmentResult &segment);
-    // 4b. The store refused (412): main goes back to before step 2; the session branch keeps the work.
+    // 4b. The store refused (412): main goes back to before step 2; the session branch keeps the work
+    //     (back on its own commit if it had taken the merge).
     Result<void, WorkspaceError> undoMerge();
     // True between step 2 and 4a/4b, also across restarts: finish (3, 4a) or undo (4b).
     Result<bool, WorkspaceError> savePending() const;

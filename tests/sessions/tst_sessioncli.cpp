@@ -158,12 +158,23 @@ void tst_SessionCli::newSessionAndSave()
     QCOMPARE(report.value(QStringLiteral("outcome")).toString(), QStringLiteral("published"));
     QCOMPARE(report.value(QStringLiteral("generation")).toInt(), 1);
     QVERIFY(report.value(QStringLiteral("segmentBytes")).toInt() > 0);
-    // main holds a merge commit of the session branch, as the real git sees it.
+    // main holds a merge commit of the session's commit, as the real git sees it; the merge changed
+    // no file of the session, so the session branch took it: the session is up to date with main.
     const QByteArray main = s.ref(QStringLiteral("refs/heads/main"));
     QCOMPARE(main, report.value(QStringLiteral("main")).toString().toLatin1());
     QCOMPARE(s.git({QStringLiteral("rev-parse"), QStringLiteral("main^2")}).out.trimmed(),
-        s.ref(QStringLiteral("refs/heads/session/") + s.id));
+        report.value(QStringLiteral("commit")).toString().toLatin1());
+    QCOMPARE(s.ref(QStringLiteral("refs/heads/session/") + s.id), main);
     QVERIFY(s.git({QStringLiteral("fsck"), QStringLiteral("--no-progress")}).ok());
+    const CliRun changes = cli({QStringLiteral("changes"), s.id, QStringLiteral("--json")});
+    QCOMPARE(changes.json().value(QStringLiteral("ahead")).toInt(), 0);
+    QCOMPARE(changes.json().value(QStringLiteral("behind")).toInt(), 0);
+    const CliRun plainChanges = cli({QStringLiteral("changes"), s.id});
+    QCOMPARE(plainChanges.exitCode, 0);
+    QCOMPARE(plainChanges.out, QByteArray("No changes in the worktree.\nUp to date with main.\n"));
+    const CliRun sync = cli({QStringLiteral("sync"), s.id, QStringLiteral("--json")});
+    QCOMPARE(sync.exitCode, 0);
+    QCOMPARE(sync.json().value(QStringLiteral("outcome")).toString(), QStringLiteral("up_to_date"));
 
     const CliRun list = cli({QStringLiteral("sessions"), QStringLiteral("--json")});
     QCOMPARE(list.exitCode, 0);
@@ -197,6 +208,10 @@ void tst_SessionCli::conflictDefaultChangesNothing()
     QCOMPARE(conflicts.at(0).toObject().value(QStringLiteral("path")).toString(), QStringLiteral("f.txt"));
     QCOMPARE(conflicts.at(0).toObject().value(QStringLiteral("regions")).toInt(), 1);
     QCOMPARE(state(b), before);
+    // main has A's work now and the session does not: behind, and said so.
+    const CliRun behind = cli({QStringLiteral("changes"), b.id});
+    QCOMPARE(behind.exitCode, 0);
+    QVERIFY2(behind.out.contains("1 commit(s) ahead of main, 2 behind"), behind.out.constData());
 
     // The plain output lists the path with its regions.
     const CliRun plain = cli({QStringLiteral("sync"), b.id});
@@ -235,7 +250,8 @@ void tst_SessionCli::resolveThenSaveCompletes()
     QVERIFY(saved.json().value(QStringLiteral("completedMerge")).toBool());
     QVERIFY(!QFile::exists(b.gitDir + QStringLiteral("/MERGE_HEAD")));
     // The resolution commit has both sides as parents; main merged it and has A's work too.
-    const QByteArray resolved = b.ref(QStringLiteral("refs/heads/session/") + b.id);
+    const QByteArray resolved = saved.json().value(QStringLiteral("commit")).toString().toLatin1();
+    QCOMPARE(b.git({QStringLiteral("rev-parse"), QStringLiteral("main^2")}).out.trimmed(), resolved);
     QCOMPARE(b.git({QStringLiteral("rev-parse"), QString::fromLatin1(resolved + "^1")}).out.trimmed(), bBranch);
     QCOMPARE(
         b.git({QStringLiteral("show"), QStringLiteral("main:f.txt")}).out, QByteArray("1\nA+B\n3\n4\n5\n6\nA+B\n8\n"));

@@ -35,6 +35,8 @@ private Q_SLOTS:
     void failedCommitLeavesNoTrace();
     void dataDirectoryMoved();
     void mergeCommitHasTwoParents();
+    void upToDateAfterSave();
+    void killedBeforeTheSessionTookTheMerge();
     void undoMergeAfterRefusedUpload();
     void mergeIntoMainRefusesConflicts();
     void nestedRepositoriesStayOut();
@@ -286,12 +288,121 @@ void tst_WorkspaceSave::mergeCommitHasTwoParents()
     QCOMPARE(parents, m.value().main + ' ' + QByteArray(Workspace::kRootCommitId) + ' ' + session);
     QCOMPARE(s.files(QStringLiteral("main")), QStringLiteral("a.txt"));
     QVERIFY(s.ws->savePending().value());
-    QCOMPARE(s.ws->refId("session").value(), session);
+    // The merge changed no file of the session: the session branch took it (what a sync would do).
+    QCOMPARE(s.ws->refId("session").value(), m.value().main);
+    QCOMPARE(s.rev(QStringLiteral("main^2")), session);
     // Merging again brings nothing new.
     auto again = s.ws->mergeIntoMain();
     QVERIFY(again);
     QVERIFY(!again.value().merged);
     QCOMPARE(again.value().main, m.value().main);
+}
+
+void tst_WorkspaceSave::upToDateAfterSave()
+{
+    QTemporaryDir root;
+    TestSession a = TestSession::open(root.path(), QStringLiteral("a"), m_clock);
+    TestSession b = TestSession::open(root.path(), QStringLiteral("b"), m_clock);
+    QVERIFY(a.valid() && b.valid());
+    auto upToDate = [](TestSession &s) {
+        auto c = s.ws->changes();
+        return c && c.value().ahead == 0 && c.value().behind == 0;
+    };
+
+    // Right after a save the session is neither ahead of main nor behind it, an unsaved file stays
+    // unsaved, and a sync finds nothing to do.
+    QVERIFY(a.write(QStringLiteral("one.txt"), "one\n"));
+    const QByteArray first = a.save();
+    QVERIFY(!first.isEmpty());
+    QVERIFY(upToDate(a));
+    QVERIFY(a.write(QStringLiteral("later.txt"), "not saved yet\n"));
+    auto changes = a.ws->changes();
+    QCOMPARE(changes.value().files.size(), 1);
+    QCOMPARE(changes.value().files.first().status, FileStatus::Untracked);
+    QCOMPARE(a.ws->mergeMainIntoSession().value().outcome, SyncOutcome::UpToDate);
+    QCOMPARE(a.read(QStringLiteral("later.txt")), QByteArray("not saved yet\n"));
+
+    // The next save builds on it: one commit ahead, then a merge with main and the commit as parents.
+    QVERIFY(a.write(QStringLiteral("one.txt"), "one, again\n"));
+    QVERIFY(a.ws->commit({QStringLiteral("one.txt")}).value().created);
+    const QByteArray second = a.rev(QStringLiteral("session/a"));
+    QCOMPARE(a.ws->changes().value().ahead, 1);
+    QCOMPARE(a.ws->changes().value().behind, 0);
+    const QByteArray mainBefore = a.rev(QStringLiteral("main"));
+    auto m = a.ws->mergeIntoMain();
+    QVERIFY(m && m.value().merged);
+    QCOMPARE(a.rev(QStringLiteral("main^1")), mainBefore);
+    QCOMPARE(a.rev(QStringLiteral("main^2")), second);
+    QBuffer segment;
+    segment.open(QIODevice::WriteOnly);
+    auto seg = a.ws->writeSegment(segment);
+    QVERIFY(seg && seg.value().written);
+    QVERIFY(a.ws->markPublished(seg.value()));
+    QVERIFY(upToDate(a));
+    // Nothing new: nothing to write either (the hub has the session branch where it is).
+    QVERIFY(!a.ws->mergeIntoMain().value().merged);
+    QBuffer none;
+    none.open(QIODevice::WriteOnly);
+    QVERIFY(!a.ws->writeSegment(none).value().written);
+
+    // Another session takes both saves by fast-forward; its own save is then up to date too.
+    QVERIFY(b.apply(first));
+    QVERIFY(b.apply(segment.data()));
+    QCOMPARE(b.ws->changes().value().behind, 4);
+    QCOMPARE(b.ws->mergeMainIntoSession().value().outcome, SyncOutcome::FastForwarded);
+    QVERIFY(upToDate(b));
+    QVERIFY(b.write(QStringLiteral("two.txt"), "two\n"));
+    const QByteArray fromB = b.save();
+    QVERIFY(!fromB.isEmpty());
+    QVERIFY(upToDate(b));
+
+    // Main really has work the session lacks: behind, and still behind after a save whose merge
+    // brings main's work in (the session's files do not have it until it syncs).
+    QVERIFY(a.apply(fromB));
+    QCOMPARE(a.ws->changes().value().behind, 2);
+    QVERIFY(a.write(QStringLiteral("three.txt"), "three\n"));
+    QVERIFY(a.ws->commit().value().created);
+    const QByteArray own = a.rev(QStringLiteral("session/a"));
+    QVERIFY(a.ws->mergeIntoMain().value().merged);
+    QCOMPARE(a.rev(QStringLiteral("session/a")), own);
+    QCOMPARE(a.files(QStringLiteral("main")), QStringLiteral("later.txt\none.txt\nthree.txt\ntwo.txt"));
+    QVERIFY(!QFile::exists(a.work + QStringLiteral("/two.txt")));
+    QCOMPARE(a.ws->changes().value().behind, 3);
+    QCOMPARE(a.ws->mergeMainIntoSession().value().outcome, SyncOutcome::FastForwarded);
+    QCOMPARE(a.read(QStringLiteral("two.txt")), QByteArray("two\n"));
+    QVERIFY(upToDate(a));
+}
+
+void tst_WorkspaceSave::killedBeforeTheSessionTookTheMerge()
+{
+    // main moved, the process died before the session branch took the merge: the next save's
+    // merge step (a no-op for main) takes it.
+    QTemporaryDir root;
+    TestSession s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
+    QVERIFY(s.valid());
+    QVERIFY(s.write(QStringLiteral("a.txt"), "a\n"));
+    QVERIFY(s.ws->commit().value().created);
+    const QByteArray own = s.rev(QStringLiteral("session/s1"));
+    auto m = s.ws->mergeIntoMain();
+    QVERIFY(m && m.value().merged);
+    QCOMPARE(s.rev(QStringLiteral("session/s1")), m.value().main);
+    s.ws.reset();
+    QVERIFY(
+        s.git({QStringLiteral("update-ref"), QStringLiteral("refs/heads/session/s1"), QString::fromLatin1(own)}).ok());
+    s = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
+    QVERIFY(s.valid());
+    QCOMPARE(s.ws->changes().value().behind, 1);
+    auto again = s.ws->mergeIntoMain();
+    QVERIFY(again && !again.value().merged);
+    QCOMPARE(s.rev(QStringLiteral("session/s1")), m.value().main);
+    QCOMPARE(s.ws->changes().value().behind, 0);
+    QVERIFY(s.ws->changes().value().files.isEmpty());
+    // The undo after a 412 puts the session back on its own commit, and main before the merge.
+    QVERIFY(s.ws->undoMerge());
+    QCOMPARE(s.rev(QStringLiteral("session/s1")), own);
+    QCOMPARE(s.rev(QStringLiteral("main")), QByteArray(Workspace::kRootCommitId));
+    QCOMPARE(s.ws->changes().value().ahead, 1);
+    QVERIFY(s.ws->changes().value().files.isEmpty());
 }
 
 void tst_WorkspaceSave::undoMergeAfterRefusedUpload()
