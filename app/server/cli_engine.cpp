@@ -173,6 +173,13 @@ int runActivity(const QStringList &arguments)
         out::json(QJsonObject {{QStringLiteral("activity"), entries}});
         return exitcode::Ok;
     }
+    if (entries.isEmpty()) {
+        out::line(kind.isEmpty() ? QStringLiteral("No activity yet.")
+                                 : QStringLiteral("No activity of kind %1 (kinds: session, save, sync, pairing, "
+                                                  "connection, runtime).")
+                                       .arg(kind));
+        return exitcode::Ok;
+    }
     for (const QJsonValue v : std::as_const(entries)) {
         const QJsonObject e = v.toObject();
         const QDateTime time = QDateTime::fromString(e.value(QStringLiteral("time")).toString(), Qt::ISODateWithMs);

@@ -342,7 +342,14 @@ int runWorkspaces(const QStringList &arguments)
         out::json(r.value());
         return exitcode::Ok;
     }
-    for (const QJsonValue v : r.value().value(QStringLiteral("workspaces")).toArray()) {
+    const QJsonArray list = r.value().value(QStringLiteral("workspaces")).toArray();
+    if (list.isEmpty()) {
+        out::line(
+            QStringLiteral("No workspaces yet. Create one on the hub (its Sessions page), then start a session on "
+                           "it with: isolation-server session new --workspace W."));
+        return exitcode::Ok;
+    }
+    for (const QJsonValue v : list) {
         const QJsonObject w = v.toObject();
         out::line(QStringLiteral("%1  %2%3")
                       .arg(w.value(QStringLiteral("id")).toString(), -24)

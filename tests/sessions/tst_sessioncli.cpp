@@ -124,6 +124,20 @@ QMap<QString, QByteArray> tst_SessionCli::state(const Sess &s) const
 
 void tst_SessionCli::newSessionAndSave()
 {
+    // Nothing yet: each list says so in its own words, as a whole line.
+    const CliRun noWorkspaces = cli({QStringLiteral("workspaces")});
+    QCOMPARE(noWorkspaces.exitCode, 0);
+    QVERIFY2(noWorkspaces.out.startsWith("No workspaces yet") && noWorkspaces.out.endsWith(".\n")
+            && noWorkspaces.out.count('\n') == 1,
+        noWorkspaces.out.constData());
+    const CliRun noSessions = cli({QStringLiteral("sessions")});
+    QCOMPARE(noSessions.exitCode, 0);
+    QCOMPARE(noSessions.out, QByteArray("No sessions. Start one with: isolation-server session new --workspace W\n"));
+    const CliRun noSaves = cli({QStringLiteral("activity"), QStringLiteral("--kind"), QStringLiteral("save")});
+    QCOMPARE(noSaves.exitCode, 0);
+    QVERIFY2(
+        noSaves.out.startsWith("No activity of kind save") && noSaves.out.count('\n') == 1, noSaves.out.constData());
+
     const QString firstId = m_fx->createWorkspace(QStringLiteral("first"));
     QVERIFY(!firstId.isEmpty());
     const CliRun workspaces = cli({QStringLiteral("workspaces"), QStringLiteral("--json")});
