@@ -1,11 +1,10 @@
 // The main window: one tab per part of the product (Sessions, Changes, Conflicts, Warm cache,
-// Runtime, Activity) under a line that says the engine's state — with Start when no engine runs —
-// and, while this computer is not paired, a banner with Pair.
+// Runtime, Activity) under a line that says the engine's state — with Start when no engine runs,
+// and Pair when it is not paired.
 #pragma once
 
 #include <QMainWindow>
 
-class QFrame;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -36,12 +35,10 @@ Q_SIGNALS:
 private:
     void updateState();
     void pickSession(const QString &id);
-    QWidget *makePairBanner(QWidget *parent);
 
     EngineModel &m_engine;
     QPushButton *m_start = nullptr;
-    QFrame *m_pairBanner = nullptr;
-    QPushButton *m_pair = nullptr; // in the banner
+    QPushButton *m_pair = nullptr;
     SessionsPage *m_sessionsPage = nullptr;
     ChangesPage *m_changesPage = nullptr;
     ConflictsPage *m_conflictsPage = nullptr;

@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,6 +11,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+
+#include <sys/stat.h>
 
 Q_LOGGING_CATEGORY(lcCore, "isolation.core")
 
@@ -32,6 +35,8 @@ struct State
 {
     QMutex mutex;
     QFile file;
+    Rotation rotation;
+    qint64 bytes = 0; // in the file now (as far as this process knows: it may share it)
     QHash<QByteArray, Secret> secrets;
     QList<QByteArray> patterns; // every form of every secret, longest first
 };
@@ -115,6 +120,64 @@ QByteArray redactLocked(QByteArray text, const QList<QByteArray> &patterns)
     return text;
 }
 
+QString rotatedName(const QString &logFile, int n)
+{
+    return logFile + QLatin1Char('.') + QString::number(n);
+}
+
+bool openLocked(State &s)
+{
+    if (!s.file.open(QIODevice::Append | QIODevice::Text))
+        return false;
+    s.file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    s.bytes = s.file.size();
+    return true;
+}
+
+// Whether the log's name still names the file this process writes (another process writing the
+// same log, a second tray of the same user, may have rotated it already).
+bool stillNamesOurFile(const State &s)
+{
+    struct stat byName
+    {
+    };
+    struct stat ours
+    {
+    };
+    return ::stat(QFile::encodeName(s.file.fileName()).constData(), &byName) == 0
+        && ::fstat(s.file.handle(), &ours) == 0 && byName.st_dev == ours.st_dev && byName.st_ino == ours.st_ino;
+}
+
+// NAME -> NAME.1 -> ... -> NAME.<keep> (deleted), then a new NAME. Called with the lock held, before
+// a line that would take the file past its limit; the line then goes whole into the new file.
+void rotateLocked(State &s)
+{
+    const QString name = s.file.fileName();
+    if (!stillNamesOurFile(s)) { // rotated by the other writer: follow it to the new file
+        s.file.close();
+        s.file.setFileName(name);
+        openLocked(s);
+        return;
+    }
+    s.file.close();
+    const QByteArray encoded = QFile::encodeName(name);
+    if (s.rotation.keep <= 0) {
+        QFile::resize(name, 0);
+    } else {
+        ::remove(QFile::encodeName(rotatedName(name, s.rotation.keep)).constData());
+        for (int n = s.rotation.keep - 1; n >= 1; --n)
+            ::rename(QFile::encodeName(rotatedName(name, n)).constData(),
+                QFile::encodeName(rotatedName(name, n + 1)).constData());
+        ::rename(encoded.constData(), QFile::encodeName(rotatedName(name, 1)).constData());
+    }
+    s.file.setFileName(name);
+    if (!openLocked(s)) { // cannot start a new file: keep writing the old one rather than lose lines
+        ::rename(QFile::encodeName(rotatedName(name, 1)).constData(), encoded.constData());
+        s.file.setFileName(name);
+        openLocked(s);
+    }
+}
+
 const char *levelName(QtMsgType type)
 {
     switch (type) {
@@ -141,8 +204,13 @@ void handler(QtMsgType type, const QMessageLogContext &context, const QString &m
         + ": " + redactLocked(message.toUtf8(), s.patterns) + '\n';
     std::fwrite(line.constData(), 1, size_t(line.size()), stderr);
     if (s.file.isOpen()) {
-        s.file.write(line);
-        s.file.flush();
+        if (s.rotation.maxBytes > 0 && s.bytes > 0 && s.bytes + line.size() > s.rotation.maxBytes)
+            rotateLocked(s);
+        if (s.file.isOpen()) {
+            s.file.write(line);
+            s.file.flush();
+            s.bytes += line.size();
+        }
     }
     if (type == QtFatalMsg)
         std::abort();
@@ -150,18 +218,18 @@ void handler(QtMsgType type, const QMessageLogContext &context, const QString &m
 
 } // namespace
 
-bool install(const QString &logFile)
+bool install(const QString &logFile, Rotation rotation)
 {
     State &s = state();
     {
         QMutexLocker lock(&s.mutex);
         if (s.file.isOpen())
             s.file.close();
+        s.rotation = rotation;
         if (!logFile.isEmpty()) {
             s.file.setFileName(logFile);
-            if (!s.file.open(QIODevice::Append | QIODevice::Text))
+            if (!openLocked(s))
                 return false;
-            s.file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
         }
     }
     qInstallMessageHandler(handler);
@@ -174,6 +242,18 @@ void uninstall()
     State &s = state();
     QMutexLocker lock(&s.mutex);
     s.file.close();
+}
+
+QStringList logFiles(const QString &logFile, int keep)
+{
+    QStringList files;
+    if (QFileInfo::exists(logFile))
+        files << logFile;
+    for (int n = 1; n <= keep; ++n) {
+        if (const QString name = rotatedName(logFile, n); QFileInfo::exists(name))
+            files << name;
+    }
+    return files;
 }
 
 void addRedaction(const QByteArray &secret)
