@@ -845,6 +845,10 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <source>Warning: %1 (since %2)</source>
         <translation>Warnung: %1 (seit %2)</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;This computer is not paired.&lt;/b&gt; Pair it with your Isolation account so that sessions can be started and saved here.</source>
+        <translation>&lt;b&gt;Dieser Computer ist nicht gekoppelt.&lt;/b&gt; Koppeln Sie ihn mit Ihrem Isolation-Konto, damit hier Sitzungen gestartet und gesichert werden können.</translation>
+    </message>
 </context>
 <context>
     <name>isolation::MirrorSync</name>

@@ -838,6 +838,10 @@ Discard the unsaved work and finish?</source>
         <source>Warning: %1 (since %2)</source>
         <translation>警告：%1（自 %2 起）</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;This computer is not paired.&lt;/b&gt; Pair it with your Isolation account so that sessions can be started and saved here.</source>
+        <translation>&lt;b&gt;此计算机尚未配对。&lt;/b&gt;请将其与您的 Isolation 账户配对，以便在此启动和保存会话。</translation>
+    </message>
 </context>
 <context>
     <name>isolation::MirrorSync</name>

@@ -1,5 +1,6 @@
 #include "changespage.h"
 
+#include "diffview.h"
 #include "sessionpicker.h"
 #include "sessionscontroller.h"
 #include "sessionspage.h"
@@ -9,7 +10,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -81,11 +81,9 @@ void ChangesPage::build()
     m_files->setRootIsDecorated(false);
     m_files->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_files->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_diff = new QPlainTextEdit(split);
+    m_diff = new DiffView(split);
     m_diff->setObjectName(QStringLiteral("changesDiff"));
     m_diff->setAccessibleName(tr("Diff of the chosen file"));
-    m_diff->setReadOnly(true);
-    m_diff->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_diff->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 2);
@@ -261,24 +259,26 @@ void ChangesPage::showDiff()
 {
     QTreeWidgetItem *item = m_files->currentItem();
     if (!item) {
-        m_diff->clear();
+        m_diff->setMessage({});
         return;
     }
     const QString path = item->data(0, Qt::UserRole).toString();
     const int request = ++m_diffRequest;
-    m_diff->setPlainText(tr("Reading %1…").arg(path));
+    m_diff->setMessage(tr("Reading %1…").arg(path));
     QPointer<ChangesPage> self(this);
     m_sessions.diff(m_picker->currentSession(), path, [self, request, path](Result<api::FileDiff> d) {
         if (!self || request != self->m_diffRequest)
             return;
         if (!d) {
-            self->m_diff->setPlainText(tr("No diff of %1: %2").arg(path, d.error().message));
+            self->m_diff->setMessage(tr("No diff of %1: %2").arg(path, d.error().message));
             return;
         }
-        QString text = d.value().binary ? tr("%1 is a binary file.").arg(path) : d.value().text;
-        if (d.value().truncated)
-            text += QLatin1Char('\n') + tr("(the diff goes on; only its start is shown)");
-        self->m_diff->setPlainText(text);
+        if (d.value().binary) {
+            self->m_diff->setMessage(tr("%1 is a binary file.").arg(path));
+            return;
+        }
+        self->m_diff->setDiff(
+            d.value().text, d.value().truncated ? tr("(the diff goes on; only its start is shown)") : QString());
     });
 }
 

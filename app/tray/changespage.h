@@ -1,19 +1,19 @@
 // The Changes tab: the files the chosen session touched, each with a checkbox, its status and a
-// diff preview; "Save selected" and "Save all" with a message; progress while saving. A
-// disabled control says why (its tooltip and the line under the buttons).
+// diff preview (DiffView: coloured, with line numbers); "Save selected" and "Save all" with a message; progress while
+// saving. A disabled control says why (its tooltip and the line under the buttons).
 #pragma once
 
 #include <QWidget>
 
 class QLabel;
 class QLineEdit;
-class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTreeWidget;
 
 namespace isolation {
 
+class DiffView;
 class SessionPicker;
 class SessionsController;
 
@@ -38,7 +38,7 @@ private:
     SessionsController &m_sessions;
     SessionPicker *m_picker = nullptr;
     QTreeWidget *m_files = nullptr;
-    QPlainTextEdit *m_diff = nullptr;
+    DiffView *m_diff = nullptr;
     QLineEdit *m_message = nullptr;
     QPushButton *m_refresh = nullptr;
     QPushButton *m_saveSelected = nullptr;

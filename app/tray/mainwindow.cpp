@@ -11,6 +11,7 @@
 
 #include "enginemodel.h"
 
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -39,11 +40,9 @@ MainWindow::MainWindow(EngineModel &engine, SessionsController &sessions, QWidge
     stateRow->addWidget(m_state, 1);
     m_start = new QPushButton(tr("S&tart the engine"), central);
     m_start->setObjectName(QStringLiteral("startEngine"));
-    m_pair = new QPushButton(tr("&Pair this computer…"), central);
-    m_pair->setObjectName(QStringLiteral("pairButton"));
     stateRow->addWidget(m_start);
-    stateRow->addWidget(m_pair);
     layout->addLayout(stateRow);
+    layout->addWidget(makePairBanner(central));
     // The health warnings, under the state line: what is wrong and what to do.
     m_warnings = new QLabel(central);
     m_warnings->setObjectName(QStringLiteral("warnings"));
@@ -83,6 +82,30 @@ MainWindow::MainWindow(EngineModel &engine, SessionsController &sessions, QWidge
     updateState();
 }
 
+// While this computer is not paired nothing else in the window can work: a banner above the tabs
+// says so and offers the pairing the tray menu offers.
+QWidget *MainWindow::makePairBanner(QWidget *parent)
+{
+    m_pairBanner = new QFrame(parent);
+    m_pairBanner->setObjectName(QStringLiteral("pairBanner"));
+    m_pairBanner->setFrameShape(QFrame::StyledPanel);
+    m_pairBanner->setAutoFillBackground(true);
+    m_pairBanner->setBackgroundRole(QPalette::AlternateBase);
+    auto *row = new QHBoxLayout(m_pairBanner);
+    auto *text = new QLabel(tr("<b>This computer is not paired.</b> Pair it with your Isolation account so that "
+                               "sessions can be started and saved here."),
+        m_pairBanner);
+    text->setObjectName(QStringLiteral("pairBannerText"));
+    text->setWordWrap(true);
+    text->setTextFormat(Qt::RichText);
+    m_pair = new QPushButton(tr("&Pair this computer…"), m_pairBanner);
+    m_pair->setObjectName(QStringLiteral("pairButton"));
+    row->addWidget(text, 1);
+    row->addWidget(m_pair);
+    m_pairBanner->setVisible(false);
+    return m_pairBanner;
+}
+
 void MainWindow::pickSession(const QString &id)
 {
     if (id.isEmpty())
@@ -118,7 +141,11 @@ void MainWindow::updateState()
     m_warnings->setText(warnings.join(QLatin1Char('\n')));
     m_warnings->setVisible(!warnings.isEmpty());
     m_start->setVisible(!m_engine.attached() && m_engine.connection().state() == EngineConnection::State::Down);
-    m_pair->setVisible(m_engine.attached() && m_engine.state() == EngineState::NotPaired);
+    // As the tray menu's Pair: not paired, or a pairing under way.
+    const EngineState state = m_engine.state();
+    m_pairBanner->setVisible(m_engine.attached()
+        && (state == EngineState::NotPaired || state == EngineState::Pairing
+            || (state == EngineState::Error && !m_engine.status().paired)));
 }
 
 void MainWindow::bringToFront()

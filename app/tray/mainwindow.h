@@ -1,10 +1,11 @@
 // The main window: one tab per part of the product (Sessions, Changes, Conflicts, Warm cache,
-// Runtime, Activity) under a line that says the engine's state — with Start when no engine runs,
-// and Pair when it is not paired.
+// Runtime, Activity) under a line that says the engine's state — with Start when no engine runs —
+// and, while this computer is not paired, a banner with Pair.
 #pragma once
 
 #include <QMainWindow>
 
+class QFrame;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -35,10 +36,12 @@ Q_SIGNALS:
 private:
     void updateState();
     void pickSession(const QString &id);
+    QWidget *makePairBanner(QWidget *parent);
 
     EngineModel &m_engine;
     QPushButton *m_start = nullptr;
-    QPushButton *m_pair = nullptr;
+    QFrame *m_pairBanner = nullptr;
+    QPushButton *m_pair = nullptr; // in the banner
     SessionsPage *m_sessionsPage = nullptr;
     ChangesPage *m_changesPage = nullptr;
     ConflictsPage *m_conflictsPage = nullptr;

@@ -20,6 +20,7 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QSystemTrayIcon>
+#include <QTimer>
 
 namespace isolation {
 
@@ -49,8 +50,12 @@ TrayApplication::TrayApplication(EngineModel &engine, QObject *parent)
     m_pause = m_menu->addAction(tr("Pause &notifications for an hour"));
     m_pause->setObjectName(QStringLiteral("pauseNotifications"));
     m_pause->setCheckable(true);
-    connect(m_pause, &QAction::toggled, this,
-        [this](bool on) { m_pausedUntil = on ? QDateTime::currentDateTimeUtc().addSecs(3600) : QDateTime(); });
+    // A pause outlives a restart of the tray: it is kept in the settings until it ends.
+    m_pauseEnds = new QTimer(this);
+    m_pauseEnds->setSingleShot(true);
+    connect(m_pauseEnds, &QTimer::timeout, this, [this] { m_pause->setChecked(false); });
+    restorePause();
+    connect(m_pause, &QAction::toggled, this, &TrayApplication::setPaused);
     m_settings = m_menu->addAction(tr("&Settings…"), this, &TrayApplication::showSettings);
     m_settings->setObjectName(QStringLiteral("settingsAction"));
     m_menu->addSeparator();
@@ -324,13 +329,41 @@ void TrayApplication::notify(const Notification &notification)
 {
     if (!TrayPreferences(m_engine.settings()).notifies(notification.kind))
         return;
-    if (m_pausedUntil.isValid()) {
-        if (QDateTime::currentDateTimeUtc() < m_pausedUntil)
-            return;
-        m_pausedUntil = {};
-        m_pause->setChecked(false);
-    }
+    if (notificationsPaused())
+        return;
+    if (m_pausedUntil.isValid())
+        m_pause->setChecked(false); // the hour is over
     m_notifier->notify(notification);
+}
+
+bool TrayApplication::notificationsPaused() const
+{
+    return m_pausedUntil.isValid() && QDateTime::currentDateTimeUtc() < m_pausedUntil;
+}
+
+void TrayApplication::setPaused(bool on)
+{
+    m_pausedUntil = on ? QDateTime::currentDateTimeUtc().addSecs(3600) : QDateTime();
+    TrayPreferences(m_engine.settings()).setNotificationsPausedUntil(m_pausedUntil);
+    if (on)
+        m_pauseEnds->start(std::chrono::seconds(3600));
+    else
+        m_pauseEnds->stop();
+}
+
+void TrayApplication::restorePause()
+{
+    const QDateTime until = TrayPreferences(m_engine.settings()).notificationsPausedUntil();
+    const qint64 left = until.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(until) : 0;
+    if (left <= 0) {
+        if (until.isValid())
+            TrayPreferences(m_engine.settings()).setNotificationsPausedUntil({});
+        return;
+    }
+    m_pausedUntil = until;
+    const QSignalBlocker quiet(m_pause);
+    m_pause->setChecked(true);
+    m_pauseEnds->start(std::chrono::milliseconds(left));
 }
 
 void TrayApplication::onRuntimeChanged()

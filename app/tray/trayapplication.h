@@ -14,6 +14,7 @@
 class QAction;
 class QMenu;
 class QSystemTrayIcon;
+class QTimer;
 
 namespace isolation {
 
@@ -59,6 +60,8 @@ public:
     SessionsController *sessions() const { return m_sessions.get(); }
     // Starting the engine and the tray at login (the Settings dialog's boxes).
     Autostart *autostart() const { return m_autostart; }
+    // "Pause notifications for an hour" is on and its hour not over (also across restarts).
+    bool notificationsPaused() const;
 
 private:
     void updateState();
@@ -68,6 +71,9 @@ private:
     void finishSession(const QString &id);
     // Shows it unless its kind is switched off in Settings or notifications are paused.
     void notify(const Notification &notification);
+    void setPaused(bool on);
+    // Takes a pause that a previous tray started and that is not over yet.
+    void restorePause();
     void onRuntimeChanged();
     void onConnectionChanged();
     void connectSessionEvents();
@@ -87,7 +93,8 @@ private:
     QMenu *m_sessionsMenu = nullptr;
     QString m_lastNotifiedSession; // the session a moved-on or conflict notification was about
     QAction *m_pause = nullptr;
-    QDateTime m_pausedUntil; // "Pause notifications for an hour"
+    QDateTime m_pausedUntil; // "Pause notifications for an hour" (kept in TrayPreferences)
+    QTimer *m_pauseEnds = nullptr; // unticks the menu item when the hour is over
     bool m_runtimeWasHealthy = false;
     int m_iconKey = -1; // state, badge and style of the icon shown
     QAction *m_settings = nullptr;

@@ -25,6 +25,19 @@ void TrayPreferences::setNotifies(const QString &kind, bool on)
     m_settings.setValue(QStringLiteral("tray/notify/") + kind, on);
 }
 
+QDateTime TrayPreferences::notificationsPausedUntil() const
+{
+    return QDateTime::fromString(
+        m_settings.value(QStringLiteral("tray/notificationsPausedUntil")).toString(), Qt::ISODate);
+}
+
+void TrayPreferences::setNotificationsPausedUntil(const QDateTime &until)
+{
+    m_settings.setValue(QStringLiteral("tray/notificationsPausedUntil"),
+        until.isValid() ? until.toUTC().toString(Qt::ISODate) : QString());
+    m_settings.sync();
+}
+
 IconStyle TrayPreferences::iconStyle() const
 {
     const QString s = m_settings.value(QStringLiteral("tray/iconStyle")).toString();

@@ -1,7 +1,8 @@
 // The tray's own preferences, kept in the engine's settings file under tray/: which notifications
-// to show and the icon style. Starting at login is Autostart's (autostart.h).
+// to show, until when they are paused, and the icon style. Starting at login is Autostart's (autostart.h).
 #pragma once
 
+#include <QDateTime>
 #include <QString>
 #include <QStringList>
 
@@ -24,6 +25,11 @@ public:
     static QStringList notificationKinds();
     bool notifies(const QString &kind) const;
     void setNotifies(const QString &kind, bool on);
+
+    // "Pause notifications for an hour": the end of the pause (UTC), invalid when not paused. Kept
+    // in the file, so a pause outlives a restart of the tray.
+    QDateTime notificationsPausedUntil() const;
+    void setNotificationsPausedUntil(const QDateTime &until);
 
     IconStyle iconStyle() const;
     void setIconStyle(IconStyle style);

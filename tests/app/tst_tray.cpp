@@ -7,12 +7,15 @@
 #include "enginemodel.h"
 #include "hubprocess.h"
 #include "autostart.h"
+#include "diffview.h"
 #include "mainwindow.h"
+#include "notifier.h"
 #include "trayapplication.h"
 #include "traypreferences.h"
 
 #include "core/paths.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -29,12 +32,15 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QSystemTrayIcon>
 #include <QTableView>
 #include <QTabWidget>
+#include <QTextBlock>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <csignal>
 #include <memory>
 
@@ -48,6 +54,8 @@ private Q_SLOTS:
     void activityShowsEventsNewestFirst();
     void settingsLaunchAtLoginNotificationsAndIcon();
     void trayFollowsEngineState();
+    void pauseNotificationsSurvivesRestart();
+    void diffColoursAndLineNumbers();
     void healthWarningsReachTooltipAndWindow();
     void pairByClicks();
     void secondStartRaisesTheFirst();
@@ -127,6 +135,12 @@ void tst_Tray::windowHasTheSixTabs()
     auto *state = tray.window()->findChild<QLabel *>(QStringLiteral("stateLine"));
     QVERIFY(state);
     QVERIFY(state->text().startsWith(QStringLiteral("Not paired")));
+    // And a banner above the tabs offers to pair it.
+    auto *banner = tray.window()->findChild<QWidget *>(QStringLiteral("pairBanner"));
+    QVERIFY(banner && banner->isVisible());
+    QVERIFY(
+        banner->findChild<QLabel *>(QStringLiteral("pairBannerText"))->text().contains(QStringLiteral("not paired")));
+    QVERIFY(banner->findChild<QPushButton *>(QStringLiteral("pairButton"))->isVisible());
 }
 
 void tst_Tray::activityShowsEventsNewestFirst()
@@ -202,7 +216,7 @@ void tst_Tray::settingsLaunchAtLoginNotificationsAndIcon()
     auto openSettings = [&tray] {
         tray.showSettings();
         QWidget *dialog = nullptr;
-        QTest::qWaitFor([&dialog] {
+        (void)QTest::qWaitFor([&dialog] {
             for (QWidget *w : QApplication::topLevelWidgets())
                 if (w->objectName() == QLatin1String("settingsDialog") && w->isVisible())
                     dialog = w;
@@ -314,6 +328,178 @@ void tst_Tray::trayFollowsEngineState()
     QCOMPARE(a.engine.cli({QStringLiteral("status")}), 3);
 }
 
+// "Pause notifications for an hour" outlives a restart of the tray (kept in the settings file),
+// holds back the news a tray would show, and a pause whose hour is over is not taken.
+void tst_Tray::pauseNotificationsSurvivesRestart()
+{
+    QTemporaryDir home;
+    Attached a(home.path());
+    QVERIFY(a.start());
+    QTRY_VERIFY(a.model->stateReason().startsWith(QStringLiteral("Not paired")));
+    const QDateTime before = QDateTime::currentDateTimeUtc();
+    {
+        TrayApplication first(*a.model);
+        QAction *pause = first.menu()->findChild<QAction *>(QStringLiteral("pauseNotifications"));
+        QVERIFY(pause && pause->isCheckable() && !pause->isChecked());
+        QVERIFY(!first.notificationsPaused());
+        pause->trigger();
+        QVERIFY(pause->isChecked());
+        QVERIFY(first.notificationsPaused());
+    }
+    QFile file(a.model->settings().fileName());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY2(file.readAll().contains("notificationsPausedUntil="), qPrintable(file.fileName()));
+    const QDateTime until = TrayPreferences(a.model->settings()).notificationsPausedUntil();
+    QVERIFY(until >= before.addSecs(3599) && until <= QDateTime::currentDateTimeUtc().addSecs(3600));
+
+    // The tray starts again (a model of its own, the settings read again): still paused.
+    EngineModel model(pathsFor(home.path()));
+    model.connection().attach();
+    QTRY_VERIFY_WITH_TIMEOUT(model.attached(), 20000);
+    auto second = std::make_unique<TrayApplication>(model);
+    QAction *pause = second->menu()->findChild<QAction *>(QStringLiteral("pauseNotifications"));
+    QVERIFY(pause->isChecked());
+    QVERIFY(second->notificationsPaused());
+    // The engine stops: the notification that says so is held back.
+    QSignalSpy shown(second->notifier(), &Notifier::shown);
+    QAction *stateLine = second->menu()->findChild<QAction *>(QStringLiteral("stateLine"));
+    QCOMPARE(a.engine.stop(), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(stateLine->text().startsWith(QStringLiteral("Engine not running")), 5000);
+    QTest::qWait(500);
+    QVERIFY(shown.isEmpty());
+    // Unticked: gone from the settings too.
+    pause->trigger();
+    QVERIFY(!pause->isChecked() && !second->notificationsPaused());
+    QVERIFY(!TrayPreferences(model.settings()).notificationsPausedUntil().isValid());
+    second.reset();
+
+    // A pause whose hour ended while no tray ran is not taken.
+    TrayPreferences(model.settings()).setNotificationsPausedUntil(QDateTime::currentDateTimeUtc().addSecs(-60));
+    TrayApplication third(model);
+    QVERIFY(!third.menu()->findChild<QAction *>(QStringLiteral("pauseNotifications"))->isChecked());
+    QVERIFY(!third.notificationsPaused());
+}
+
+namespace {
+// WCAG 2 contrast ratio of two colours (1 to 21; 4.5 is enough for text).
+double contrast(const QColor &a, const QColor &b)
+{
+    const auto luminance = [](const QColor &c) {
+        const auto lin = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+} // namespace
+
+// The Changes tab's diff, as GitHub Desktop shows one: added lines on green, removed on red, hunk
+// headers on blue, old and new line numbers in the gutters, text readable on each in a light and a
+// dark palette; a removed "---" line and an added "+++" line are lines, not file headers.
+void tst_Tray::diffColoursAndLineNumbers()
+{
+    const QString diff = QStringLiteral("diff --git a/f.txt b/f.txt\n"
+                                        "index 3b18e51..9c2a709 100644\n"
+                                        "--- a/f.txt\n"
+                                        "+++ b/f.txt\n"
+                                        "@@ -1,4 +1,4 @@\n"
+                                        " one\n"
+                                        "-two\n"
+                                        "---three\n"
+                                        "+TWO\n"
+                                        "+++ not a header\n"
+                                        " four\n"
+                                        "@@ -10,2 +10,3 @@ section\n"
+                                        " ten\n"
+                                        "+ten and a half\n"
+                                        " eleven\n"
+                                        "\\ No newline at end of file\n");
+    using K = DiffView::Kind;
+    const QList<DiffView::Line> expected {{K::File, 0, 0}, {K::File, 0, 0}, {K::File, 0, 0}, {K::File, 0, 0},
+        {K::Hunk, 0, 0}, {K::Context, 1, 1}, {K::Removed, 2, 0}, {K::Removed, 3, 0}, {K::Added, 0, 2}, {K::Added, 0, 3},
+        {K::Context, 4, 4}, {K::Hunk, 0, 0}, {K::Context, 10, 10}, {K::Added, 0, 11}, {K::Context, 11, 12},
+        {K::Note, 0, 0}};
+
+    QPalette light;
+    light.setColor(QPalette::Base, Qt::white);
+    light.setColor(QPalette::Text, Qt::black);
+    light.setColor(QPalette::AlternateBase, QColor(0xf6, 0xf8, 0xfa));
+    QPalette dark;
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
+    dark.setColor(QPalette::AlternateBase, QColor(0x2d, 0x2d, 0x2d));
+
+    DiffView view;
+    view.resize(500, 420);
+    view.setDiff(diff, QStringLiteral("(the diff goes on)"));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.toPlainText().startsWith(QStringLiteral("diff --git a/f.txt b/f.txt\n")));
+    QVERIFY(view.toPlainText().contains(QStringLiteral("\n+TWO\n")));
+    for (const QPalette &palette : {light, dark}) {
+        view.setPalette(palette);
+        QApplication::processEvents();
+        const DiffView::Colours colours = DiffView::coloursFor(palette);
+        const QColor base = palette.color(QPalette::Base);
+        const QColor text = palette.color(QPalette::Text);
+        // Green, red and blue grounds, each distinct from the base, the text readable on all.
+        QVERIFY(colours.added.green() > colours.added.red() && colours.added.green() > colours.added.blue());
+        QVERIFY(colours.removed.red() > colours.removed.green() && colours.removed.red() > colours.removed.blue());
+        QVERIFY(colours.hunk.blue() > colours.hunk.red() && colours.hunk.blue() >= colours.hunk.green());
+        for (const QColor &ground : {colours.added, colours.removed, colours.hunk}) {
+            QVERIFY(ground != base);
+            QVERIFY2(contrast(text, ground) >= 7, qPrintable(ground.name()));
+            QVERIFY2(contrast(colours.gutterText, ground.darker(106)) >= 3, qPrintable(ground.name()));
+        }
+        QVERIFY2(contrast(colours.hunkText, colours.hunk) >= 4.5, qPrintable(colours.hunkText.name()));
+        QVERIFY(contrast(colours.gutterText, palette.color(QPalette::AlternateBase)) >= 3);
+
+        // The document: one block per line, its kind's ground, its numbers.
+        QTextDocument *doc = view.document();
+        QCOMPARE(view.lineCount(), expected.size() + 1);
+        QCOMPARE(doc->blockCount(), expected.size() + 1);
+        for (int i = 0; i < expected.size(); ++i) {
+            const DiffView::Line got = view.line(i);
+            QCOMPARE(int(got.kind), int(expected.at(i).kind));
+            QCOMPARE(got.oldLine, expected.at(i).oldLine);
+            QCOMPARE(got.newLine, expected.at(i).newLine);
+            const QBrush ground = doc->findBlockByNumber(i).blockFormat().background();
+            const K kind = expected.at(i).kind;
+            if (kind == K::Added)
+                QCOMPARE(ground.color(), colours.added);
+            else if (kind == K::Removed)
+                QCOMPARE(ground.color(), colours.removed);
+            else if (kind == K::Hunk)
+                QCOMPARE(ground.color(), colours.hunk);
+            else
+                QCOMPARE(ground.style(), Qt::NoBrush);
+        }
+        QCOMPARE(doc->findBlockByNumber(7).text(), QStringLiteral("---three"));
+        QCOMPARE(doc->findBlockByNumber(9).text(), QStringLiteral("+++ not a header"));
+        QCOMPARE(int(view.line(int(expected.size())).kind), int(K::Note));
+        QCOMPARE(doc->lastBlock().text(), QStringLiteral("(the diff goes on)"));
+
+        // As drawn: the ground runs under the whole line, and the gutters carry it too.
+        const QImage image = view.grab().toImage();
+        QTextCursor added(doc->findBlockByNumber(8));
+        const QRect row = view.cursorRect(added).translated(view.viewport()->pos());
+        const int y = row.center().y();
+        QCOMPARE(image.pixelColor(view.viewport()->geometry().right() - 4, y).rgb(), colours.added.rgb());
+        QCOMPARE(image.pixelColor(view.viewport()->geometry().left() - view.gutterWidth() + 1, y).rgb(),
+            colours.added.darker(106).rgb());
+        QTextCursor context(doc->findBlockByNumber(5));
+        const int contextY = view.cursorRect(context).translated(view.viewport()->pos()).center().y();
+        QCOMPARE(image.pixelColor(view.viewport()->geometry().right() - 4, contextY).rgb(), base.rgb());
+    }
+
+    // A message instead of a diff: no gutters, no grounds.
+    view.setMessage(QStringLiteral("f.bin is a binary file."));
+    QCOMPARE(view.gutterWidth(), 0);
+    QCOMPARE(view.document()->blockCount(), 1);
+    QCOMPARE(int(view.line(0).kind), int(K::Note));
+    QCOMPARE(view.document()->firstBlock().blockFormat().background().style(), Qt::NoBrush);
+}
+
 // A real engine whose runtime cannot reach Docker (DOCKER_HOST names no socket): after its delay
 // (5 s) the engine raises runtime_unhealthy, and the tray shows it in its tooltip and under the
 // window's state line, as the engine said it.
@@ -363,7 +549,14 @@ void tst_Tray::pairByClicks()
 
     QAction *pair = tray.menu()->findChild<QAction *>(QStringLiteral("pairAction"));
     QVERIFY(pair && pair->isVisible() && pair->isEnabled());
-    pair->trigger();
+    // The window offers the same pairing as the menu: a banner above the tabs, with Pair.
+    tray.showWindow();
+    QVERIFY(QTest::qWaitForWindowExposed(tray.window()));
+    auto *banner = tray.window()->findChild<QWidget *>(QStringLiteral("pairBanner"));
+    QVERIFY(banner && banner->isVisible());
+    auto *pairButton = banner->findChild<QPushButton *>(QStringLiteral("pairButton"));
+    QVERIFY(pairButton && pairButton->isEnabled());
+    QTest::mouseClick(pairButton, Qt::LeftButton);
     auto findDialog = []() -> QWidget * {
         for (QWidget *w : QApplication::topLevelWidgets()) {
             if (w->objectName() == QLatin1String("pairingDialog") && w->isVisible())
@@ -393,6 +586,7 @@ void tst_Tray::pairByClicks()
     QTRY_COMPARE_WITH_TIMEOUT(a.model->state(), EngineState::Online, 20000);
     QVERIFY(tray.trayIcon()->toolTip().contains(QStringLiteral("Online")));
     QVERIFY(!pair->isVisible());
+    QVERIFY(!banner->isVisible());
     QVERIFY(tray.trayIcon()->icon().cacheKey() != notPairedIcon.cacheKey());
     dialog->close();
 }
