@@ -1,8 +1,10 @@
 #include "adminverbs.h"
 
 #include <QCommandLineParser>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 #include <QUrl>
 
 #include <cstdio>
@@ -187,6 +189,17 @@ int launch(const AdminClient &client, const QStringList &args, bool json)
     parser.addOption({QStringLiteral("repo"), QStringLiteral("Clone URL into DIR of the worktree."), QStringLiteral("DIR=URL")});
     parser.addOption({QStringLiteral("repo-secret"), QStringLiteral("DIR's clone credential: launch secret NAME."),
         QStringLiteral("DIR=NAME")});
+    parser.addOption({QStringLiteral("repo-ssh-key"),
+        QStringLiteral("DIR's ssh private key: read from FILE here, sent sealed as a launch secret."),
+        QStringLiteral("DIR=FILE")});
+    parser.addOption({QStringLiteral("repo-ssh-passphrase"),
+        QStringLiteral("The key's passphrase: the environment variable NAME's value, sent sealed."),
+        QStringLiteral("DIR=NAME")});
+    parser.addOption({QStringLiteral("repo-known-hosts"),
+        QStringLiteral("DIR's ssh server keys: OpenSSH known_hosts lines read from FILE."),
+        QStringLiteral("DIR=FILE")});
+    parser.addOption({QStringLiteral("insecure-any-host-key"),
+        QStringLiteral("Take any ssh host key for DIR's server (a man in the middle's too)."), QStringLiteral("DIR")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("JSON out.")});
     if (!parser.parse(args))
         return fail(parser.errorText(), 2);
@@ -202,8 +215,6 @@ int launch(const AdminClient &client, const QStringList &args, bool json)
             return fail(QStringLiteral("--secret %1: no environment variable %1 to take the value from").arg(name), 2);
         secrets.insert(name, qEnvironmentVariable(name.toLocal8Bit().constData()));
     }
-    if (!secrets.isEmpty())
-        body.insert(QStringLiteral("secrets"), secrets);
     if (parser.isSet(QStringLiteral("agent")))
         body.insert(QStringLiteral("agent"), parser.value(QStringLiteral("agent")));
     QHash<QString, QString> repoSecrets;
@@ -213,16 +224,76 @@ int launch(const AdminClient &client, const QStringList &args, bool json)
             return fail(QStringLiteral("--repo-secret wants DIR=NAME"), 2);
         repoSecrets.insert(given.left(eq), given.mid(eq + 1));
     }
+    // ssh repositories: DIR=VALUE options, each for a --repo DIR.
+    QSet<QString> repoDirs;
+    for (const QString &given : parser.values(QStringLiteral("repo")))
+        repoDirs.insert(given.left(given.indexOf(QLatin1Char('='))));
+    QHash<QString, QHash<QString, QString>> sshOptions; // option → DIR → value
+    for (const char *name : {"repo-ssh-key", "repo-ssh-passphrase", "repo-known-hosts"}) {
+        const QString option = QString::fromLatin1(name);
+        for (const QString &given : parser.values(option)) {
+            const qsizetype eq = given.indexOf(QLatin1Char('='));
+            if (eq <= 0 || eq == given.size() - 1)
+                return fail(QStringLiteral("--%1 wants DIR=%2")
+                                .arg(option,
+                                    option.endsWith(QLatin1String("passphrase")) ? QStringLiteral("NAME")
+                                                                                 : QStringLiteral("FILE")),
+                    2);
+            if (!repoDirs.contains(given.left(eq)))
+                return fail(QStringLiteral("--%1 %2: no --repo %3=URL").arg(option, given, given.left(eq)), 2);
+            sshOptions[option].insert(given.left(eq), given.mid(eq + 1));
+        }
+    }
+    for (const QString &dir : parser.values(QStringLiteral("insecure-any-host-key"))) {
+        if (!repoDirs.contains(dir))
+            return fail(QStringLiteral("--insecure-any-host-key %1: no --repo %1=URL").arg(dir), 2);
+    }
     QJsonArray repositories;
+    int keys = 0;
     for (const QString &given : parser.values(QStringLiteral("repo"))) {
         const qsizetype eq = given.indexOf(QLatin1Char('='));
         if (eq <= 0)
             return fail(QStringLiteral("--repo wants DIR=URL"), 2);
-        QJsonObject repo {{QStringLiteral("directory"), given.left(eq)}, {QStringLiteral("url"), given.mid(eq + 1)}};
-        if (repoSecrets.contains(given.left(eq)))
-            repo.insert(QStringLiteral("tokenSecret"), repoSecrets.value(given.left(eq)));
+        const QString dir = given.left(eq);
+        QJsonObject repo {{QStringLiteral("directory"), dir}, {QStringLiteral("url"), given.mid(eq + 1)}};
+        if (repoSecrets.contains(dir))
+            repo.insert(QStringLiteral("tokenSecret"), repoSecrets.value(dir));
+        // The key is read here and travels sealed, as a launch secret: never on the engine's command line.
+        if (const QString path = sshOptions[QStringLiteral("repo-ssh-key")].value(dir); !path.isEmpty()) {
+            QFile file(path);
+            if (!file.open(QIODevice::ReadOnly))
+                return fail(
+                    QStringLiteral("--repo-ssh-key %1: cannot read %2: %3").arg(dir, path, file.errorString()), 2);
+            const QByteArray key = file.readAll();
+            if (!key.contains("PRIVATE KEY-----"))
+                return fail(QStringLiteral("--repo-ssh-key %1: %2 is not a private key").arg(dir, path), 2);
+            QString name = QStringLiteral("REPO_SSH_KEY_%1").arg(++keys);
+            while (secrets.contains(name))
+                name += QLatin1Char('_');
+            secrets.insert(name, QString::fromUtf8(key));
+            repo.insert(QStringLiteral("sshKeySecret"), name);
+        }
+        if (const QString name = sshOptions[QStringLiteral("repo-ssh-passphrase")].value(dir); !name.isEmpty()) {
+            if (!qEnvironmentVariableIsSet(name.toLocal8Bit().constData()))
+                return fail(QStringLiteral("--repo-ssh-passphrase %1: no environment variable %2 to take it from")
+                                .arg(dir, name),
+                    2);
+            secrets.insert(name, qEnvironmentVariable(name.toLocal8Bit().constData()));
+            repo.insert(QStringLiteral("sshPassphraseSecret"), name);
+        }
+        if (const QString path = sshOptions[QStringLiteral("repo-known-hosts")].value(dir); !path.isEmpty()) {
+            QFile file(path);
+            if (!file.open(QIODevice::ReadOnly))
+                return fail(
+                    QStringLiteral("--repo-known-hosts %1: cannot read %2: %3").arg(dir, path, file.errorString()), 2);
+            repo.insert(QStringLiteral("knownHosts"), QString::fromUtf8(file.readAll()));
+        }
+        if (parser.values(QStringLiteral("insecure-any-host-key")).contains(dir))
+            repo.insert(QStringLiteral("insecureAcceptAnyHostKey"), true);
         repositories.append(repo);
     }
+    if (!secrets.isEmpty())
+        body.insert(QStringLiteral("secrets"), secrets);
     if (!repositories.isEmpty())
         body.insert(QStringLiteral("repositories"), repositories);
     // A launch may restore a large workspace and start a container: up to five minutes.
@@ -342,6 +413,12 @@ const char *adminVerbsHelp()
            "                         [--agent CMD] [--repo DIR=URL]... [--repo-secret DIR=NAME]...: an agent\n"
            "                         command kept running; repositories cloned into the worktree first,\n"
            "                         with the launch secret NAME as the credential.\n"
+           "                         ssh repositories (URL ssh://[user@]host[:port]/path or [user@]host:path):\n"
+           "                         [--repo-ssh-key DIR=FILE] (the private key, read here and sent sealed),\n"
+           "                         [--repo-ssh-passphrase DIR=NAME] (its passphrase: environment variable\n"
+           "                         NAME), [--repo-known-hosts DIR=FILE] (the server's known_hosts lines,\n"
+           "                         e.g. from ssh-keyscan); without them the clone is refused, unless\n"
+           "                         [--insecure-any-host-key DIR] takes any host key.\n"
            "  resume --server ID --session S [--workspace W --from ID] [--json]\n"
            "                         Resume a suspended session on a server: its own sandbox there, or, with\n"
            "                         --workspace, continued there from its saved work (--from: the server that\n"

@@ -31,7 +31,8 @@ public:
         MemberPages &pages, std::function<QByteArray()> previewSource);
 
     // Launches a session on `serverId`: `request` is {"workspace", "image"?, "agent"?,
-    // "repositories"?: [{url, directory, branch?, tokenSecret?, username?}], "secrets"?: {"NAME": "value"}};
+    // "repositories"?: [{url, directory, branch?, tokenSecret?, username?, sshKeySecret?, sshPassphraseSecret?,
+    // knownHosts?, insecureAcceptAnyHostKey?}], "secrets"?: {"NAME": "value"}};
     // the secrets go sealed to the server's key for the session the hub names.
     void launch(const QString &serverId, const QJsonObject &request, CallCallback done);
     // Resumes `session` on `serverId`: its own sandbox there, or — with "workspace" — the session
