@@ -462,6 +462,23 @@ bool RepoCloner::isSsh(const QString &url)
 
 Result<void, SandboxError> RepoCloner::check(const CloneRequest &request)
 {
+    if (auto source = checkSource(request); !source)
+        return source;
+    if (!QFileInfo(request.worktree).isDir())
+        return SandboxError::refused(QStringLiteral("the worktree %1 does not exist").arg(request.worktree));
+    const QString dir = request.directory;
+    const QStringList parts = dir.split(QLatin1Char('/'));
+    if (dir.isEmpty() || QDir::isAbsolutePath(dir) || dir.contains(QLatin1Char('\\')) || QDir::cleanPath(dir) != dir
+        || parts.contains(QLatin1String(".git")) || parts.contains(QLatin1String(".."))
+        || parts.contains(QLatin1String(".")))
+        return SandboxError::refused(QStringLiteral("%1 is not a directory inside the worktree").arg(dir));
+    if (request.branch.startsWith(QLatin1Char('-')) || request.branch.contains(QLatin1String("..")))
+        return SandboxError::refused(QStringLiteral("%1 is not a branch name").arg(request.branch));
+    return {};
+}
+
+Result<void, SandboxError> RepoCloner::checkSource(const CloneRequest &request)
+{
     auto location = locate(request.url);
     if (!location)
         return location.error();
@@ -491,16 +508,6 @@ Result<void, SandboxError> RepoCloner::check(const CloneRequest &request)
     } else if (!request.sshKey.isEmpty() || !request.sshPassphrase.isEmpty()) {
         return SandboxError::refused(QStringLiteral("a private key is for ssh repositories only"));
     }
-    if (!QFileInfo(request.worktree).isDir())
-        return SandboxError::refused(QStringLiteral("the worktree %1 does not exist").arg(request.worktree));
-    const QString dir = request.directory;
-    const QStringList parts = dir.split(QLatin1Char('/'));
-    if (dir.isEmpty() || QDir::isAbsolutePath(dir) || dir.contains(QLatin1Char('\\')) || QDir::cleanPath(dir) != dir
-        || parts.contains(QLatin1String(".git")) || parts.contains(QLatin1String(".."))
-        || parts.contains(QLatin1String(".")))
-        return SandboxError::refused(QStringLiteral("%1 is not a directory inside the worktree").arg(dir));
-    if (request.branch.startsWith(QLatin1Char('-')) || request.branch.contains(QLatin1String("..")))
-        return SandboxError::refused(QStringLiteral("%1 is not a branch name").arg(request.branch));
     return {};
 }
 

@@ -57,6 +57,8 @@ public:
 
     // Refused (with the reason) for a request start() would refuse.
     static Result<void, SandboxError> check(const CloneRequest &request);
+    // check() without the worktree, directory and branch: the URL, the credential and the host keys.
+    static Result<void, SandboxError> checkSource(const CloneRequest &request);
     // The URL as messages and records show it: without a password (nor an http(s) user).
     static QString shownUrl(const QString &url);
     // Whether the URL is an ssh one (ssh:// or scp-like), whatever else is wrong with it.

@@ -73,6 +73,27 @@ int unsaved(const ChangesReport &r)
     return int(r.changes.files.size()) + r.changes.ahead;
 }
 
+// A repository's clone, its credentials from the vault (which holds every secret it names).
+CloneRequest cloneRequest(const SessionSandboxes::Launch::Repository &repo, const SecretVault *vault)
+{
+    CloneRequest request;
+    request.url = repo.url;
+    request.directory = repo.directory;
+    request.branch = repo.branch;
+    const auto secret = [vault](const QString &name) {
+        const SecureBytes *value = vault && !name.isEmpty() ? vault->value(name) : nullptr;
+        return value ? *value : SecureBytes();
+    };
+    request.token = secret(repo.tokenSecret);
+    if (!repo.tokenSecret.isEmpty() || !repo.sshKeySecret.isEmpty())
+        request.username = SecureBytes(repo.username.toUtf8());
+    request.sshKey = secret(repo.sshKeySecret);
+    request.sshPassphrase = secret(repo.sshPassphraseSecret);
+    request.knownHosts = repo.knownHosts;
+    request.insecureAcceptAnyHostKey = repo.insecureAcceptAnyHostKey;
+    return request;
+}
+
 // The private keys of ssh clones (and their passphrases) out of the session's secrets, once the
 // clones are done: what stays in the vault reaches the sandbox.
 void dropCloneKeys(const QList<SessionSandboxes::Launch::Repository> &repositories, SecretVault *vault)
@@ -287,6 +308,11 @@ Result<std::shared_ptr<SecretVault>> SessionSandboxes::openLaunchSecrets(const L
                     tr("The credential of %1 names the launch secret %2, which the launch does not carry")
                         .arg(repo.directory, name));
         }
+        // The URL, the credential and (ssh) the server's known host keys, before anything is made.
+        if (auto source = RepoCloner::checkSource(cloneRequest(repo, vault.get())); !source)
+            return Error::invalidInput(
+                tr("cannot clone %1 into %2: %3")
+                    .arg(RepoCloner::shownUrl(repo.url), repo.directory, source.error().message));
     }
     return vault;
 }
@@ -386,21 +412,8 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
         return;
     }
     const Launch::Repository repo = repos.takeFirst();
-    CloneRequest request;
-    request.url = repo.url;
+    CloneRequest request = cloneRequest(repo, vault.get());
     request.worktree = session->workTree();
-    request.directory = repo.directory;
-    request.branch = repo.branch;
-    if (!repo.tokenSecret.isEmpty())
-        request.token = *vault->value(repo.tokenSecret);
-    if (!repo.tokenSecret.isEmpty() || !repo.sshKeySecret.isEmpty())
-        request.username = SecureBytes(repo.username.toUtf8());
-    if (!repo.sshKeySecret.isEmpty())
-        request.sshKey = *vault->value(repo.sshKeySecret);
-    if (!repo.sshPassphraseSecret.isEmpty())
-        request.sshPassphrase = *vault->value(repo.sshPassphraseSecret);
-    request.knownHosts = repo.knownHosts;
-    request.insecureAcceptAnyHostKey = repo.insecureAcceptAnyHostKey;
     auto *cloner = new RepoCloner(this);
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
