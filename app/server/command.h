@@ -23,5 +23,6 @@ QList<Command> runtimeCommands(); // runtime status|restart
 QList<Command> workspaceCommands(); // session new, sessions, save, sync, changes, workspaces, workspace bundle|export
 QList<Command> sandboxCommands(); // launch, agent, suspend, resume, finish, restore
 QList<Command> cacheCommands(); // cache, cache evict, cache clear
+QList<Command> bugReportCommands(); // bugreport
 
 } // namespace isolation

@@ -69,7 +69,7 @@ int main(int argc, char *argv[])
 
     QList<isolation::Command> commands = isolation::engineCommands() + isolation::pairingCommands()
         + isolation::runtimeCommands() + isolation::workspaceCommands() + isolation::sandboxCommands()
-        + isolation::cacheCommands();
+        + isolation::cacheCommands() + isolation::bugReportCommands();
     const QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty())
         return isolation::out::usage(QStringLiteral("missing command"));
