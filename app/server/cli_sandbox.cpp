@@ -3,10 +3,12 @@
 #include "command.h"
 #include "exitcodes.h"
 #include "output.h"
+#include "progressline.h"
 #include "sessionverbs.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
+#include <QRandomGenerator>
 
 namespace isolation {
 
@@ -32,6 +34,7 @@ int runLaunch(const QStringList &arguments)
         QStringLiteral("A command to run in the sandbox and keep running (restarted with backoff when it fails)."),
         QStringLiteral("CMD")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    parser.addOption(progress::option());
     if (int rc = parse(parser, arguments, 0, QStringLiteral("launch takes no arguments but --workspace W")); rc >= 0)
         return rc;
     if (!parser.isSet(QStringLiteral("workspace")))
@@ -44,9 +47,18 @@ int runLaunch(const QStringList &arguments)
         body.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
     if (parser.isSet(QStringLiteral("agent")))
         body.insert(QStringLiteral("agent"), parser.value(QStringLiteral("agent")));
-    auto r = client.value().call("POST", QStringLiteral("/v1/sessions/launch"), body);
+    // The session's id is chosen here (as the engine would: "s" and 12 hex digits), so its progress
+    // can be followed from the start.
+    quint8 random[6];
+    QRandomGenerator::system()->generate(std::begin(random), std::end(random));
+    const QString id
+        = QStringLiteral("s") + QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(random), 6).toHex());
+    body.insert(QStringLiteral("session"), id);
+    const bool json = parser.isSet(QStringLiteral("json"));
+    auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/launch"), body, id,
+        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
     if (!r)
-        return apiFailure(r.error(), parser.isSet(QStringLiteral("json")));
+        return apiFailure(r.error(), json);
     if (parser.isSet(QStringLiteral("json"))) {
         out::json(r.value());
         return exitcode::Ok;
@@ -101,6 +113,7 @@ int runSandboxVerb(const QString &verb, const QString &description, const QStrin
     if (verb == QLatin1String("finish"))
         parser.addOption({QStringLiteral("discard"), QStringLiteral("Finish even with unsaved work, dropping it.")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    parser.addOption(progress::option());
     if (int rc = parse(parser, arguments, 1, QStringLiteral("%1 takes one session id").arg(verb)); rc >= 0)
         return rc;
     auto client = out::patientClient();
@@ -112,9 +125,11 @@ int runSandboxVerb(const QString &verb, const QString &description, const QStrin
     QJsonObject body;
     if (verb == QLatin1String("finish"))
         body.insert(QStringLiteral("discard"), parser.isSet(QStringLiteral("discard")));
-    auto r = client.value().call("POST", QStringLiteral("/v1/sessions/%1/%2").arg(pathSegment(id), verb), body);
+    const bool json = parser.isSet(QStringLiteral("json"));
+    auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/%1/%2").arg(pathSegment(id), verb),
+        body, id, progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
     if (!r)
-        return apiFailure(r.error(), parser.isSet(QStringLiteral("json")));
+        return apiFailure(r.error(), json);
     if (parser.isSet(QStringLiteral("json"))) {
         out::json(r.value());
         return exitcode::Ok;
@@ -138,11 +153,11 @@ int runSandboxVerb(const QString &verb, const QString &description, const QStrin
 QList<Command> sandboxCommands()
 {
     return {
-        {QStringLiteral("launch"), QStringLiteral("launch --workspace W [--image I] [--agent CMD] [--json]"),
+        {QStringLiteral("launch"), QStringLiteral("launch --workspace W [--image I] [--agent CMD] [--json [--progress]]"),
             QStringLiteral("Start a session in a sandbox (as the cloud does over the tunnel)."), runLaunch},
         {QStringLiteral("agent"), QStringLiteral("agent S [--json]"),
             QStringLiteral("A session's agent: state, restarts, its last output."), runAgent},
-        {QStringLiteral("suspend"), QStringLiteral("suspend S [--json]"),
+        {QStringLiteral("suspend"), QStringLiteral("suspend S [--json [--progress]]"),
             QStringLiteral("Save what changed, snapshot the session's sandbox and stop it."),
             [](const QStringList &a) {
                 return runSandboxVerb(QStringLiteral("suspend"),
@@ -151,12 +166,12 @@ QList<Command> sandboxCommands()
                                    "until resume)."),
                     a);
             }},
-        {QStringLiteral("resume"), QStringLiteral("resume S [--json]"), QStringLiteral("Resume a suspended session."),
+        {QStringLiteral("resume"), QStringLiteral("resume S [--json [--progress]]"), QStringLiteral("Resume a suspended session."),
             [](const QStringList &a) {
                 return runSandboxVerb(QStringLiteral("resume"),
                     QStringLiteral("Resume a suspended session: a sandbox from its snapshot, the agent started again."), a);
             }},
-        {QStringLiteral("finish"), QStringLiteral("finish S [--discard] [--json]"),
+        {QStringLiteral("finish"), QStringLiteral("finish S [--discard] [--json [--progress]]"),
             QStringLiteral("Delete a session and its sandbox; refused with unsaved work unless --discard."),
             [](const QStringList &a) {
                 return runSandboxVerb(QStringLiteral("finish"),
@@ -164,7 +179,7 @@ QList<Command> sandboxCommands()
                                    "while it has unsaved work (changed files, or commits main lacks) unless --discard."),
                     a);
             }},
-        {QStringLiteral("restore"), QStringLiteral("restore S [--json]"),
+        {QStringLiteral("restore"), QStringLiteral("restore S [--json [--progress]]"),
             QStringLiteral("Check the session branch out again into a worktree deleted from the disk."),
             [](const QStringList &a) {
                 return runSandboxVerb(QStringLiteral("restore"),

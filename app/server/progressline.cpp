@@ -4,9 +4,10 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QHash>
 #include <QEventLoop>
+#include <QHash>
 #include <QJsonDocument>
+#include <QSet>
 #include <QThread>
 #include <QTimer>
 
@@ -110,7 +111,11 @@ void ProgressLine::update(const QJsonObject &progress, qint64 nowMs)
 {
     const QJsonValue operation = progress.value(QStringLiteral("operation"));
     if (!operation.isString() || operation.toString().isEmpty()) {
-        *this = ProgressLine();
+        m_operation.clear();
+        m_phase.clear();
+        m_bytes = 0;
+        m_totalBytes = -1;
+        m_samples.clear();
         return;
     }
     const QString phase = progress.value(QStringLiteral("phase")).toString();
@@ -130,6 +135,27 @@ void ProgressLine::update(const QJsonObject &progress, qint64 nowMs)
         m_samples.pop_front();
 }
 
+void ProgressLine::updateSession(const QJsonObject &session, qint64 nowMs)
+{
+    static const QSet<QString> between {QStringLiteral("building"), QStringLiteral("creating"),
+        QStringLiteral("starting"), QStringLiteral("preparing"), QStringLiteral("pausing"), QStringLiteral("resuming"),
+        QStringLiteral("deleting"), QStringLiteral("adopting")};
+    const QJsonObject sandbox = session.value(QStringLiteral("sandbox")).toObject();
+    const QString state = sandbox.value(QStringLiteral("state")).toString();
+    if (!between.contains(state)) {
+        m_sandboxState.clear();
+        m_activity.clear();
+        return;
+    }
+    if (state != m_sandboxState) {
+        m_sandboxState = state;
+        m_activityStartedMs = nowMs;
+    }
+    const QString reason = sandbox.value(QStringLiteral("reason")).toString().simplified();
+    m_activity
+        = QStringLiteral("Sandbox %1").arg(state) + (reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
+}
+
 double ProgressLine::rate() const
 {
     if (m_samples.size() < 2)
@@ -145,6 +171,14 @@ QString ProgressLine::render(qint64 nowMs, int columns) const
 {
     if (isIdle())
         return {};
+    const int room = std::max(1, columns - 1); // the last column would wrap on some terminals
+    auto cut
+        = [room](QString text) { return text.size() > room ? text.left(std::max(0, room - 1)) + QChar(0x2026) : text; };
+    if (m_operation.isEmpty()) {
+        // The time in this state goes first, so a long reason cut to the width never hides it.
+        return cut(QStringLiteral("[%1] ").arg(durationText(std::max<qint64>(0, nowMs - m_activityStartedMs) / 1000))
+            + m_activity);
+    }
     QString text = operationText(m_operation);
     if (!m_phase.isEmpty())
         text += QStringLiteral(": ") + phaseText(m_phase);
@@ -164,10 +198,7 @@ QString ProgressLine::render(qint64 nowMs, int columns) const
             text += QStringLiteral(", %1 left").arg(durationText(qint64(double(m_totalBytes - m_bytes) / r + 0.999)));
     }
     text += QStringLiteral(" [%1]").arg(durationText(std::max<qint64>(0, nowMs - m_startedMs) / 1000));
-    const int room = std::max(1, columns - 1); // the last column would wrap on some terminals
-    if (text.size() > room)
-        text = text.left(std::max(0, room - 1)) + QChar(0x2026);
-    return text;
+    return cut(text);
 }
 
 namespace progress {
@@ -222,6 +253,14 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
     bool idle = false; // the session's operation ended (its last event came)
     QEventLoop *draining = nullptr;
     QObject::connect(&follower, &EventFollower::event, &follower, [&](const LocalApiEvent &e) {
+        if ((e.kind == QLatin1String("session.changed") || e.kind == QLatin1String("session.added"))
+            && e.data.value(QStringLiteral("id")).toString() == session) {
+            if (mode == Mode::Line) {
+                line.updateSession(e.data, clock.elapsed());
+                draw();
+            }
+            return;
+        }
         if (e.kind != QLatin1String("session.progress")
             || e.data.value(QStringLiteral("session")).toString() != session)
             return;
@@ -242,7 +281,8 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
 
     std::optional<Result<QJsonObject, LocalApiError>> result;
     QEventLoop running;
-    QThread *worker = QThread::create([&result, client, method, path, body] { result = client.call(method, path, body); });
+    QThread *worker
+        = QThread::create([&result, client, method, path, body] { result = client.call(method, path, body); });
     QObject::connect(worker, &QThread::finished, &running, &QEventLoop::quit);
     QTimer redraw;
     if (mode == Mode::Line) {

@@ -1,5 +1,6 @@
-// The progress of a verb that takes long (save, sync): the engine's session.progress events for
-// the session, shown while the LocalAPI call runs. On a terminal, one line on stderr redrawn in
+// The progress of a verb that takes long (save, sync, launch, resume, suspend, restore): the
+// engine's events for the session (session.progress, and the sandbox's state as session.changed
+// reports it), shown while the LocalAPI call runs. On a terminal, one line on stderr redrawn in
 // place (operation, phase, bytes done and total, rate, time left, time so far) and cleared at the
 // end; with --json --progress, each event as a line of JSON on stdout before the result; otherwise
 // nothing at all (a pipe or a file gets only the result).
@@ -23,10 +24,15 @@ class ProgressLine
 public:
     // `progress`: a session.progress event's data. `nowMs`: a monotonic clock reading.
     void update(const QJsonObject &progress, qint64 nowMs);
+    // `session`: a session.added or session.changed event's data (the session as the LocalAPI
+    // shows it): while its sandbox is between states (building, creating, starting, preparing,
+    // pausing, resuming, deleting, adopting), the line says which, with the reason (a build's
+    // latest line, say), when no save, sync or open is running.
+    void updateSession(const QJsonObject &session, qint64 nowMs);
     // The line for a terminal `columns` wide (never wider than columns - 1); empty while nothing
     // runs.
     QString render(qint64 nowMs, int columns) const;
-    bool isIdle() const { return m_operation.isEmpty(); }
+    bool isIdle() const { return m_operation.isEmpty() && m_activity.isEmpty(); }
 
     // Bytes a second over the last few seconds of the phase; -1 while not known.
     double rate() const;
@@ -38,6 +44,9 @@ private:
     qint64 m_totalBytes = -1;
     qint64 m_startedMs = -1; // the operation's start, as this client saw it
     std::deque<std::pair<qint64, qint64>> m_samples; // (ms, bytes) of this phase, the last few seconds
+    QString m_sandboxState; // a state between states, or empty
+    QString m_activity; // what the sandbox does, in words; empty when it is settled
+    qint64 m_activityStartedMs = -1;
 };
 
 namespace progress {

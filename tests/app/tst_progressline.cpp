@@ -34,6 +34,7 @@ private Q_SLOTS:
     void rateStartsOverWithEachPhase();
     void cutToTheTerminal();
     void idleAgainClears();
+    void sandboxBetweenStates();
 };
 
 void tst_ProgressLine::idleShowsNothing()
@@ -62,12 +63,14 @@ void tst_ProgressLine::bytesRateAndTimeLeft()
     line.update(progressEvent("save", "upload", 8 * MiB, 40 * MiB), 2000);
     QCOMPARE(line.rate(), double(4 * MiB));
     // 32 MiB left at 4 MiB/s: 8 s.
-    QCOMPARE(line.render(2000, 80), QStringLiteral("Saving: uploading 8.0 of 40.0 MiB (20%), 4.0 MiB/s, 0:08 left [0:02]"));
+    QCOMPARE(
+        line.render(2000, 80), QStringLiteral("Saving: uploading 8.0 of 40.0 MiB (20%), 4.0 MiB/s, 0:08 left [0:02]"));
     // Only the last five seconds count: a faster stretch shows at once.
     line.update(progressEvent("save", "upload", 9 * MiB, 40 * MiB), 8000);
     line.update(progressEvent("save", "upload", 29 * MiB, 40 * MiB), 10000);
     QCOMPARE(line.rate(), double(20 * MiB) / 2);
-    QCOMPARE(line.render(10000, 80), QStringLiteral("Saving: uploading 29.0 of 40.0 MiB (72%), 10.0 MiB/s, 0:02 left [0:10]"));
+    QCOMPARE(line.render(10000, 80),
+        QStringLiteral("Saving: uploading 29.0 of 40.0 MiB (72%), 10.0 MiB/s, 0:02 left [0:10]"));
     line.update(progressEvent("save", "upload", 40 * MiB, 40 * MiB), 11000);
     QVERIFY(line.render(11000, 80).startsWith(QLatin1String("Saving: uploading 40.0 of 40.0 MiB (100%), ")));
     QVERIFY(!line.render(11000, 80).contains(QLatin1String("left")));
@@ -107,6 +110,40 @@ void tst_ProgressLine::idleAgainClears()
     line.update(idle, 100);
     QVERIFY(line.isIdle());
     QCOMPARE(line.render(100, 80), QString());
+}
+
+void tst_ProgressLine::sandboxBetweenStates()
+{
+    auto session = [](const char *state, const char *reason = "") {
+        QJsonObject sandbox {{QStringLiteral("state"), QLatin1String(state)}};
+        if (*reason)
+            sandbox.insert(QStringLiteral("reason"), QLatin1String(reason));
+        return QJsonObject {
+            {QStringLiteral("id"), QStringLiteral("s0123456789ab")}, {QStringLiteral("sandbox"), sandbox}};
+    };
+    ProgressLine line;
+    line.updateSession(session("running"), 0); // settled: nothing to show
+    QVERIFY(line.isIdle());
+    line.updateSession(session("building", "Step 1/3 : FROM base"), 1000);
+    QCOMPARE(line.render(3000, 80), QStringLiteral("[0:02] Sandbox building: Step 1/3 : FROM base"));
+    // A new reason in the same state keeps the state's clock; a new state starts its own.
+    line.updateSession(session("building", "Step 2/3 : RUN make   -j2\n"), 4000);
+    QCOMPARE(line.render(5000, 80), QStringLiteral("[0:04] Sandbox building: Step 2/3 : RUN make -j2"));
+    line.updateSession(session("starting"), 6000);
+    QCOMPARE(line.render(6500, 80), QStringLiteral("[0:00] Sandbox starting"));
+    // A save running meanwhile (a suspend saves first) has the line; its end gives it back.
+    line.update(progressEvent("save", "commit"), 7000);
+    QCOMPARE(line.render(7000, 80), QStringLiteral("Saving: committing [0:00]"));
+    QJsonObject idle = progressEvent("save", "");
+    idle.insert(QStringLiteral("operation"), QJsonValue());
+    line.update(idle, 8000);
+    QCOMPARE(line.render(8000, 80), QStringLiteral("[0:02] Sandbox starting"));
+    // The time stays in sight when the reason is cut.
+    line.updateSession(session("building", "Step 3/3 : RUN a very long command line that goes on and on"), 9000);
+    QCOMPARE(line.render(9000, 30), QStringLiteral("[0:00] Sandbox building: Ste") + QChar(0x2026));
+    line.updateSession(session("running"), 10000);
+    QVERIFY(line.isIdle());
+    QCOMPARE(line.render(10000, 80), QString());
 }
 
 QTEST_GUILESS_MAIN(tst_ProgressLine)

@@ -239,8 +239,12 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     QCOMPARE(docker({QStringLiteral("inspect"), asleepContainer}).exitCode, 1); // the container is gone
     QCOMPARE(docker({QStringLiteral("image"), QStringLiteral("inspect"), QStringLiteral("isolation-standin-snapshot:") + snapshot}).exitCode, 0);
     QCOMPARE(m_fx->cli(1, {QStringLiteral("suspend"), s1}).exitCode, 10); // not running
-    const CliRun resumed = m_fx->cli(1, {QStringLiteral("resume"), s1});
+    // On a terminal, the resume shows the sandbox's states as they come (it is created again from
+    // the snapshot: creating, starting, preparing), then its result.
+    const CliRun resumed = m_fx->cliOnTerminal(1, {QStringLiteral("resume"), s1});
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.describe()));
+    QVERIFY2(resumed.out.contains("\r\033[K[0:0") && resumed.out.contains("] Sandbox starting"), resumed.out.constData());
+    QVERIFY2(resumed.out.endsWith(QByteArray(s1.toUtf8() + ": sandbox running\r\n")), resumed.out.constData());
     const QJsonObject awake = sessionOf(1, s1).value(QStringLiteral("sandbox")).toObject();
     QCOMPARE(awake.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     QVERIFY(!awake.contains(QStringLiteral("snapshot")));

@@ -82,7 +82,8 @@ void tst_CliProgress::saveAndSyncOnATerminal()
     QVERIFY(writeRandom(a.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin"), kBigFile));
 
     constexpr int columns = 50;
-    const CliRun saved = m_fx->cliOnTerminal(0, {QStringLiteral("save"), aId, QStringLiteral("-m"), QStringLiteral("big")}, columns);
+    const CliRun saved
+        = m_fx->cliOnTerminal(0, {QStringLiteral("save"), aId, QStringLiteral("-m"), QStringLiteral("big")}, columns);
     QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
     QList<QByteArray> lines = drawnLines(saved.out);
     QVERIFY2(lines.size() >= 3, saved.out.constData());
@@ -97,7 +98,8 @@ void tst_CliProgress::saveAndSyncOnATerminal()
     QVERIFY2(upload, saved.out.constData());
 
     // The other session fetches what the first saved: the sync shows its download.
-    const CliRun synced = m_fx->cliOnTerminal(0, {QStringLiteral("sync"), b.value(QStringLiteral("id")).toString()}, 100);
+    const CliRun synced
+        = m_fx->cliOnTerminal(0, {QStringLiteral("sync"), b.value(QStringLiteral("id")).toString()}, 100);
     QVERIFY2(synced.exitCode == 0, qPrintable(synced.describe()));
     bool syncing = false;
     for (const QByteArray &l : drawnLines(synced.out))
@@ -127,7 +129,8 @@ void tst_CliProgress::jsonStreamsTheEvents()
     QVERIFY(!s.isEmpty());
     const QString id = s.value(QStringLiteral("id")).toString();
     QVERIFY(writeRandom(s.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin"), kBigFile));
-    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), id, QStringLiteral("--json"), QStringLiteral("--progress")});
+    const CliRun saved
+        = m_fx->cli(0, {QStringLiteral("save"), id, QStringLiteral("--json"), QStringLiteral("--progress")});
     QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
     QCOMPARE(saved.err, QByteArray());
 
