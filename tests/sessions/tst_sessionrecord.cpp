@@ -182,7 +182,7 @@ void tst_SessionRecord::everySandboxStateHasAName()
         names.insert(name);
         QCOMPARE(sandboxStateFromName(name), std::optional<SandboxState>(state));
     }
-    QCOMPARE(names.size(), 14);
+    QCOMPARE(names.size(), 15);
     for (int i = 0; i <= int(AgentState::Failed); ++i)
         QCOMPARE(agentStateFromName(agentStateName(AgentState(i))), std::optional<AgentState>(AgentState(i)));
 }
