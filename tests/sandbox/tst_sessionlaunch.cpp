@@ -24,9 +24,13 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QProcess>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrlQuery>
+
+#include <pwd.h>
+#include <unistd.h>
 
 using namespace isolation::test;
 
@@ -40,6 +44,7 @@ private Q_SLOTS:
     void hubPageLaunchesAndOpensATerminal();
     void inABrowserFromTheHubPageToATerminal();
     void launchClonesAndRunsAnAgent();
+    void launchClonesOverSshWithoutGivingTheSandboxTheKey();
     void resumeOnAnotherServer();
     void anAgentSavesAndOutlivesAnEngineRestart();
 
@@ -522,6 +527,123 @@ void tst_SessionLaunch::launchClonesAndRunsAnAgent()
     QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), id, QStringLiteral("--discard")}).exitCode, 0);
     server.terminate();
     server.waitForFinished(5000);
+}
+
+// A launch that clones over ssh from a real sshd on loopback: `isolation-hub launch` reads the
+// private key file and seals it as a launch secret, the engine clones with it from memory and drops
+// it before the sandbox starts (not in the sandbox's environment or secrets), and it is in no file
+// of the engine or the hub. A launch without the server's host key is refused and makes nothing.
+void tst_SessionLaunch::launchClonesOverSshWithoutGivingTheSandboxTheKey()
+{
+    QTemporaryDir dir;
+    const QString root = QDir(dir.path()).canonicalPath();
+    const auto keygen = [](const QStringList &args) {
+        return runProgram(QStringLiteral("ssh-keygen"), QStringList {QStringLiteral("-q")} + args).exitCode == 0;
+    };
+    QVERIFY(keygen({QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"), QString(),
+        QStringLiteral("-f"), root + QStringLiteral("/host")}));
+    QVERIFY(keygen({QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"), QString(),
+        QStringLiteral("-f"), root + QStringLiteral("/client")}));
+    QVERIFY(QFile::copy(root + QStringLiteral("/client.pub"), root + QStringLiteral("/authorized_keys")));
+    const QList<QByteArray> keyLines = GitCli::readFile(root + QStringLiteral("/client")).split('\n');
+    QVERIFY(keyLines.size() > 5);
+    const QByteArray canary = keyLines.at(3); // private: the first two lines carry the public key
+    QVERIFY(canary.size() >= 40);
+
+    const QString src = root + QStringLiteral("/src");
+    QVERIFY(
+        GitCli::run({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main"), src})
+            .ok());
+    QVERIFY(GitCli::writeFile(src + QStringLiteral("/README"), "over ssh\n"));
+    QVERIFY(GitCli::run({QStringLiteral("add"), QStringLiteral(".")}, src).ok());
+    QVERIFY(GitCli::run(
+        {QStringLiteral("-c"), QStringLiteral("user.name=t"), QStringLiteral("-c"), QStringLiteral("user.email=t@t"),
+            QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("tool")},
+        src)
+                .ok());
+    QVERIFY(GitCli::run({QStringLiteral("clone"), QStringLiteral("-q"), QStringLiteral("--bare"), src,
+                            root + QStringLiteral("/tools.git")})
+                .ok());
+
+    quint16 port = 0;
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost));
+        port = probe.serverPort();
+    }
+    if (::geteuid() == 0)
+        QVERIFY(QDir().mkpath(QStringLiteral("/run/sshd"))); // sshd started by root wants it
+    QVERIFY(GitCli::writeFile(root + QStringLiteral("/sshd_config"),
+        "HostKey " + QFile::encodeName(root) + "/host\nListenAddress 127.0.0.1\nAuthorizedKeysFile "
+            + QFile::encodeName(root)
+            + "/authorized_keys\nStrictModes no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+              "KbdInteractiveAuthentication no\nUsePAM no\nPidFile none\n"));
+    QProcess sshd;
+    sshd.start(QStringLiteral("/usr/sbin/sshd"),
+        {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"), root + QStringLiteral("/sshd_config"),
+            QStringLiteral("-p"), QString::number(port)});
+    QVERIFY(sshd.waitForStarted());
+    QByteArray sshdLog;
+    QTRY_VERIFY_WITH_TIMEOUT((sshdLog += sshd.readAllStandardError()).contains("Server listening"), 15000);
+    const QList<QByteArray> hostKey = GitCli::readFile(root + QStringLiteral("/host.pub")).split(' ');
+    QVERIFY(GitCli::writeFile(root + QStringLiteral("/known_hosts"),
+        "[127.0.0.1]:" + QByteArray::number(port) + ' ' + hostKey.value(0) + ' ' + hostKey.value(1) + '\n'));
+    const passwd *me = ::getpwuid(::geteuid());
+    QVERIFY(me);
+    const QString url = QStringLiteral("ssh://%1@127.0.0.1:%2%3/tools.git")
+                            .arg(QString::fromLocal8Bit(me->pw_name))
+                            .arg(port)
+                            .arg(root);
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("sshcloned")).isEmpty());
+
+    // Without the server's host key: refused, nothing made.
+    const int sessionsBefore = int(m_fx->cli(0, {QStringLiteral("sessions"), QStringLiteral("--json")})
+                                       .json()
+                                       .value(QStringLiteral("sessions"))
+                                       .toArray()
+                                       .size());
+    QString out, err;
+    const int refused = m_fx->hub().admin(
+        {QStringLiteral("launch"), QStringLiteral("--server"), m_server[0], QStringLiteral("--workspace"),
+            QStringLiteral("sshcloned"), QStringLiteral("--repo"), QStringLiteral("tools=") + url,
+            QStringLiteral("--repo-ssh-key"), QStringLiteral("tools=") + root + QStringLiteral("/client")},
+        &out, &err);
+    QVERIFY(refused != 0);
+    const QString said = out + err;
+    QVERIFY2(
+        said.contains(QStringLiteral("the known hosts have no key for [127.0.0.1]:%1").arg(port)), qPrintable(said));
+    QCOMPARE(int(m_fx->cli(0, {QStringLiteral("sessions"), QStringLiteral("--json")})
+                     .json()
+                     .value(QStringLiteral("sessions"))
+                     .toArray()
+                     .size()),
+        sessionsBefore);
+
+    const QJsonObject launched = hubLaunch(0, QStringLiteral("sshcloned"),
+        {QStringLiteral("--repo"), QStringLiteral("tools=") + url, QStringLiteral("--repo-ssh-key"),
+            QStringLiteral("tools=") + root + QStringLiteral("/client"), QStringLiteral("--repo-known-hosts"),
+            QStringLiteral("tools=") + root + QStringLiteral("/known_hosts")});
+    QVERIFY(QFile::remove(root + QStringLiteral("/client"))); // from here on, any copy is a leak
+    const QString id = launched.value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), sshdLog.constData());
+    QTRY_VERIFY((sshdLog += sshd.readAllStandardError()).contains("Accepted publickey for "));
+    const QJsonObject session = sessionOf(0, id);
+    QCOMPARE(inSandbox(session, QStringLiteral("cat /workspace/tools/README")).out, QByteArray("over ssh\n"));
+    // The sandbox has neither the key nor a secret named for it.
+    const Run inside = inSandbox(session,
+        QStringLiteral(
+            "env; ls -a /dev/shm/isolation-secrets 2>&1; cat /dev/shm/isolation-secrets/* 2>/dev/null; true"));
+    QVERIFY2(
+        !inside.out.contains(canary) && !inside.out.contains("REPO_SSH_KEY") && !inside.out.contains("PRIVATE KEY"),
+        inside.out.constData());
+    for (const QString &where : {m_fx->home(0), m_fx->hub().dataDir(), root}) {
+        const Run grep
+            = runProgram(QStringLiteral("grep"), {QStringLiteral("-rlF"), QString::fromLatin1(canary), where});
+        QVERIFY2(grep.exitCode == 1, grep.out.constData());
+    }
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("finish"), id, QStringLiteral("--discard")}).exitCode, 0);
+    sshd.terminate();
+    sshd.waitForFinished(5000);
 }
 
 // Suspended on one computer, resumed on another: the session continues there under its id from
