@@ -36,7 +36,6 @@ struct State
     QMutex mutex;
     QFile file;
     Rotation rotation;
-    qint64 bytes = 0; // in the file now (as far as this process knows: it may share it)
     QHash<QByteArray, Secret> secrets;
     QList<QByteArray> patterns; // every form of every secret, longest first
 };
@@ -130,7 +129,6 @@ bool openLocked(State &s)
     if (!s.file.open(QIODevice::Append | QIODevice::Text))
         return false;
     s.file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    s.bytes = s.file.size();
     return true;
 }
 
@@ -204,12 +202,16 @@ void handler(QtMsgType type, const QMessageLogContext &context, const QString &m
         + ": " + redactLocked(message.toUtf8(), s.patterns) + '\n';
     std::fwrite(line.constData(), 1, size_t(line.size()), stderr);
     if (s.file.isOpen()) {
-        if (s.rotation.maxBytes > 0 && s.bytes > 0 && s.bytes + line.size() > s.rotation.maxBytes)
-            rotateLocked(s);
+        // The file's size as it is (fstat), not as this process counted: another process may write
+        // the same log (two trays of one user), and both keep it under the limit.
+        if (s.rotation.maxBytes > 0) {
+            const qint64 size = s.file.size();
+            if (size > 0 && size + line.size() > s.rotation.maxBytes)
+                rotateLocked(s);
+        }
         if (s.file.isOpen()) {
             s.file.write(line);
             s.file.flush();
-            s.bytes += line.size();
         }
     }
     if (type == QtFatalMsg)

@@ -45,6 +45,13 @@ void writeFromThreads()
     }
 }
 
+void append(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::Append));
+    f.write(bytes);
+}
+
 QByteArray readFile(const QString &path)
 {
     QFile f(path);
@@ -64,6 +71,7 @@ private Q_SLOTS:
     void oldestFilesGo();
     void reopenedLogKeepsItsSize();
     void zeroMeansNoRotation();
+    void anotherWriterOfTheSameLog();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -179,6 +187,46 @@ void tst_LogRotation::zeroMeansNoRotation()
     logging::uninstall();
     QCOMPARE(logging::logFiles(m_log), QStringList {m_log});
     QVERIFY(readFile(m_log).size() > 200 * 100);
+}
+
+// Two processes may write one log (two trays of one user). What the other wrote counts towards the
+// limit, and when the other rotated first, this one follows to the new file instead of rotating
+// the other's fresh file away; no line of either is lost.
+void tst_LogRotation::anotherWriterOfTheSameLog()
+{
+    constexpr qint64 limit = 4096;
+    QVERIFY(logging::install(m_log, {limit, 3}));
+    qCInfo(lcTest) << "ours 1";
+    append(m_log, QByteArray(limit - 100, 'o') + '\n'); // the other writer's line
+    qCInfo(lcTest) << "ours 2" << QByteArray(150, 'x'); // no longer fits: rotates
+    QVERIFY(readFile(m_log + QStringLiteral(".1")).contains("ours 1"));
+    QVERIFY(readFile(m_log + QStringLiteral(".1")).contains("oooo"));
+    QVERIFY(readFile(m_log).contains("ours 2"));
+
+    // The other writer rotates: our file is engine.log.1 now, and a new engine.log is the other's.
+    QVERIFY(QFile::rename(m_log + QStringLiteral(".1"), m_log + QStringLiteral(".2")));
+    QVERIFY(QFile::rename(m_log, m_log + QStringLiteral(".1")));
+    append(m_log, "the other's first line\n");
+    for (int i = 0; i < 40; ++i)
+        qCInfo(lcTest) << "ours" << 3 + i << QByteArray(150, 'y');
+    logging::uninstall();
+    QByteArray all;
+    QByteArray others; // the file the other writer started
+    for (const QString &f : logging::logFiles(m_log, 3)) {
+        const QByteArray bytes = readFile(f);
+        QVERIFY(bytes.size() <= limit);
+        if (bytes.contains("the other's first line"))
+            others = bytes;
+        all += bytes;
+    }
+    // This process followed to the other's new file, after the other's line, rather than rotating
+    // it away at once.
+    QVERIFY(others.startsWith("the other's first line\n"));
+    QVERIFY(others.contains("ours "));
+    for (int i = 2; i < 43; ++i)
+        QVERIFY2(all.contains(QByteArray(QByteArray("ours ") + QByteArray::number(i) + ' ')),
+            qPrintable(QString::number(i)));
+    QVERIFY(!QFileInfo::exists(m_log + QStringLiteral(".4")));
 }
 
 QTEST_GUILESS_MAIN(tst_LogRotation)
