@@ -239,6 +239,28 @@ QString settings(const Paths &paths)
     return text;
 }
 
+// At most the last `count` lines of a file, read from its end in chunks: a 10 MiB log is not read
+// whole for 2000 lines.
+QList<QByteArray> lastLines(QFile &file, qsizetype count)
+{
+    constexpr qint64 chunk = 256 * 1024;
+    QByteArray tail;
+    qint64 from = file.size();
+    while (from > 0 && tail.count('\n') <= count) {
+        const qint64 start = std::max<qint64>(0, from - chunk);
+        if (!file.seek(start))
+            break;
+        tail.prepend(file.read(from - start));
+        from = start;
+    }
+    QList<QByteArray> lines = tail.split('\n');
+    if (!lines.isEmpty() && lines.constLast().isEmpty())
+        lines.removeLast();
+    if (from > 0 && !lines.isEmpty())
+        lines.removeFirst(); // cut by the chunk: the start of a line only
+    return lines.mid(std::max<qsizetype>(0, lines.size() - count));
+}
+
 // The last `lines` lines of a log, from its rotated files as far back as needed, oldest first.
 QString logTail(const QString &logFile, int lines)
 {
@@ -257,9 +279,7 @@ QString logTail(const QString &logFile, int lines)
             text += QStringLiteral("(%1 could not be read: %2)\n").arg(path, file.errorString());
             continue;
         }
-        QList<QByteArray> fileLines = file.readAll().split('\n');
-        if (!fileLines.isEmpty() && fileLines.constLast().isEmpty())
-            fileLines.removeLast();
+        QList<QByteArray> fileLines = lastLines(file, lines - kept.size());
         const qsizetype wanted = std::min<qsizetype>(lines - kept.size(), fileLines.size());
         kept = fileLines.mid(fileLines.size() - wanted) + kept;
         read.prepend(QFileInfo(path).fileName());
