@@ -97,6 +97,7 @@ class tst_BugReport final : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void withoutAnEngine();
+    void longLogTail();
     void pairedEngineWithSecrets();
 
 private:
@@ -210,6 +211,39 @@ void tst_BugReport::withoutAnEngine()
     bad.start(serverBinary(), {QStringLiteral("bugreport"), QStringLiteral("--lines"), QStringLiteral("many")});
     QVERIFY(bad.waitForFinished(60000));
     QCOMPARE(bad.exitCode(), 2);
+}
+
+// The tail of a log longer than the chunks it is read in (256 KiB), across the current file and a
+// rotated one: exactly the newest lines, each whole, in order.
+void tst_BugReport::longLogTail()
+{
+    QTemporaryDir dir;
+    const QString home = dir.filePath(QStringLiteral("home"));
+    QVERIFY(QDir().mkpath(home + QStringLiteral("/state")));
+    const auto lines = [](int from, int to) {
+        QByteArray bytes;
+        for (int i = from; i < to; ++i)
+            bytes += "2026-12-04T20:00:00.000Z info isolation.test: line " + QByteArray::number(i) + " end\n";
+        return bytes;
+    };
+    append(home + QStringLiteral("/state/engine.log.1"), lines(0, 20000)); // ~1 MiB
+    append(home + QStringLiteral("/state/engine.log"), lines(20000, 30000));
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("ISOLATION_HOME"), home);
+    p.setProcessEnvironment(env);
+    const QString path = dir.filePath(QStringLiteral("r.txt"));
+    p.start(serverBinary(),
+        {QStringLiteral("bugreport"), QStringLiteral("--lines"), QStringLiteral("15000"), QStringLiteral("--output"),
+            path});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const QByteArray report = readAll(path);
+    const qsizetype start
+        = report.indexOf("== engine.log (the last 15000 lines) ==\n(from engine.log.1, engine.log)\n");
+    QVERIFY(start >= 0);
+    const QByteArray expected = lines(15000, 30000);
+    QCOMPARE(report.mid(report.indexOf('\n', report.indexOf('\n', start) + 1) + 1, expected.size()), expected);
 }
 
 // A paired engine that holds secrets: the report has its state and none of them.
