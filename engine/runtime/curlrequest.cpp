@@ -2,6 +2,7 @@
 
 #include "core/libcurl.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 
 #include <memory>
@@ -44,9 +45,35 @@ size_t streamBody(char *ptr, size_t size, size_t nmemb, void *userdata)
     return size * nmemb;
 }
 
-int checkCancel(void *clientp, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
+// What the progress callback watches: the cancel flag, and bytes moving. Our own idle check rather
+// than CURLOPT_LOW_SPEED_LIMIT/TIME: libcurl judges the speed over a window of the last ~5 s, so
+// "no byte for N s" would fire only after N + 5 s, and its error is the total timeout's.
+struct Watch
 {
-    return static_cast<const std::atomic_bool *>(clientp)->load() ? 1 : 0;
+    const std::atomic_bool *cancel = nullptr;
+    qint64 idleMs = 0;
+    QElapsedTimer sinceActivity;
+    curl_off_t moved = -1;
+    bool idled = false;
+};
+
+int watchTransfer(void *clientp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    Q_UNUSED(dltotal)
+    Q_UNUSED(ultotal)
+    auto *w = static_cast<Watch *>(clientp);
+    if (w->cancel && w->cancel->load())
+        return 1;
+    if (w->idleMs > 0) {
+        if (dlnow + ulnow != w->moved) {
+            w->moved = dlnow + ulnow;
+            w->sinceActivity.start();
+        } else if (w->sinceActivity.elapsed() >= w->idleMs) {
+            w->idled = true;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 } // namespace
@@ -74,8 +101,8 @@ Result<HttpResponse, CurlFailure> CurlRequest::perform() const
     lib->easy_setopt(c, CURLOPT_URL, url.constData());
     lib->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.constData());
     lib->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    lib->easy_setopt(c, CURLOPT_TIMEOUT_MS, long(timeoutMs));
-    lib->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(qMin(timeoutMs, 10000)));
+    lib->easy_setopt(c, CURLOPT_TIMEOUT_MS, long(qMax(timeoutMs, 0)));
+    lib->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(timeoutMs > 0 ? qMin(timeoutMs, 10000) : 10000));
     lib->easy_setopt(c, CURLOPT_HTTPHEADER, list.get());
     lib->easy_setopt(c, CURLOPT_PROXY, ""); // never through a proxy from the environment
     if (sendBody || !body.isEmpty()) {
@@ -84,11 +111,16 @@ Result<HttpResponse, CurlFailure> CurlRequest::perform() const
     }
     if (method == "HEAD")
         lib->easy_setopt(c, CURLOPT_NOBODY, 1L);
-    if (cancel) {
-        if (*cancel)
-            return CurlFailure {CURLE_ABORTED_BY_CALLBACK, 0, QStringLiteral("cancelled")};
-        lib->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &checkCancel);
-        lib->easy_setopt(c, CURLOPT_XFERINFODATA, cancel.get());
+    Watch watch;
+    if (cancel && *cancel)
+        return CurlFailure {CURLE_ABORTED_BY_CALLBACK, 0, QStringLiteral("cancelled")};
+    if (cancel || idleTimeoutMs > 0) {
+        // libcurl calls it at least once a second, bytes moving or not.
+        watch.cancel = cancel.get();
+        watch.idleMs = idleTimeoutMs;
+        watch.sinceActivity.start();
+        lib->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &watchTransfer);
+        lib->easy_setopt(c, CURLOPT_XFERINFODATA, &watch);
         lib->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     }
     QByteArray responseBody;
@@ -105,6 +137,9 @@ Result<HttpResponse, CurlFailure> CurlRequest::perform() const
 
     const CURLcode rc = lib->easy_perform(c);
     if (rc != CURLE_OK) {
+        if (watch.idled)
+            return CurlFailure {CURLE_OPERATION_TIMEDOUT, 0,
+                QStringLiteral("no progress for %1 s").arg(double(idleTimeoutMs) / 1000.0), true};
         long osErrno = 0;
         lib->easy_getinfo(c, CURLINFO_OS_ERRNO, &osErrno);
         return CurlFailure {int(rc), int(osErrno), QString::fromUtf8(lib->easy_strerror(rc))};

@@ -2,6 +2,7 @@
 
 #include "curlrequest.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -10,6 +11,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cerrno>
 
 Q_LOGGING_CATEGORY(lcDocker, "isolation.runtime.docker")
@@ -158,44 +160,109 @@ Result<QJsonObject, DockerError> DockerClient::inspectImage(const QString &name)
     return r.value().toObject();
 }
 
-Result<void, DockerError> DockerClient::pullImage(const QString &name) const
+void PullProgress::take(const QJsonObject &m)
 {
-    const qsizetype colon = name.lastIndexOf(QLatin1Char(':'));
-    const bool tagged = colon > name.lastIndexOf(QLatin1Char('/'));
-    QUrlQuery q;
-    q.addQueryItem(QStringLiteral("fromImage"), tagged ? name.left(colon) : name);
-    q.addQueryItem(QStringLiteral("tag"), tagged ? name.mid(colon + 1) : QStringLiteral("latest"));
-    auto r = raw("POST", QStringLiteral("/images/create"), q);
-    if (!r)
-        return r.error();
-    if (r.value().status != 200)
-        return DockerError {r.value().status == 404 ? DockerError::Code::NotFound : DockerError::Code::Failed,
-            r.value().status, QStringLiteral("cannot pull %1: %2").arg(name, dockerMessage(r.value()))};
-    // Errors during the pull come as a progress line with "error" in a 200 stream.
-    for (const QByteArray &line : r.value().body.split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.contains(QStringLiteral("error")))
-            return DockerError {DockerError::Code::Failed, 200,
-                QStringLiteral("cannot pull %1: %2").arg(name, o.value(QStringLiteral("error")).toString())};
+    message = m;
+    const QString id = m.value(QStringLiteral("id")).toString();
+    const QString status = m.value(QStringLiteral("status")).toString();
+    const QJsonObject detail = m.value(QStringLiteral("progressDetail")).toObject();
+    const qint64 current = detail.value(QStringLiteral("current")).toInteger(-1);
+    const qint64 total = detail.value(QStringLiteral("total")).toInteger(-1);
+    // Only layers' messages: "Pulling from REPO" and "Digest:" carry the tag or nothing as id.
+    static const QStringList kLayerStatus {QStringLiteral("Pulling fs layer"), QStringLiteral("Waiting"),
+        QStringLiteral("Downloading"), QStringLiteral("Verifying Checksum"), QStringLiteral("Download complete"),
+        QStringLiteral("Extracting"), QStringLiteral("Pull complete"), QStringLiteral("Already exists"),
+        QStringLiteral("Retrying")};
+    const bool layerStatus
+        = std::any_of(kLayerStatus.begin(), kLayerStatus.end(), [&](const QString &s) { return status.startsWith(s); });
+    if (id.isEmpty() || !layerStatus)
+        return;
+    Layer &l = m_layers[id];
+    if (total > 0)
+        l.size = total;
+    if (status == QLatin1String("Downloading") && current >= 0) {
+        l.downloaded = current;
+    } else if (status == QLatin1String("Verifying Checksum") || status == QLatin1String("Download complete")) {
+        l.downloaded = qMax(l.downloaded, l.size);
+    } else if (status == QLatin1String("Extracting")) {
+        l.downloaded = qMax(l.downloaded, l.size);
+        if (current >= 0)
+            l.extracted = current;
+    } else if (status == QLatin1String("Pull complete")) {
+        l.downloaded = l.extracted = qMax(l.downloaded, l.size);
+    } else if (status == QLatin1String("Already exists")) {
+        l.size = l.downloaded = l.extracted = 0; // nothing to move
     }
-    return {};
+    layers = int(m_layers.size());
+    qint64 downloaded = 0;
+    qint64 extracted = 0;
+    qint64 sizes = -1;
+    bool allDownloaded = true;
+    bool extracting = false;
+    for (const Layer &layer : std::as_const(m_layers)) {
+        downloaded += layer.downloaded;
+        extracted += layer.extracted;
+        if (layer.size >= 0)
+            sizes = qMax<qint64>(sizes, 0) + layer.size;
+        allDownloaded = allDownloaded && layer.size >= 0 && layer.downloaded >= layer.size;
+        extracting = extracting || layer.extracted > 0;
+    }
+    phase = allDownloaded && extracting ? QStringLiteral("extracting") : QStringLiteral("pulling");
+    bytes = phase == QLatin1String("extracting") ? extracted : downloaded;
+    totalBytes = sizes;
 }
 
-Result<void, DockerError> DockerClient::buildImage(
-    const QUrlQuery &query, const QByteArray &tarContext, const std::function<void(const QJsonObject &)> &message) const
+QString PullProgress::describe() const
+{
+    const auto mib = [](qint64 b) { return QString::number(double(b) / (1024.0 * 1024.0), 'f', 1); };
+    if (totalBytes <= 0)
+        return layers ? QStringLiteral("%1, %2 layers").arg(phase).arg(layers) : phase;
+    return QStringLiteral("%1 %2 of %3 MiB").arg(phase, mib(bytes), mib(totalBytes));
+}
+
+std::function<void(const PullProgress &)> PullProgress::throttled(
+    std::function<void(const PullProgress &)> show, int intervalMs)
+{
+    struct Shown
+    {
+        QElapsedTimer at;
+        QString phase;
+        qint64 bytes = -1;
+        qint64 totalBytes = -1;
+    };
+    return [show = std::move(show), intervalMs, last = std::make_shared<Shown>()](const PullProgress &p) {
+        if (p.phase == last->phase && p.bytes == last->bytes && p.totalBytes == last->totalBytes)
+            return;
+        const bool now = !last->at.isValid() || last->at.elapsed() >= intervalMs || p.phase != last->phase
+            || (p.totalBytes > 0 && p.bytes == p.totalBytes);
+        if (!now)
+            return;
+        last->at.start();
+        last->phase = p.phase;
+        last->bytes = p.bytes;
+        last->totalBytes = p.totalBytes;
+        show(p);
+    };
+}
+
+Result<void, DockerError> DockerClient::streamJsonLines(const QString &path, const QUrlQuery &query,
+    const QByteArray &body, const QByteArray &contentType, int timeoutMs, int idleTimeoutMs,
+    const std::function<void(const QJsonObject &)> &message) const
 {
     QUrl url(QStringLiteral("http://docker"));
-    url.setPath(QStringLiteral("/v%1/build").arg(m_apiVersion));
+    url.setPath(QStringLiteral("/v%1%2").arg(m_apiVersion, path));
     url.setQuery(query);
     CurlRequest request;
     request.method = "POST";
     request.url = url.toEncoded();
     request.unixSocket = m_socket;
-    request.body = tarContext;
+    request.body = body;
     request.sendBody = true;
-    request.timeoutMs = m_timeoutMs;
+    request.timeoutMs = timeoutMs;
+    request.idleTimeoutMs = idleTimeoutMs;
     request.cancel = m_cancel;
-    request.headers.append({QByteArray("Content-Type"), QByteArray("application/x-tar")});
+    if (!contentType.isEmpty())
+        request.headers.append({QByteArray("Content-Type"), contentType});
     // Docker sends one JSON object per line; a chunk may end in the middle of one.
     QByteArray all;
     QByteArray pending;
@@ -211,12 +278,16 @@ Result<void, DockerError> DockerClient::buildImage(
                 continue;
             if (o.contains(QStringLiteral("error")) && failure.isEmpty())
                 failure = o.value(QStringLiteral("error")).toString();
-            message(o);
+            if (message)
+                message(o);
         }
     };
     auto r = request.perform();
-    if (!r)
+    if (!r) {
+        if (r.error().idle)
+            return DockerError {DockerError::Code::Failed, 0, QStringLiteral("Docker sent %1").arg(r.error().message)};
         return transportError(r.error().curlCode, r.error().osErrno, r.error().message);
+    }
     if (r.value().status < 200 || r.value().status > 299) {
         HttpResponse answer = r.value();
         answer.body = all;
@@ -226,6 +297,38 @@ Result<void, DockerError> DockerClient::buildImage(
     if (!failure.isEmpty())
         return DockerError {DockerError::Code::Failed, 200, failure};
     return {};
+}
+
+Result<void, DockerError> DockerClient::pullImage(
+    const QString &name, const std::function<void(const PullProgress &)> &progress) const
+{
+    const qsizetype colon = name.lastIndexOf(QLatin1Char(':'));
+    const bool tagged = colon > name.lastIndexOf(QLatin1Char('/'));
+    QUrlQuery q;
+    q.addQueryItem(QStringLiteral("fromImage"), tagged ? name.left(colon) : name);
+    q.addQueryItem(QStringLiteral("tag"), tagged ? name.mid(colon + 1) : QStringLiteral("latest"));
+    PullProgress figures;
+    // No total cap (a slow network is no error); errors during the pull come as a message with
+    // "error" in a 200 stream.
+    auto r = streamJsonLines(
+        QStringLiteral("/images/create"), q, {}, {}, 0, m_pullIdleMs, [&](const QJsonObject &message) {
+            figures.take(message);
+            if (progress)
+                progress(figures);
+        });
+    if (!r) {
+        DockerError e = r.error();
+        e.message = QStringLiteral("cannot pull %1: %2").arg(name, e.message);
+        return e;
+    }
+    return {};
+}
+
+Result<void, DockerError> DockerClient::buildImage(
+    const QUrlQuery &query, const QByteArray &tarContext, const std::function<void(const QJsonObject &)> &message) const
+{
+    return streamJsonLines(
+        QStringLiteral("/build"), query, tarContext, QByteArrayLiteral("application/x-tar"), m_timeoutMs, 0, message);
 }
 
 Result<void, DockerError> DockerClient::removeImage(const QString &name) const

@@ -80,7 +80,13 @@ Result<QString, LifecycleContainer::Outcome> LifecycleContainer::verifiedImage(
     auto inspected = m_docker.inspectImage(image);
     if (!inspected && inspected.error().code == DockerError::Code::NotFound) {
         qCInfo(lcRuntime) << "image" << image << "is not here; pulling it";
-        if (auto pulled = m_docker.pullImage(image); !pulled)
+        // The figures as the runtime's reason (GET /v1/runtime, the tray): at most 4 a second.
+        std::function<void(const PullProgress &)> progress;
+        if (m_spec.progress)
+            progress = PullProgress::throttled([&](const PullProgress &p) {
+                m_spec.progress(RuntimeState::Starting, QStringLiteral("Pulling %1: %2").arg(image, p.describe()));
+            });
+        if (auto pulled = m_docker.pullImage(image, progress); !pulled)
             return fail(RuntimeState::Failed,
                 QStringLiteral("image %1 is not on this machine and cannot be pulled (%2)")
                     .arg(image, pulled.error().message));

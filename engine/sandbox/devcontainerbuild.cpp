@@ -505,7 +505,11 @@ Result<QString, SandboxError> DevcontainerBuild::run(const DockerClient &docker,
     if (!image && image.error().code == DockerError::Code::NotFound && dockerfile.isEmpty()) {
         // `image` as the runtime would have it: pulled when this machine does not have it yet.
         output(QStringLiteral("Pulling %1").arg(base));
-        if (auto pulled = docker.pullImage(base); !pulled)
+        // The figures as lines of the build's output (the Building state's reason): at most 4 a
+        // second, and at once when a phase starts or ends.
+        auto progress = PullProgress::throttled(
+            [&](const PullProgress &p) { output(QStringLiteral("Pulling %1: %2").arg(base, p.describe())); });
+        if (auto pulled = docker.pullImage(base, progress); !pulled)
             return fromDocker(pulled.error(), QStringLiteral("the features have no image to go onto"));
         image = docker.inspectImage(base);
     }
