@@ -4,10 +4,14 @@
 // a stalled one fails after the idle limit leaving no image, and cancelling stops one.
 #include "runtime/dockerclient.h"
 #include "runtime/lifecyclecontainer.h"
+#include "sandbox/devcontainerbuild.h"
+#include "sandbox/devcontainerconfig.h"
 
 #include "dockertestsupport.h"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
@@ -29,6 +33,7 @@ private Q_SLOTS:
     void aStalledPullFailsAfterTheIdleLimit();
     void cancellingStopsAPull();
     void theRuntimeShowsThePullsFigures();
+    void aLaunchShowsThePullsFigures();
 
 private:
     // Starts the registry serving the image as isolation-pull-test:<fresh tag>; the name to pull.
@@ -71,8 +76,9 @@ void tst_ImagePull::cleanup()
     if (QTest::currentTestFailed())
         qWarning().noquote() << "registry:" << m_registryLog;
     m_registryLog.clear();
-    for (const QString &name : std::as_const(m_pulled)) {
-        auto removed = m_docker.removeImage(name);
+    // Newest first: a built image before the pulled one it was built on.
+    for (auto it = m_pulled.crbegin(); it != m_pulled.crend(); ++it) {
+        auto removed = m_docker.removeImage(*it);
         QVERIFY2(removed.ok(), removed.ok() ? "" : qPrintable(removed.error().message));
     }
     m_pulled.clear();
@@ -333,6 +339,49 @@ void tst_ImagePull::theRuntimeShowsThePullsFigures()
     QVERIFY2(withFigures >= 2, qPrintable(shown.constLast().reason));
     qInfo("%lld reasons shown, %d with figures; the last: %s", qint64(shown.size()), withFigures,
         qPrintable(shown.constLast().reason));
+}
+
+void tst_ImagePull::aLaunchShowsThePullsFigures()
+{
+    // A devcontainer's features go onto its `image`, pulled when Docker lacks it: the figures
+    // are lines of the build's output (which the launch shows as its Building reason).
+    const QString name = startRegistry(2.0);
+    QVERIFY(!name.isEmpty());
+    QTemporaryDir work;
+    QVERIFY(work.isValid());
+    const QList<std::pair<QString, QByteArray>> files {
+        {QStringLiteral(".devcontainer/devcontainer.json"),
+            R"({"image": ")" + name.toUtf8() + R"(", "features": {"./hello": {}}})"},
+        {QStringLiteral(".devcontainer/hello/devcontainer-feature.json"), R"({"id": "hello"})"},
+        {QStringLiteral(".devcontainer/hello/install.sh"), "#!/bin/sh\necho hello-installed\n"},
+    };
+    for (const auto &[path, bytes] : files) {
+        QVERIFY(QDir(work.path()).mkpath(QFileInfo(work.filePath(path)).path()));
+        QFile f(work.filePath(path));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+        f.close();
+        QVERIFY(f.setPermissions(f.permissions() | QFileDevice::ExeOwner));
+    }
+    auto config = DevcontainerConfig::load(work.path());
+    QVERIFY2(config.ok() && config.value(), config.ok() ? "no config" : qPrintable(config.error().message));
+    auto plan = DevcontainerBuild::plan(*config.value(), work.path(), QString());
+    QVERIFY2(plan.ok() && plan.value(), plan.ok() ? "nothing to build" : qPrintable(plan.error().message));
+    QStringList lines;
+    auto built = plan.value()->run(m_docker, [&](const QString &line) { lines << line; });
+    QVERIFY2(built.ok(), built.ok() ? "" : qPrintable(built.error().message));
+    m_pulled << built.value();
+    const QString prefix = QStringLiteral("Pulling %1: ").arg(name);
+    QStringList figures;
+    for (const QString &line : std::as_const(lines))
+        if (line.startsWith(prefix))
+            figures << line.mid(prefix.size());
+    const QString total = QString::number(double(m_layerBytes) / (1024.0 * 1024.0), 'f', 1);
+    QVERIFY2(figures.size() >= 3, qPrintable(lines.join(QLatin1Char('\n'))));
+    QVERIFY2(figures.contains(QStringLiteral("pulling %1 of %1 MiB").arg(total)), qPrintable(figures.join(u'|')));
+    QCOMPARE(figures.constLast(), QStringLiteral("extracting %1 of %1 MiB").arg(total));
+    QVERIFY2(lines.contains(QStringLiteral("hello-installed")), qPrintable(lines.join(QLatin1Char('\n'))));
+    qInfo("%lld pull lines: %s", qint64(figures.size()), qPrintable(figures.join(QStringLiteral(" | "))));
 }
 
 QTEST_GUILESS_MAIN(tst_ImagePull)
