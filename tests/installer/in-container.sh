@@ -15,12 +15,24 @@ apt-get update -qq
 before=$(mktemp)
 snapshot >"$before"
 
-echo "-- apt-get install ./isolation.deb (dependencies from Debian)"
+echo "-- the product's package holds no hub, and recommends the hub's"
+dpkg-deb -c /tmp/isolation.deb >/tmp/product.list
+if grep isolation-hub /tmp/product.list; then echo "$pkg holds the hub"; exit 1; fi
+dpkg-deb -c /tmp/isolation-hub.deb | grep ' \./usr/bin/isolation-hub$' >/dev/null || { echo "isolation-hub.deb has no isolation-hub"; exit 1; }
+dpkg-deb -f /tmp/isolation.deb Recommends | grep '^isolation-hub (= [^)]*),' >/dev/null ||
+  { echo "$pkg does not recommend isolation-hub: $(dpkg-deb -f /tmp/isolation.deb Recommends)"; exit 1; }
+
+echo "-- apt-get install ./isolation.deb alone (dependencies from Debian)"
 cd /tmp
 # Without Recommends (docker.io, systemd, a keyring): their maintainer scripts expect a booted
 # system, which a bare container is not, and they are not ours to test.
 apt-get install -y -qq --no-install-recommends ./isolation.deb >/tmp/install.log 2>&1 || { tail -30 /tmp/install.log; exit 1; }
 dpkg -s "$pkg" | grep '^Status: install ok installed' >/dev/null
+if command -v isolation-hub >/dev/null || dpkg -s isolation-hub >/dev/null 2>&1; then echo "the hub came with $pkg"; exit 1; fi
+
+echo "-- apt-get install ./isolation-hub.deb, to try it locally"
+apt-get install -y -qq --no-install-recommends ./isolation-hub.deb >/tmp/install-hub.log 2>&1 || { tail -30 /tmp/install-hub.log; exit 1; }
+dpkg -s isolation-hub | grep '^Status: install ok installed' >/dev/null
 
 echo "-- the programs run"
 isolation-server --version
@@ -45,7 +57,10 @@ for f in \
   /usr/share/metainfo/io.isolation.Tray.metainfo.xml \
   /usr/lib/systemd/user/isolation-server.service \
   /usr/share/man/man1/isolation-server.1.gz \
-  /usr/share/man/man1/isolation-hub.1.gz; do
+  /usr/share/man/man1/isolation-tray.1.gz \
+  /usr/share/man/man1/isolation-hub.1.gz \
+  /usr/share/doc/$pkg/copyright /usr/share/doc/$pkg/changelog.gz \
+  /usr/share/doc/isolation-hub/copyright /usr/share/doc/isolation-hub/changelog.gz; do
   test -s "$f" || { echo "missing: $f"; exit 1; }
 done
 grep -q '^Exec=isolation-tray' /usr/share/applications/io.isolation.Tray.desktop
@@ -65,11 +80,13 @@ kill -TERM $engine $hub
 wait $engine $hub
 
 files=$(mktemp)
-dpkg -L "$pkg" >"$files"
+dpkg -L "$pkg" isolation-hub >"$files"
 echo "-- apt-get purge"
-apt-get purge -y -qq "$pkg" >/dev/null
+apt-get purge -y -qq "$pkg" isolation-hub >/dev/null
 apt-get autoremove --purge -y -qq >/dev/null
-if dpkg -s "$pkg" >/dev/null 2>&1; then echo "still installed"; exit 1; fi
+for p in "$pkg" isolation-hub; do
+  if dpkg -s "$p" >/dev/null 2>&1; then echo "$p still installed"; exit 1; fi
+done
 while read -r f; do
   if [ -f "$f" ] || [ -L "$f" ]; then echo "left behind: $f"; exit 1; fi
 done <"$files"

@@ -19,8 +19,8 @@ until_ok() {
   done
 }
 
-echo "-- apt-get install ./isolation.deb on a system that runs systemd"
-apt-get install -y -qq --no-install-recommends /tmp/isolation.deb >/tmp/install.log 2>&1 || { tail -30 /tmp/install.log; exit 1; }
+echo "-- apt-get install ./isolation.deb and ./isolation-hub.deb on a system that runs systemd"
+apt-get install -y -qq --no-install-recommends /tmp/isolation.deb /tmp/isolation-hub.deb >/tmp/install.log 2>&1 || { tail -30 /tmp/install.log; exit 1; }
 
 useradd -m alice
 uid=$(id -u alice)

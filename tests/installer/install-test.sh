@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The .deb installs into a clean Debian 12 system, works there, and leaves nothing behind; and
-# its systemd user unit runs the engine under a real user manager (in-systemd.sh).
+# The two .debs (isolation-connected-server, and isolation-hub, the local hub it recommends) are
+# lintian-clean (no error, no warning), install into a clean Debian 12 system, work there, and
+# leave nothing behind; and the product's systemd user unit runs the engine under a real user
+# manager (in-systemd.sh).
 #   install-test.sh SOURCE_DIR WORK_DIR
-# Builds a Release package in WORK_DIR/package (incrementally), makes a minimal Debian 12 image
+# Builds the Release packages in WORK_DIR/package (incrementally), makes a minimal Debian 12 image
 # with debootstrap once per machine (docker import), then runs tests/installer/in-container.sh in it.
 set -euo pipefail
 src=$1
@@ -11,13 +13,25 @@ image=isolation-test/debian12-minbase:1
 
 docker info >/dev/null 2>&1 || { echo "install-test: no Docker engine answers (./dev test starts dockerd)" >&2; exit 1; }
 
-echo "== building the Release package"
+echo "== building the Release packages"
 cmake -S "$src" -B "$work/package" -G Ninja -DCMAKE_BUILD_TYPE=Release -DISOLATION_BUILD_TESTS=OFF >/dev/null
 cmake --build "$work/package" --parallel "$(nproc)" >/dev/null
 rm -f "$work"/package/*.deb
 (cd "$work/package" && cpack -G DEB >/dev/null)
-deb=$(ls "$work"/package/*.deb)
+deb=$(ls "$work"/package/isolation-connected-server_*_amd64.deb)
+hub_deb=$(ls "$work"/package/isolation-hub_*_amd64.deb)
 echo "   $deb"
+echo "   $hub_deb"
+
+echo "== lintian: no error, no warning"
+command -v lintian >/dev/null || { echo "install-test: lintian is not installed (./dev test installs it)" >&2; exit 1; }
+lint_rc=0
+lint=$(lintian --fail-on error,warning "$deb" "$hub_deb" 2>&1) || lint_rc=$?
+printf '%s\n' "$lint" | grep -v 'running with root privileges' || true
+[ "$lint_rc" -eq 0 ] || { echo "lintian: errors or warnings (exit $lint_rc)"; exit 1; }
+# The overrides (installer/lintian-overrides) listed, so a new one is seen. Apart: lintian 2.116
+# counts a shown override towards --fail-on.
+lintian --show-overrides "$deb" "$hub_deb" 2>&1 | grep '^O: ' || true
 
 if ! docker image inspect "$image" >/dev/null 2>&1; then
   echo "== making a clean Debian 12 image with debootstrap (once per machine)"
@@ -31,7 +45,7 @@ fi
 
 echo "== installing, using and removing the package in a fresh container"
 docker run --rm \
-  -v "$deb:/tmp/isolation.deb:ro" \
+  -v "$deb:/tmp/isolation.deb:ro" -v "$hub_deb:/tmp/isolation-hub.deb:ro" \
   -v "$src/tests/installer/in-container.sh:/tmp/in-container.sh:ro" \
   "$image" bash /tmp/in-container.sh
 
@@ -57,7 +71,8 @@ booted=isolation-test-systemd-$$
 trap 'docker rm -f "$booted" >/dev/null 2>&1 || true' EXIT
 docker run -d --name "$booted" --cap-add SYS_ADMIN --security-opt seccomp=unconfined --cgroupns=host \
   --tmpfs /run --tmpfs /run/lock -v /sys/fs/cgroup:/sys/fs/cgroup:rw \
-  -v "$deb:/tmp/isolation.deb:ro" -v "$src/tests/installer/in-systemd.sh:/tmp/in-systemd.sh:ro" \
+  -v "$deb:/tmp/isolation.deb:ro" -v "$hub_deb:/tmp/isolation-hub.deb:ro" \
+  -v "$src/tests/installer/in-systemd.sh:/tmp/in-systemd.sh:ro" \
   -v "$autostart_test:/tmp/tst_autostartunit:ro" \
   "$systemd_image" /lib/systemd/systemd >/dev/null
 for _ in $(seq 150); do
