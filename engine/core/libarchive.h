@@ -1,13 +1,15 @@
-// libarchive, opened on first use (dlopen) rather than linked. Only the tree export writes
-// archives, so a process that never exports (the tray at rest) never loads it, nor what Debian's
-// libarchive pulls in at load time (libxml2, nettle, bzip2, acl): about 0.8 MiB resident
-// (bench/README.md, "tray").
+// libarchive, opened on first use (dlopen) rather than linked. Only the tree export and the
+// devcontainer build write archives, so a process that never does either (the tray at rest) never
+// loads it, nor what Debian's libarchive pulls in at load time (libxml2, nettle, bzip2, acl): about
+// 0.8 MiB resident (bench/README.md, "tray").
 #pragma once
 
 #include <archive.h>
 #include <archive_entry.h>
 
 #include <QString>
+
+#include <memory>
 
 namespace isolation::libarchive {
 
@@ -39,5 +41,18 @@ struct Api
 // Opens libarchive the first time (thread-safe) and returns its functions; null when it cannot be
 // opened or lacks one of them (`*error` then says why, the same on every call).
 const Api *load(QString *error = nullptr);
+
+// Owners of a writer and an entry, freed through the loaded functions (only made after load()
+// succeeded).
+struct WriterDeleter
+{
+    void operator()(archive *a) const { load()->write_free(a); }
+};
+struct EntryDeleter
+{
+    void operator()(archive_entry *e) const { load()->entry_free(e); }
+};
+using WriterPtr = std::unique_ptr<archive, WriterDeleter>;
+using EntryPtr = std::unique_ptr<archive_entry, EntryDeleter>;
 
 } // namespace isolation::libarchive

@@ -19,20 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <memory>
-
 namespace isolation {
 
 namespace {
-
-struct ArchiveDeleter
-{
-    void operator()(archive *a) const { libarchive::load()->write_free(a); }
-};
-struct EntryDeleter
-{
-    void operator()(archive_entry *e) const { libarchive::load()->entry_free(e); }
-};
 
 la_ssize_t appendToBytes(archive *, void *payload, const void *buffer, size_t length)
 {
@@ -82,7 +71,7 @@ public:
     }
     bool add(const QString &name, mode_t type, int perm, const QByteArray &data, const QByteArray &link = {})
     {
-        std::unique_ptr<archive_entry, EntryDeleter> entry(m_lib->entry_new());
+        libarchive::EntryPtr entry(m_lib->entry_new());
         const QByteArray path = name.toUtf8();
         m_lib->entry_set_pathname(entry.get(), path.constData());
         m_lib->entry_set_filetype(entry.get(), type);
@@ -108,7 +97,7 @@ public:
 
 private:
     const libarchive::Api *m_lib;
-    std::unique_ptr<archive, ArchiveDeleter> m_archive;
+    libarchive::WriterPtr m_archive;
     QByteArray m_bytes;
     bool m_ok = false;
 };

@@ -11,16 +11,7 @@ namespace isolation {
 
 namespace {
 
-struct ArchiveDeleter
-{
-    void operator()(archive *a) const { libarchive::load()->write_free(a); }
-};
-struct EntryDeleter
-{
-    void operator()(archive_entry *e) const { libarchive::load()->entry_free(e); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveDeleter>;
-using EntryPtr = std::unique_ptr<archive_entry, EntryDeleter>;
+using libarchive::EntryPtr;
 
 struct Sink
 {
@@ -122,7 +113,7 @@ Result<TreeExportResult, WorkspaceError> TreeExport::write(
     const libarchive::Api *lib = libarchive::load(&unloadable);
     if (!lib)
         return WorkspaceError::failed(unloadable);
-    ArchivePtr ar(lib->write_new());
+    libarchive::WriterPtr ar(lib->write_new());
     Sink sink {&out, 0};
     if (lib->write_add_filter_gzip(ar.get()) != ARCHIVE_OK
         || lib->write_set_format_pax_restricted(ar.get()) != ARCHIVE_OK
