@@ -5,11 +5,10 @@
 # manager (in-systemd.sh).
 #   install-test.sh SOURCE_DIR WORK_DIR
 # Builds the Release packages in WORK_DIR/package (incrementally), makes a minimal Debian 12 image
-# with debootstrap once per machine (docker import), then runs tests/installer/in-container.sh in it.
+# with debootstrap once per machine (clean-image.sh), then runs tests/installer/in-container.sh in it.
 set -euo pipefail
 src=$1
 work=$2
-image=isolation-test/debian12-minbase:1
 
 docker info >/dev/null 2>&1 || { echo "install-test: no Docker engine answers (./dev test starts dockerd)" >&2; exit 1; }
 
@@ -36,15 +35,7 @@ printf '%s\n' "$lint" | grep -v 'running with root privileges' || true
 # counts a shown override towards --fail-on.
 lintian --show-overrides "$deb" "$hub_deb" 2>&1 | grep '^O: ' || true
 
-if ! docker image inspect "$image" >/dev/null 2>&1; then
-  echo "== making a clean Debian 12 image with debootstrap (once per machine)"
-  rootfs=$work/debian12-rootfs
-  rm -rf "$rootfs"
-  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
-    { tail -20 "$work/debootstrap.log" >&2; exit 1; }
-  tar -C "$rootfs" -c . | docker import - "$image" >/dev/null
-  rm -rf "$rootfs"
-fi
+image=$("$src/tests/installer/clean-image.sh" "$work")
 
 echo "== installing, using and removing the package in a fresh container"
 docker run --rm \
