@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -146,6 +147,14 @@ void tst_ProcessHardening::noCoreFromHelpers()
     // measured is the program's own doing.
     env.insert(QStringLiteral("ASAN_OPTIONS"),
         env.value(QStringLiteral("ASAN_OPTIONS")) + QStringLiteral(":disable_coredump=0"));
+    // The tray starts an engine of its own, detached, which outlives the tray by design: stopped at
+    // the end whatever happens (`down` on the same home), or every run leaves one behind.
+    const auto stopEngine = qScopeGuard([&env] {
+        QProcess down;
+        down.setProcessEnvironment(env);
+        down.start(test::serverBinary(), {QStringLiteral("down")});
+        down.waitForFinished(30000);
+    });
     QProcess p;
     p.setProcessEnvironment(env);
     p.setWorkingDirectory(cwd.path());
