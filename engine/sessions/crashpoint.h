@@ -1,7 +1,8 @@
 // A test hook, inert in normal use: with ISOLATION_TEST_CRASH_AT=<point> in its environment the
-// engine kills itself with SIGKILL when a save reaches that point, as `kill -9` would, so the
-// recovery tests can stop it exactly there. Points: after-commit, after-merge, mid-upload,
-// after-segment, after-manifest (docs/workspace.md).
+// engine kills itself with SIGKILL when a save or a restore reaches that point, as `kill -9`
+// would, so the recovery tests can stop it exactly there. Points: after-commit, after-merge,
+// mid-upload, after-segment, after-manifest (docs/workspace.md); mid-download (a segment half
+// downloaded, and read in as it arrives), mid-checkout (files half written into an empty worktree).
 #pragma once
 
 namespace isolation::testhook {

@@ -1,12 +1,12 @@
 #include "mirrorsync.h"
 
+#include "crashpoint.h"
 #include "worker.h"
 
-#include "crypto/random.h"
 #include "store/workspacestore.h"
 #include "workspace/workspacemirror.h"
 
-#include <QFile>
+#include <QIODevice>
 
 namespace isolation {
 
@@ -41,8 +41,26 @@ void MirrorSync::run(const Manifest &manifest, const QByteArray &etag, Hook seed
     plan();
 }
 
+MirrorSync::~MirrorSync()
+{
+    stopStreams(StoreError::local(tr("the sync stopped")));
+}
+
+void MirrorSync::cancel()
+{
+    m_done = nullptr;
+    stopStreams(StoreError::local(tr("the sync stopped")));
+}
+
+void MirrorSync::stopStreams(const StoreError &why)
+{
+    for (const std::shared_ptr<SegmentStream> &stream : std::exchange(m_streams, {}))
+        stream->cancel(why);
+}
+
 void MirrorSync::fail(const SessionError &error)
 {
+    stopStreams(StoreError::local(tr("the sync failed")));
     if (auto done = std::exchange(m_done, nullptr))
         done(error);
 }
@@ -54,6 +72,7 @@ void MirrorSync::plan()
     WarmCache *cache = &m_cache;
     const QString workspaceId = m_manifest.workspaceId;
     const QList<ManifestSegment> segments = m_manifest.segments;
+    const int round = m_round;
     m_worker.run<Result<QList<int>, SessionError>>(
         [cache, workspaceId, segments, seed = m_seed]() -> Result<QList<int>, SessionError> {
             auto lease = cache->lease(workspaceId);
@@ -77,92 +96,126 @@ void MirrorSync::plan()
             return need;
         },
         this,
-        [this](Result<QList<int>, SessionError> r) {
+        [this, round](Result<QList<int>, SessionError> r) {
+            if (round != m_round || !m_done)
+                return;
             if (!r) {
                 fail(r.error());
                 return;
             }
             m_need = r.value();
-            m_next = 0;
-            downloadNext();
+            m_started = m_applied = 0;
+            m_downloading = false;
+            m_took.start();
+            if (m_need.isEmpty())
+                finishUp();
+            else
+                pump();
         });
 }
 
-void MirrorSync::downloadNext()
+void MirrorSync::pump()
 {
-    if (m_next >= m_need.size()) {
-        finishUp();
+    if (!m_done || m_downloading || m_started >= m_need.size() || m_started - m_applied >= kAhead)
         return;
-    }
-    const ManifestSegment segment = m_manifest.segments.at(m_need.at(m_next));
-    // Unique: another session of this engine may be fetching the same segment at the same time.
-    const QString path = m_cache.tempDir() + QStringLiteral("/segment-") + segment.id + QLatin1Char('-')
-        + QString::fromLatin1(randomBytes(6).toHex()) + QStringLiteral(".bundle");
+    const ManifestSegment segment = m_manifest.segments.at(m_need.at(m_started));
+    ++m_started;
+    m_downloading = true;
+    m_reported.start();
     if (m_progress)
         m_progress(QStringLiteral("download"), 0, segment.size);
     QPointer<MirrorSync> self(this);
-    m_store.downloadSegment(
-        segment, path,
-        [self, segment, path](StoreResult<void> got) {
-            if (!self)
+    const int round = m_round;
+    auto stream = m_store.streamSegment(
+        segment,
+        [self, segment, round](StoreResult<void> got) {
+            if (!self || round != self->m_round)
                 return;
-            if (!got) {
-                QFile::remove(path);
-                self->fail(SessionError::from(got.error()));
+            self->m_downloading = false;
+            self->m_downloadsEnded = self->m_took.elapsed();
+            // A download that failed is reported by its reader, in manifest order; nothing more
+            // starts meanwhile.
+            if (!got)
                 return;
-            }
             ++self->m_stats.downloaded;
             self->m_stats.bytes += segment.size;
-            if (self->m_progress)
+            if (self->m_progress && self->m_started == self->m_need.size())
                 self->m_progress(QStringLiteral("apply"), 0, -1);
-            WarmCache *cache = &self->m_cache;
-            const QString workspaceId = self->m_manifest.workspaceId;
-            // true: read in; false: an earlier segment is missing from the mirror.
-            self->m_worker.run<Result<bool, SessionError>>(
-                [cache, workspaceId, path]() -> Result<bool, SessionError> {
-                    auto lease = cache->lease(workspaceId);
-                    auto mirror = lease->mirror();
-                    QFile file(path);
-                    if (!mirror || !file.open(QIODevice::ReadOnly)) {
-                        QFile::remove(path);
-                        return mirror ? SessionError::failed(file.errorString()) : SessionError::from(mirror.error());
-                    }
-                    auto added = mirror.value()->addBundle(file);
-                    file.close();
-                    QFile::remove(path);
-                    if (!added && added.error().code == WorkspaceError::Code::NotFound)
-                        return false;
-                    if (!added)
-                        return SessionError::from(added.error());
-                    return true;
-                },
-                self,
-                [self](Result<bool, SessionError> r) {
-                    if (!r) {
-                        self->fail(r.error());
-                        return;
-                    }
-                    if (!r.value()) {
-                        // The mirror lost objects meanwhile (evicted or deleted): plan again, once.
-                        if (self->m_retried) {
-                            self->fail(SessionError::failed(tr("a segment of the workspace needs commits that "
-                                                               "no earlier segment brings")));
-                            return;
-                        }
-                        qCInfo(lcSessions) << "the cache of" << self->m_manifest.workspaceId
-                                           << "changed during a sync; planning again";
-                        self->m_retried = true;
-                        self->plan();
-                        return;
-                    }
-                    ++self->m_next;
-                    self->downloadNext();
-                });
+            self->pump();
         },
         [self, segment](qint64 done, qint64) {
-            if (self && self->m_progress)
+            if (done > 0 && done < segment.size)
+                testhook::crashPoint("mid-download");
+            // Every piece that arrives calls here: the session hears of it at most every kProgressMs.
+            if (self && self->m_progress && (done >= segment.size || self->m_reported.elapsed() >= kProgressMs)) {
+                self->m_reported.restart();
                 self->m_progress(QStringLiteral("download"), done, segment.size);
+            }
         });
+    if (!stream) {
+        m_downloading = false;
+        fail(SessionError::from(stream.error()));
+        return;
+    }
+    m_streams.append(stream.value());
+    WarmCache *cache = &m_cache;
+    const QString workspaceId = m_manifest.workspaceId;
+    // Read in on the worker as it arrives. true: read in; false: an earlier segment is missing
+    // from the mirror. Tasks run in order, so segments go in in manifest order.
+    m_worker.run<Result<bool, SessionError>>(
+        [cache, workspaceId, stream = stream.value()]() -> Result<bool, SessionError> {
+            auto lease = cache->lease(workspaceId);
+            auto mirror = lease->mirror();
+            if (!mirror) {
+                stream->cancel(StoreError::local(QStringLiteral("the cache cannot take the segment")));
+                return SessionError::from(mirror.error());
+            }
+            const std::unique_ptr<QIODevice> reader = stream->openReader();
+            auto added = mirror.value()->addBundle(*reader);
+            if (added)
+                return true;
+            // The download or the segment's own check failing says more than what it did to the
+            // bundle reader; otherwise the rest of the download is not wanted.
+            if (auto e = stream->error())
+                return SessionError::from(*e);
+            stream->cancel(StoreError::local(QStringLiteral("the segment was refused")));
+            if (added.error().code == WorkspaceError::Code::NotFound)
+                return false;
+            return SessionError::from(added.error());
+        },
+        this, [this, round](Result<bool, SessionError> r) { applied(round, std::move(r)); });
+}
+
+void MirrorSync::applied(int round, Result<bool, SessionError> r)
+{
+    if (round != m_round || !m_done)
+        return;
+    if (!r) {
+        fail(r.error());
+        return;
+    }
+    if (!r.value()) {
+        // The mirror lost objects meanwhile (evicted or deleted): plan again, once.
+        if (m_retried) {
+            fail(SessionError::failed(tr("a segment of the workspace needs commits that no earlier segment brings")));
+            return;
+        }
+        qCInfo(lcSessions) << "the cache of" << m_manifest.workspaceId << "changed during a sync; planning again";
+        m_retried = true;
+        ++m_round;
+        stopStreams(StoreError::local(tr("the sync plans again")));
+        plan();
+        return;
+    }
+    if (!m_streams.isEmpty())
+        m_streams.removeFirst();
+    if (++m_applied == m_need.size()) {
+        qCInfo(lcSessions) << "cache of" << m_manifest.workspaceId << ":" << m_applied << "segment(s)," << m_stats.bytes
+                           << "bytes, read in after" << m_took.elapsed() << "ms (downloaded after" << m_downloadsEnded
+                           << "ms)";
+        finishUp();
+    } else
+        pump();
 }
 
 void MirrorSync::finishUp()

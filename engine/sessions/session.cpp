@@ -268,6 +268,26 @@ void Session::save(const QStringList &files, const QString &message, Done<SaveRe
 
 void Session::resumeInterrupted()
 {
+    if (!m_record.lastSync && !m_finishingStart && m_store) {
+        // Its first sync never ended (every start ends with one, and a start that fails leaves
+        // nothing): the engine was stopped while `session new` filled it. Filled now instead.
+        m_finishingStart = true;
+        qCInfo(lcSessions) << "session" << id() << ": finishing the start the engine was stopped in";
+        enqueue(SessionState::Opening, QStringLiteral("open"), [this](std::function<void()> finished) {
+            if (m_state == SessionState::Failed) {
+                finished();
+                return;
+            }
+            auto *flow = new SyncFlow(*this, ConflictMode::Stop, this);
+            runFlow(flow);
+            flow->run([this, finished](Result<SyncReport, SessionError> r) {
+                // Once: a failure is the session's last sync now, and a `sync` finishes it later.
+                qCInfo(lcSessions).noquote()
+                    << "session" << id() << ": start" << (r ? QStringLiteral("finished") : r.error().message);
+                finished();
+            });
+        });
+    }
     if (!m_record.interrupted || m_resumed || !m_store)
         return;
     m_resumed = true;

@@ -72,7 +72,8 @@ public:
     // One file's diff against the session branch (on the worker; not queued behind operations,
     // it only reads).
     void diff(const QString &path, Done<FileDiff> done);
-    // Runs again a save the engine was stopped in the middle of (recorded in session.json), once.
+    // Runs again a save the engine was stopped in the middle of (recorded in session.json), once;
+    // and first finishes a start (`session new`) the engine was stopped in: its first sync.
     void resumeInterrupted();
     // What the sandbox side records about this session's sandbox (kept in session.json).
     void setSandbox(const SandboxRecord &sandbox);
@@ -118,6 +119,7 @@ private:
     bool m_running = false;
     QPointer<SessionFlow> m_flow; // the save or sync running, stopped when the store goes
     bool m_resumed = false;
+    bool m_finishingStart = false; // a start the engine was stopped in was taken up again
 };
 
 } // namespace isolation

@@ -1,5 +1,6 @@
 #include "syncflow.h"
 
+#include "crashpoint.h"
 #include "mirrorsync.h"
 #include "sessionjson.h"
 
@@ -53,6 +54,9 @@ void SyncFlow::run(Session::Done<SyncReport> done)
 
 void SyncFlow::abort(const SessionError &why)
 {
+    // At once: the worker may be waiting for a segment's bytes, and the caller may wait for it.
+    if (m_mirror)
+        m_mirror->cancel();
     finish(why);
 }
 
@@ -104,6 +108,7 @@ void SyncFlow::take(const Manifest &manifest, const QByteArray &etag)
         return {};
     };
     auto *mirror = new MirrorSync(*m_session.m_worker, *m_session.m_store, *m_session.m_cache, this);
+    m_mirror = mirror;
     QPointer<SyncFlow> self(this);
     mirror->run(
         manifest, etag, seed, finishHook,
@@ -141,9 +146,18 @@ void SyncFlow::mergeMain()
     m_session.setPhase(QStringLiteral("merge"));
     const ConflictMode mode = m_mode;
     QPointer<SyncFlow> self(this);
+    // On the worker: the session outlives it (its destructor joins the worker first).
+    Session *session = &m_session;
+    CheckoutProgress progress = [session](qint64 bytes, qint64 total) {
+        if (bytes > 0 && bytes < total)
+            testhook::crashPoint("mid-checkout");
+        QMetaObject::invokeMethod(
+            session, [session, bytes, total] { session->setPhase(QStringLiteral("checkout"), bytes, total); },
+            Qt::QueuedConnection);
+    };
     m_session.onWorker<Result<std::pair<SyncResult, QByteArray>, WorkspaceError>>(
-        [mode](Workspace &ws) -> Result<std::pair<SyncResult, QByteArray>, WorkspaceError> {
-            auto merged = ws.mergeMainIntoSession(mode);
+        [mode, progress](Workspace &ws) -> Result<std::pair<SyncResult, QByteArray>, WorkspaceError> {
+            auto merged = ws.mergeMainIntoSession(mode, progress);
             if (!merged)
                 return merged.error();
             auto main = ws.refId("main");

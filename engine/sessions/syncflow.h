@@ -7,9 +7,12 @@
 #include "sessionflow.h"
 #include "sessionreports.h"
 
+#include <QPointer>
+
 namespace isolation {
 
 class Manifest;
+class MirrorSync;
 
 class SyncFlow final : public SessionFlow
 {
@@ -31,6 +34,7 @@ private:
     Session::Done<SyncReport> m_done;
     SyncReport m_report;
     int m_refetches = 0; // a compacting save deleted a segment while we read the manifest naming it
+    QPointer<MirrorSync> m_mirror; // while the mirror is brought up to the manifest
 };
 
 } // namespace isolation

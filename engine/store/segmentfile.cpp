@@ -2,8 +2,8 @@
 
 #include "core/storagefault.h"
 #include "crypto/objectcipher.h"
+#include "crypto/sha256.h"
 
-#include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -23,9 +23,16 @@ QString sha256OfFile(const QString &path)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    QCryptographicHash sha(QCryptographicHash::Sha256);
-    if (!sha.addData(&file))
-        return {};
+    Sha256 sha;
+    QByteArray piece(kPiece, Qt::Uninitialized);
+    while (true) {
+        const qint64 n = file.read(piece.data(), kPiece);
+        if (n < 0)
+            return {};
+        if (n == 0)
+            break;
+        sha.add(QByteArrayView(piece.constData(), n));
+    }
     return QString::fromLatin1(sha.result().toHex());
 }
 
@@ -67,35 +74,34 @@ StoreResult<SealedSegment> sealSegmentFile(
 StoreResult<void> openSegmentFile(const SecureBytes &workspaceKey, const ObjectBinding &binding,
     const QString &sealedPath, const SealedSegment &expected, const QString &outPath)
 {
-    QFile in(sealedPath);
-    if (!in.open(QIODevice::ReadOnly))
-        return StoreError::local(QStringLiteral("cannot read %1: %2").arg(sealedPath, in.errorString()));
-    // The name is the hash of the sealed bytes: checked before anything is decrypted, so a segment
-    // renamed or swapped on the hub is refused without a byte of plaintext leaving this function.
-    if (in.size() != expected.size || sha256OfFile(sealedPath) != expected.name)
-        return StoreError::refused(QStringLiteral("segment %1 of workspace %2 is not what the manifest names (renamed, "
-                                                  "swapped or corrupted on the hub)")
-                                       .arg(expected.name.left(12), binding.workspaceId));
+    auto spool = SegmentSpool::ofFile(sealedPath);
+    if (!spool)
+        return spool.error();
+    SegmentStream stream(spool.value(), workspaceKey, binding, expected.name, expected.size);
+    return saveSegment(stream, outPath);
+}
+
+StoreResult<void> saveSegment(SegmentStream &stream, const QString &outPath)
+{
     QSaveFile out(outPath);
     if (!out.open(QIODevice::WriteOnly))
         return StoreError::local(writeFailureText(outPath, out.errorString(), errno));
     out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    ObjectDecryptor decryptor(workspaceKey.view(), binding, &out);
-    CryptoResult<void> ok;
-    while (ok && !in.atEnd()) {
-        const QByteArray piece = in.read(kPiece);
-        if (piece.isEmpty() && in.error() != QFileDevice::NoError) {
+    std::unique_ptr<QIODevice> in = stream.openReader();
+    QByteArray piece(kPiece, Qt::Uninitialized);
+    while (true) {
+        const qint64 n = in->read(piece.data(), kPiece);
+        if (n < 0) {
             out.cancelWriting();
-            return StoreError::local(QStringLiteral("cannot read %1: %2").arg(sealedPath, in.errorString()));
+            return stream.error().value_or(StoreError::local(in->errorString()));
         }
-        ok = decryptor.write(piece);
-    }
-    if (ok)
-        ok = decryptor.finish();
-    if (!ok) {
-        out.cancelWriting();
-        return StoreError::refused(QStringLiteral("segment %1 of workspace %2 does not verify (%3): refusing it")
-                                       .arg(expected.name.left(12), binding.workspaceId, ok.error().message));
+        if (n == 0)
+            break;
+        if (out.write(piece.constData(), n) != n) {
+            const int errnum = errno;
+            out.cancelWriting();
+            return StoreError::local(writeFailureText(outPath, out.errorString(), errnum));
+        }
     }
     if (!out.commit())
         return StoreError::local(QStringLiteral("cannot write %1: %2").arg(outPath, out.errorString()));

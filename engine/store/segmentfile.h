@@ -4,6 +4,8 @@
 // thread (WorkspaceStore does, on the thread pool).
 #pragma once
 
+#include "segmentstream.h"
+
 #include "crypto/objectformat.h"
 #include "crypto/securebytes.h"
 #include "storeerror.h"
@@ -22,10 +24,14 @@ struct SealedSegment
 StoreResult<SealedSegment> sealSegmentFile(
     const SecureBytes &workspaceKey, const ObjectBinding &binding, const QString &plainPath, const QString &sealedPath);
 
-// Checks that `sealedPath` is `expected` (SHA-256 and size), then decrypts it into `outPath`,
+// Checks that `sealedPath` is `expected` (SHA-256 and size) and decrypts it into `outPath`,
 // which appears (atomically) only when everything verified. Refused when anything does not.
 StoreResult<void> openSegmentFile(const SecureBytes &workspaceKey, const ObjectBinding &binding,
     const QString &sealedPath, const SealedSegment &expected, const QString &outPath);
+
+// Reads `stream`'s plaintext into `outPath`, which appears (atomically) only when the stream
+// reached its verified end. Blocks while the stream's download is behind.
+StoreResult<void> saveSegment(SegmentStream &stream, const QString &outPath);
 
 // SHA-256 of a file in lowercase hex, or empty when it cannot be read.
 QString sha256OfFile(const QString &path);

@@ -1,6 +1,7 @@
 #include "workspacestore.h"
 
 #include "segmentfile.h"
+#include "segmentstream.h"
 #include "storeclient.h"
 
 #include "crypto/objectcipher.h"
@@ -9,7 +10,6 @@
 #include <QFutureWatcher>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
-#include <QTemporaryFile>
 
 #include <openssl/crypto.h>
 
@@ -57,6 +57,11 @@ WorkspaceStore::WorkspaceStore(StoreClient *client, QString workspaceId, QString
 
 WorkspaceStore::~WorkspaceStore()
 {
+    // A reader waiting for bytes that will not come now (its thread may be joined next).
+    for (const std::weak_ptr<SegmentSpool> &stream : std::as_const(m_streams)) {
+        if (auto spool = stream.lock())
+            spool->cancel(StoreError::local(QStringLiteral("the workspace's store closed")));
+    }
     if (m_registeredWith)
         m_registeredWith->removeSession(m_workspaceId, m_sessionId);
 }
@@ -298,40 +303,51 @@ void WorkspaceStore::deleteSegments(const QStringList &names)
     }
 }
 
+StoreResult<std::shared_ptr<SegmentStream>> WorkspaceStore::streamSegment(
+    const ManifestSegment &segment, std::function<void(StoreResult<void>)> downloaded, StoreClient::Progress progress)
+{
+    if (!QDir().mkpath(m_tempDir))
+        return StoreError::local(QStringLiteral("cannot create %1").arg(m_tempDir));
+    auto spool = SegmentSpool::create(m_tempDir);
+    if (!spool)
+        return spool.error();
+    m_streams.removeIf([](const std::weak_ptr<SegmentSpool> &s) { return s.expired(); });
+    m_streams.append(spool.value());
+    auto stream = std::make_shared<SegmentStream>(
+        spool.value(), m_key, Manifest::segmentBinding(m_workspaceId, segment.id), segment.name, segment.size);
+    auto sink = std::make_shared<SpoolSink>(spool.value(), segment.size, std::move(progress));
+    QPointer<WorkspaceStore> self(this);
+    m_client->getSegment(m_workspaceId, segment.name, sink.get(),
+        [self, sink, spool = spool.value(), downloaded](StoreResult<qint64> got) {
+            // The reader learns first, whether or not anyone still waits for `downloaded`.
+            spool->end(got ? std::nullopt : std::optional<StoreError>(got.error()));
+            if (self && downloaded)
+                downloaded(got ? StoreResult<void>() : StoreResult<void>(got.error()));
+        });
+    return stream;
+}
+
 void WorkspaceStore::downloadSegment(const ManifestSegment &segment, const QString &outPath,
     std::function<void(StoreResult<void>)> done, StoreClient::Progress progress)
 {
-    if (!QDir().mkpath(m_tempDir)) {
-        done(StoreError::local(QStringLiteral("cannot create %1").arg(m_tempDir)));
-        return;
-    }
-    auto sealed = std::make_shared<QTemporaryFile>(m_tempDir + QStringLiteral("/download-XXXXXX.sealed"));
-    if (!sealed->open()) {
-        done(StoreError::local(QStringLiteral("cannot create a file in %1: %2").arg(m_tempDir, sealed->errorString())));
-        return;
-    }
-    QPointer<WorkspaceStore> self(this);
-    m_client->getSegment(
-        m_workspaceId, segment.name, sealed.get(),
-        [this, self, segment, outPath, sealed, done](StoreResult<qint64> got) {
-            if (!self)
-                return;
+    auto stream = std::make_shared<std::shared_ptr<SegmentStream>>();
+    auto started = streamSegment(
+        segment,
+        [this, stream, outPath, done](StoreResult<void> got) {
             if (!got) {
                 done(got.error());
                 return;
             }
-            if (!sealed->flush()) {
-                done(StoreError::local(QStringLiteral("cannot write %1").arg(sealed->fileName())));
-                return;
-            }
-            const ObjectBinding binding = Manifest::segmentBinding(m_workspaceId, segment.id);
+            // Downloaded whole: reading it back off this thread never waits.
             offThread<StoreResult<void>>(
-                this,
-                [key = m_key, binding, path = sealed->fileName(), expected = SealedSegment {segment.name, segment.size},
-                    outPath] { return openSegmentFile(key, binding, path, expected, outPath); },
-                [sealed, done](StoreResult<void> opened) { done(opened); });
+                this, [stream = *stream, outPath] { return saveSegment(*stream, outPath); }, done);
         },
         progress);
+    if (!started) {
+        done(started.error());
+        return;
+    }
+    *stream = started.value();
 }
 
 } // namespace isolation

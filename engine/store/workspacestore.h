@@ -6,6 +6,7 @@
 
 #include "generationledger.h"
 #include "manifest.h"
+#include "segmentstream.h"
 #include "storeclient.h"
 #include "storeerror.h"
 
@@ -82,6 +83,14 @@ public:
     // Settles an Unknown publish by reading the manifest back: never by sending the save again.
     void settle(const QString &saveId, std::function<void(StoreResult<Settlement>)> done);
 
+    // Starts downloading a segment and returns it as a stream at once: its reader (on another
+    // thread) takes the plaintext as it arrives, checked chunk by chunk, and reaches the end only
+    // once the whole segment is what the manifest names (SegmentStream). `downloaded` tells, on
+    // this thread, how the download ended; cancelling the stream stops it, and so does this
+    // store going away. `progress` follows every piece that arrives (not throttled).
+    StoreResult<std::shared_ptr<SegmentStream>> streamSegment(const ManifestSegment &segment,
+        std::function<void(StoreResult<void>)> downloaded, StoreClient::Progress progress = {});
+
     // Downloads a segment, checks it against the manifest (name, size) and decrypts it (off this
     // thread) into `outPath`, which appears only when everything verified.
     void downloadSegment(const ManifestSegment &segment, const QString &outPath,
@@ -105,6 +114,7 @@ private:
     QString m_tempDir;
     std::optional<Manifest> m_current;
     QByteArray m_currentEtag;
+    QList<std::weak_ptr<SegmentSpool>> m_streams; // cancelled when the store goes
 };
 
 } // namespace isolation

@@ -1,6 +1,7 @@
 #include "sessionsync.h"
 
 #include "gitrepo.h"
+#include "worktreewriter.h"
 
 #include <QFile>
 
@@ -49,7 +50,7 @@ int SessionSync::countRegionsInFile(const QString &path)
     return regions;
 }
 
-Result<SyncResult, WorkspaceError> SessionSync::mergeMain(ConflictMode mode)
+Result<SyncResult, WorkspaceError> SessionSync::mergeMain(ConflictMode mode, const CheckoutProgress &progress)
 {
     git_repository *repo = m_repo.get();
     if (git_repository_state(repo) == GIT_REPOSITORY_STATE_MERGE)
@@ -81,9 +82,15 @@ Result<SyncResult, WorkspaceError> SessionSync::mergeMain(ConflictMode mode)
         return fastForward.error();
     if (fastForward.value()) {
         // Files first, then the branch: a kill in between leaves main's changes as uncommitted
-        // edits (saved again later), never the reverse.
-        if (auto r = checkout(*git_commit_tree_id(mainCommit.value().get())); !r)
-            return r.error();
+        // edits (saved again later), never the reverse. A session filled from nothing (every file
+        // new) is written from several threads; anything else by libgit2's checkout.
+        auto fresh = WorktreeWriter(m_repo).writeFresh(m, progress);
+        if (!fresh)
+            return fresh.error();
+        if (!fresh.value()) {
+            if (auto r = checkout(*git_commit_tree_id(mainCommit.value().get())); !r)
+                return r.error();
+        }
         if (auto r = m_repo.moveRef(m_repo.sessionRef(), m, s, QStringLiteral("workspace: sync fast-forward")); !r)
             return r.error();
         return SyncResult {SyncOutcome::FastForwarded, {}, git::toHex(m)};

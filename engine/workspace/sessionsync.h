@@ -21,7 +21,7 @@ public:
         : m_repo(repo)
     { }
 
-    Result<SyncResult, WorkspaceError> mergeMain(ConflictMode mode);
+    Result<SyncResult, WorkspaceError> mergeMain(ConflictMode mode, const CheckoutProgress &progress = {});
 
     // Conflict regions in merged text: lines opening a "<<<<<<<" marker.
     static int countRegions(const QByteArray &text);

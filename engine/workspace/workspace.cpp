@@ -187,9 +187,9 @@ Result<QList<BundleRef>, WorkspaceError> Workspace::hubRefs() const
     return refs;
 }
 
-Result<SyncResult, WorkspaceError> Workspace::mergeMainIntoSession(ConflictMode mode)
+Result<SyncResult, WorkspaceError> Workspace::mergeMainIntoSession(ConflictMode mode, const CheckoutProgress &progress)
 {
-    return SessionSync(*m_repo).mergeMain(mode);
+    return SessionSync(*m_repo).mergeMain(mode, progress);
 }
 
 Result<WorkspaceChanges, WorkspaceError> Workspace::changes()

@@ -81,7 +81,9 @@ public:
     // The branches the hub has as last recorded (refs/heads/... names), sorted by name.
     Result<QList<BundleRef>, WorkspaceError> hubRefs() const;
     // Merges main into the session branch (see ConflictMode); conflicts are listed with their regions.
-    Result<SyncResult, WorkspaceError> mergeMainIntoSession(ConflictMode mode = ConflictMode::Stop);
+    // `progress` follows the files written when a fast-forward fills an empty worktree.
+    Result<SyncResult, WorkspaceError> mergeMainIntoSession(
+        ConflictMode mode = ConflictMode::Stop, const CheckoutProgress &progress = {});
 
     // --- Changes
     Result<WorkspaceChanges, WorkspaceError> changes();

@@ -9,6 +9,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace isolation {
 
 enum class FileStatus {
@@ -84,6 +86,9 @@ struct ConflictedFile
     QString path;
     int regions = 0; // conflict regions (marker blocks); 0 for a binary file or when one side deleted it
 };
+
+// Bytes of files written into the worktree so far, and in all; called on the thread that works.
+using CheckoutProgress = std::function<void(qint64 bytes, qint64 total)>;
 
 struct SyncResult
 {
