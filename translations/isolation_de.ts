@@ -469,6 +469,14 @@
         <source>Saving every change…</source>
         <translation>Alle Änderungen werden gesichert…</translation>
     </message>
+    <message>
+        <source>, %1/s</source>
+        <translation>, %1/s</translation>
+    </message>
+    <message>
+        <source>, %1 left</source>
+        <translation>, noch %1</translation>
+    </message>
 </context>
 <context>
     <name>isolation::ConflictsPage</name>

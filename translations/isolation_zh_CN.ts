@@ -463,6 +463,14 @@
         <source>Saving every change…</source>
         <translation>正在保存所有更改…</translation>
     </message>
+    <message>
+        <source>, %1/s</source>
+        <translation>，%1/秒</translation>
+    </message>
+    <message>
+        <source>, %1 left</source>
+        <translation>，剩余 %1</translation>
+    </message>
 </context>
 <context>
     <name>isolation::ConflictsPage</name>

@@ -23,7 +23,6 @@ namespace isolation {
 
 namespace {
 
-constexpr qint64 kRateWindowMs = 5000; // the rate is taken over the last five seconds of a phase
 constexpr int kRedrawMs = 500; // the line is redrawn this often (the time so far moves on)
 constexpr int kSubscribeWaitMs = 2000; // how long the call waits for the event stream to open
 constexpr int kDrainMs = 1000; // how long --json --progress waits for the events after the answer
@@ -115,7 +114,7 @@ void ProgressLine::update(const QJsonObject &progress, qint64 nowMs)
         m_phase.clear();
         m_bytes = 0;
         m_totalBytes = -1;
-        m_samples.clear();
+        m_rate.reset();
         return;
     }
     const QString phase = progress.value(QStringLiteral("phase")).toString();
@@ -126,13 +125,11 @@ void ProgressLine::update(const QJsonObject &progress, qint64 nowMs)
     }
     if (phase != m_phase) {
         m_phase = phase;
-        m_samples.clear();
+        m_rate.reset();
     }
     m_bytes = progress.value(QStringLiteral("bytes")).toInteger();
     m_totalBytes = progress.value(QStringLiteral("totalBytes")).toInteger(-1);
-    m_samples.emplace_back(nowMs, m_bytes);
-    while (m_samples.size() > 2 && nowMs - m_samples.front().first > kRateWindowMs)
-        m_samples.pop_front();
+    m_rate.add(nowMs, m_bytes);
 }
 
 void ProgressLine::updateSession(const QJsonObject &session, qint64 nowMs)
@@ -158,13 +155,7 @@ void ProgressLine::updateSession(const QJsonObject &session, qint64 nowMs)
 
 double ProgressLine::rate() const
 {
-    if (m_samples.size() < 2)
-        return -1;
-    const auto &[firstMs, firstBytes] = m_samples.front();
-    const auto &[lastMs, lastBytes] = m_samples.back();
-    if (lastMs - firstMs < 200 || lastBytes < firstBytes)
-        return -1;
-    return double(lastBytes - firstBytes) * 1000.0 / double(lastMs - firstMs);
+    return m_rate.bytesPerSecond();
 }
 
 QString ProgressLine::render(qint64 nowMs, int columns) const
@@ -194,8 +185,8 @@ QString ProgressLine::render(qint64 nowMs, int columns) const
     }
     if (const double r = rate(); r > 0) {
         text += QStringLiteral(", %1/s").arg(sizeText(qint64(r)));
-        if (m_totalBytes > m_bytes)
-            text += QStringLiteral(", %1 left").arg(durationText(qint64(double(m_totalBytes - m_bytes) / r + 0.999)));
+        if (const qint64 left = m_rate.secondsLeft(m_bytes, m_totalBytes); left >= 0)
+            text += QStringLiteral(", %1 left").arg(durationText(left));
     }
     text += QStringLiteral(" [%1]").arg(durationText(std::max<qint64>(0, nowMs - m_startedMs) / 1000));
     return cut(text);

@@ -7,14 +7,12 @@
 #pragma once
 
 #include "core/result.h"
+#include "core/transferrate.h"
 #include "localapi/localapiclient.h"
 
 #include <QCommandLineOption>
 #include <QJsonObject>
 #include <QString>
-
-#include <deque>
-#include <utility>
 
 namespace isolation {
 
@@ -43,7 +41,7 @@ private:
     qint64 m_bytes = 0;
     qint64 m_totalBytes = -1;
     qint64 m_startedMs = -1; // the operation's start, as this client saw it
-    std::deque<std::pair<qint64, qint64>> m_samples; // (ms, bytes) of this phase, the last few seconds
+    TransferRate m_rate; // of this phase
     QString m_sandboxState; // a state between states, or empty
     QString m_activity; // what the sandbox does, in words; empty when it is settled
     qint64 m_activityStartedMs = -1;

@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -185,7 +186,8 @@ void ChangesPage::reload()
         if (s && s->changesKnown) {
             for (const api::FileChange &f : s->changes.files) {
                 auto *item = new QTreeWidgetItem(m_files);
-                item->setText(0, f.status == api::FileStatus::Renamed ? tr("%1 (from %2)").arg(f.path, f.oldPath) : f.path);
+                item->setText(
+                    0, f.status == api::FileStatus::Renamed ? tr("%1 (from %2)").arg(f.path, f.oldPath) : f.path);
                 item->setData(0, Qt::UserRole, f.path);
                 item->setText(1, fileStatusText(int(f.status)));
                 item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
@@ -211,14 +213,32 @@ void ChangesPage::reload()
     if (working) {
         // Bytes of the phase when the engine knows its total (upload, download); else it moves.
         const api::Progress &p = s->progress;
+        const QString phase = s->id + QLatin1Char('/') + p.operation + QLatin1Char('/') + p.phase;
+        if (phase != m_ratePhase) {
+            m_ratePhase = phase;
+            m_rate.reset();
+        }
+        if (!m_clock.isValid())
+            m_clock.start();
+        m_rate.add(m_clock.elapsed(), p.bytes);
+        QString text = sessionStateText(*s);
         if (p.totalBytes > 0) {
             // Per mille: QProgressBar counts in int, a phase may move more than 2 GiB.
             m_progress->setRange(0, 1000);
             m_progress->setValue(int(std::clamp<qint64>(p.bytes * 1000 / p.totalBytes, 0, 1000)));
+            // The state text has the phase and its bytes of the total (sessionStateText); then the
+            // rate and the time left, as the command line's progress line shows them.
+            const QLocale locale;
+            if (const double rate = m_rate.bytesPerSecond(); rate > 0) {
+                text += tr(", %1/s").arg(locale.formattedDataSize(qint64(rate)));
+                if (const qint64 left = m_rate.secondsLeft(p.bytes, p.totalBytes); left >= 0)
+                    text += tr(", %1 left")
+                                .arg(QStringLiteral("%1:%2").arg(left / 60).arg(left % 60, 2, 10, QLatin1Char('0')));
+            }
         } else {
             m_progress->setRange(0, 0);
         }
-        m_progress->setFormat(sessionStateText(*s));
+        m_progress->setFormat(text);
     }
     updateActions();
 }

@@ -1,8 +1,11 @@
 // The Changes tab: the files the chosen session touched, each with a checkbox, its status and a
 // diff preview (DiffView: coloured, with line numbers); "Save selected" and "Save all" with a message; progress while
-// saving. A disabled control says why (its tooltip and the line under the buttons).
+// saving or syncing (bytes of the total, rate and time left, as the command line's progress line shows them). A disabled control says why (its tooltip and the line under the buttons).
 #pragma once
 
+#include "core/transferrate.h"
+
+#include <QElapsedTimer>
 #include <QWidget>
 
 class QLabel;
@@ -47,6 +50,9 @@ private:
     QLabel *m_why = nullptr;
     QLabel *m_summary = nullptr;
     int m_diffRequest = 0;
+    TransferRate m_rate; // of the phase the bar shows
+    QString m_ratePhase; // session, operation and phase m_rate counts
+    QElapsedTimer m_clock;
     bool m_whyIsReason = false; // m_why says why a button is disabled (not what just happened)
 };
 

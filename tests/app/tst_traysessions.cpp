@@ -34,6 +34,9 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QProgressBar>
+#include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSystemTrayIcon>
@@ -481,6 +484,34 @@ void tst_TraySessions::commandLineSessionAndSaveReachBothTrays()
     QTRY_VERIFY(other->snapshot(c)->lastSave.isValid());
     QCOMPARE(mainFile(*sessions->snapshot(c), QStringLiteral("from-cli.txt")),
         QStringLiteral("saved by the command line\n"));
+
+    // A save with bytes to move: the Changes tab's bar becomes determinate and says, as the command
+    // line's progress line does, how much of how much, how fast and how long is left.
+    QByteArray noise(48 << 20, Qt::Uninitialized);
+    QRandomGenerator(26).fillRange(reinterpret_cast<quint32 *>(noise.data()), noise.size() / 4);
+    QVERIFY(write(workC + QStringLiteral("/noise.bin"), noise));
+    m_tray->window()->showTab(QStringLiteral("changesTab"), c);
+    QCOMPARE(find<ChangesPage>("changesTab")->picker()->currentSession(), c);
+    auto *bar = find<QProgressBar>("saveProgress");
+    QStringList barTexts;
+    int bestPerMille = -1;
+    QCOMPARE(cli({QStringLiteral("save"), c, QStringLiteral("-m"), QStringLiteral("noise")}, nullptr,
+                 [&] {
+                     if (!bar->isVisible() || bar->maximum() != 1000)
+                         return;
+                     bestPerMille = std::max(bestPerMille, bar->value());
+                     if (barTexts.isEmpty() || barTexts.last() != bar->text())
+                         barTexts << bar->text();
+                 }),
+        0);
+    const QString all = barTexts.join(QLatin1String(" | "));
+    QVERIFY2(bestPerMille > 0, qPrintable(all));
+    const QRegularExpression figures(
+        QStringLiteral(R"(^Saving: upload [0-9.,]+ [KMG]?i?B of [0-9.,]+ MiB, [0-9.,]+ [KMG]?i?B/s)"));
+    QVERIFY2(std::any_of(barTexts.cbegin(), barTexts.cend(), [&](const QString &t) { return figures.match(t).hasMatch(); }),
+        qPrintable(all));
+    QVERIFY2(all.contains(QLatin1String(" left")), qPrintable(all));
+    QTRY_VERIFY(!bar->isVisible());
 
     // B is behind now: its save from the command line is refused (exit code 8). Each tray
     // notifies once; the same refusal again is no news.
