@@ -43,13 +43,13 @@ void MirrorSync::run(const Manifest &manifest, const QByteArray &etag, Hook seed
 
 MirrorSync::~MirrorSync()
 {
-    stopStreams(StoreError::local(tr("the sync stopped")));
+    stopStreams(StoreError::local(QStringLiteral("the sync stopped")));
 }
 
 void MirrorSync::cancel()
 {
     m_done = nullptr;
-    stopStreams(StoreError::local(tr("the sync stopped")));
+    stopStreams(StoreError::local(QStringLiteral("the sync stopped")));
 }
 
 void MirrorSync::stopStreams(const StoreError &why)
@@ -60,7 +60,7 @@ void MirrorSync::stopStreams(const StoreError &why)
 
 void MirrorSync::fail(const SessionError &error)
 {
-    stopStreams(StoreError::local(tr("the sync failed")));
+    stopStreams(StoreError::local(QStringLiteral("the sync failed")));
     if (auto done = std::exchange(m_done, nullptr))
         done(error);
 }
@@ -203,7 +203,7 @@ void MirrorSync::applied(int round, Result<bool, SessionError> r)
         qCInfo(lcSessions) << "the cache of" << m_manifest.workspaceId << "changed during a sync; planning again";
         m_retried = true;
         ++m_round;
-        stopStreams(StoreError::local(tr("the sync plans again")));
+        stopStreams(StoreError::local(QStringLiteral("the sync plans again")));
         plan();
         return;
     }
