@@ -50,7 +50,8 @@ QString phaseText(const QString &phase)
         {QStringLiteral("refresh"), QStringLiteral("asking the hub")},
         {QStringLiteral("settle"), QStringLiteral("settling")},
         {QStringLiteral("cache"), QStringLiteral("from the warm cache")},
-        {QStringLiteral("recover"), QStringLiteral("recovering")}};
+        {QStringLiteral("recover"), QStringLiteral("recovering")},
+        {QStringLiteral("checkout"), QStringLiteral("checking out")}};
     return names.value(phase, phase);
 }
 
