@@ -21,24 +21,6 @@ using namespace isolation::test;
 
 namespace {
 
-// "x" executable file, "f" file, "l" symbolic link, for every file below `root`.
-QMap<QString, QString> kinds(const QString &root)
-{
-    QMap<QString, QString> out;
-    const QDir base(root);
-    QDirIterator it(
-        root, QDir::Files | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        const QFileInfo info(path);
-        out.insert(base.relativeFilePath(path),
-            info.isSymLink()          ? QStringLiteral("l")
-                : info.isExecutable() ? QStringLiteral("x")
-                                      : QStringLiteral("f"));
-    }
-    return out;
-}
-
 QStringList filesIn(const QString &dir)
 {
     QStringList out;
@@ -148,7 +130,7 @@ void tst_SessionRestore::verifyRestored(const QString &work)
     QCOMPARE(restored.keys(), saved.keys());
     for (auto it = saved.cbegin(); it != saved.cend(); ++it)
         QVERIFY2(restored.value(it.key()) == it.value(), qPrintable(it.key()));
-    QCOMPARE(kinds(work), kinds(m_saved));
+    QCOMPARE(GitCli::kinds(work), GitCli::kinds(m_saved));
     QCOMPARE(GitCli::readFile(work + QStringLiteral("/tools/build.bat")), QByteArray("@echo off\r\nexit 0\r\n"));
     QCOMPARE(GitCli::inRepo(gitDir, {QStringLiteral("status"), QStringLiteral("--porcelain")}, work).out, QByteArray());
     // The index's stat data match the files as written: clean without a refresh.

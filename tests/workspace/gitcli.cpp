@@ -112,4 +112,23 @@ QMap<QString, QByteArray> GitCli::snapshot(const QString &root, const QStringLis
     return files;
 }
 
+QMap<QString, QString> GitCli::kinds(const QString &root, const QString &skip)
+{
+    QMap<QString, QString> out;
+    const QDir base(root);
+    QDirIterator it(
+        root, QDir::Files | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString rel = base.relativeFilePath(it.next());
+        if (!skip.isEmpty() && rel.startsWith(skip))
+            continue;
+        const QFileInfo info(it.filePath());
+        out.insert(rel,
+            info.isSymLink()          ? QStringLiteral("l")
+                : info.isExecutable() ? QStringLiteral("x")
+                                      : QStringLiteral("f"));
+    }
+    return out;
+}
+
 } // namespace isolation::test

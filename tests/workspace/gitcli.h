@@ -35,6 +35,9 @@ public:
     // Every file below `root` (relative path → bytes; symbolic links as "-> target"), skipping
     // the relative paths starting with any of `skip`.
     static QMap<QString, QByteArray> snapshot(const QString &root, const QStringList &skip = {});
+    // Every file below `root` but those whose relative path starts with `skip`, by kind: "x" an
+    // executable file, "f" another file, "l" a symbolic link (the modes a checkout must keep).
+    static QMap<QString, QString> kinds(const QString &root, const QString &skip = {});
 };
 
 } // namespace isolation::test

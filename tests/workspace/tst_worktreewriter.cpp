@@ -23,26 +23,6 @@ using isolation::test::TestSession;
 
 namespace {
 
-// Every entry below `root` but `skip`: "x" executable file, "f" file, "l" symbolic link.
-QMap<QString, QString> kinds(const QString &root, const QString &skip = {})
-{
-    QMap<QString, QString> out;
-    const QDir base(root);
-    QDirIterator it(
-        root, QDir::Files | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString rel = base.relativeFilePath(it.next());
-        if (!skip.isEmpty() && rel.startsWith(skip))
-            continue;
-        const QFileInfo info(it.filePath());
-        out.insert(rel,
-            info.isSymLink()          ? QStringLiteral("l")
-                : info.isExecutable() ? QStringLiteral("x")
-                                      : QStringLiteral("f"));
-    }
-    return out;
-}
-
 QStringList lines(const QByteArray &text)
 {
     QStringList out = QString::fromUtf8(text).split(u'\n', Qt::SkipEmptyParts);
@@ -155,8 +135,8 @@ void tst_WorktreeWriter::sameFilesAsGitAndLibgit2()
     QCOMPARE(c.read(QStringLiteral("deep/!early.txt")), QByteArray("sorts\nfirst\n"));
     QCOMPARE(GitCli::snapshot(c.work, {QStringLiteral("zz-untracked"), QStringLiteral("deep/!early.txt")}),
         GitCli::snapshot(clone, {QStringLiteral(".git/"), QStringLiteral("deep/!early.txt")}));
-    QCOMPARE(kinds(b.work), kinds(clone, QStringLiteral(".git/")));
-    QCOMPARE(kinds(c.work, QStringLiteral("zz-untracked")), kinds(b.work));
+    QCOMPARE(GitCli::kinds(b.work), GitCli::kinds(clone, QStringLiteral(".git/")));
+    QCOMPARE(GitCli::kinds(c.work, QStringLiteral("zz-untracked")), GitCli::kinds(b.work));
     QCOMPARE(b.read(QStringLiteral("top.crlf")), QByteArray("one\r\ntwo\r\n"));
     QCOMPARE(b.read(QStringLiteral("docs/raw.crlf")), QByteArray("kept\nas is\n"));
     QVERIFY(b.read(QStringLiteral("ident.id")).startsWith("rev $Id: "));
