@@ -76,16 +76,29 @@ static int listen_loopback(unsigned *port)
 }
 
 /* The caller's command ends here with status 0; the relay goes on in a session of its own, its
- * standard streams on /dev/null (else the caller would wait for them to close). */
+ * standard streams on /dev/null (else the caller would wait for them to close). The command ends
+ * only once the relay has let go of them: the child says so through a pipe (its closing end is
+ * enough, should it die first). */
 static void go_to_background(void)
 {
+    int detached[2];
+    if (pipe(detached) != 0) {
+        perror("isolation-pty-relay: pipe");
+        exit(1);
+    }
     const pid_t pid = fork();
     if (pid < 0) {
         perror("isolation-pty-relay: fork");
         exit(1);
     }
-    if (pid > 0)
+    if (pid > 0) {
+        close(detached[1]);
+        char done;
+        while (read(detached[0], &done, 1) < 0 && errno == EINTR) {
+        }
         _exit(0);
+    }
+    close(detached[0]);
     setsid();
     const int null = open("/dev/null", O_RDWR);
     if (null >= 0) {
@@ -98,6 +111,7 @@ static void go_to_background(void)
     if (chdir("/") != 0) {
         /* nothing better to do; shells chdir themselves */
     }
+    close(detached[1]);
 }
 
 int main(int argc, char **argv)
