@@ -23,13 +23,6 @@ namespace isolation {
 
 namespace {
 
-// A header (or method) name against a literal, without case; the lengths first, which settles most.
-template<qsizetype N>
-bool is(QByteArrayView a, const char (&b)[N])
-{
-    return equalsNoCase(a, QByteArrayView(b, N - 1));
-}
-
 QByteArray queryValue(const QByteArray &query, const QString &name)
 {
     const QUrlQuery q(QString::fromLatin1(query));
@@ -89,8 +82,8 @@ HttpHeaders headersTowardsSandbox(const DoorRequest &request, const QByteArray &
         return headers;
     HttpHeaders kept;
     for (const auto &h : std::as_const(headers)) {
-        if (!h.first.toLower().startsWith("sec-websocket-") || is(h.first, "sec-websocket-protocol")
-            || is(h.first, "sec-websocket-extensions"))
+        if (!h.first.toLower().startsWith("sec-websocket-") || isNoCase(h.first, "sec-websocket-protocol")
+            || isNoCase(h.first, "sec-websocket-extensions"))
             kept.append(h);
     }
     return kept;
@@ -116,7 +109,7 @@ void planUpload(const QString &file, Admission &out)
     out.bodySuffix = "\r\n--" + boundary + "--\r\n";
     HttpHeaders headers;
     for (const auto &h : std::as_const(out.headers)) {
-        if (!is(h.first, "content-type"))
+        if (!isNoCase(h.first, "content-type"))
             headers.append(h);
     }
     headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("multipart/form-data; boundary=" + boundary)));

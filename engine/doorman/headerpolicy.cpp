@@ -10,13 +10,6 @@ namespace isolation {
 
 namespace {
 
-// A header (or method) name against a literal, without case; the lengths first, which settles most.
-template<qsizetype N>
-bool is(QByteArrayView a, const char (&b)[N])
-{
-    return equalsNoCase(a, QByteArrayView(b, N - 1));
-}
-
 // The Connection headers of a message: the names they list (comma-separated) are hop-by-hop too.
 template<typename Headers>
 class ConnectionNames
@@ -26,14 +19,14 @@ public:
         : m_headers(headers)
     {
         for (const auto &h : headers)
-            m_any = m_any || is(nameOf(h), "connection");
+            m_any = m_any || isNoCase(nameOf(h), "connection");
     }
     bool lists(QByteArrayView name) const
     {
         if (!m_any)
             return false;
         for (const auto &h : m_headers) {
-            if (is(nameOf(h), "connection") && hasToken(valueOf(h), name))
+            if (isNoCase(nameOf(h), "connection") && hasToken(valueOf(h), name))
                 return true;
         }
         return false;
@@ -126,9 +119,10 @@ bool HeaderPolicy::carriesToken(QByteArrayView value)
 
 bool HeaderPolicy::isHopByHop(QByteArrayView name)
 {
-    return is(name, "connection") || is(name, "keep-alive") || is(name, "proxy-connection") || is(name, "te")
-        || is(name, "trailer") || is(name, "transfer-encoding") || is(name, "upgrade") || is(name, "proxy-authenticate")
-        || is(name, "proxy-authorization") || is(name, "http2-settings");
+    return isNoCase(name, "connection") || isNoCase(name, "keep-alive") || isNoCase(name, "proxy-connection")
+        || isNoCase(name, "te") || isNoCase(name, "trailer") || isNoCase(name, "transfer-encoding")
+        || isNoCase(name, "upgrade") || isNoCase(name, "proxy-authenticate") || isNoCase(name, "proxy-authorization")
+        || isNoCase(name, "http2-settings");
 }
 
 QByteArray HeaderPolicy::cookieWithoutView(const QByteArray &cookie, const QByteArray &viewCookie)
@@ -154,7 +148,7 @@ QByteArrayView HeaderPolicy::viewCookie(const HttpHeaders &headers)
     QByteArrayView found;
     int count = 0;
     for (const auto &h : headers) {
-        if (!is(h.first, "cookie"))
+        if (!isNoCase(h.first, "cookie"))
             continue;
         anyPiece(h.second, ';', [&](QByteArrayView p) {
             const qsizetype eq = p.indexOf('=');
@@ -177,14 +171,16 @@ HttpHeaders HeaderPolicy::towardsSandbox(const HttpHeaders &in, const Forwarding
         out.append(qMakePair(QByteArrayLiteral("Host"), QByteArray(f.upstreamHost)));
     for (const auto &h : in) {
         const QByteArray &n = h.first;
-        if (isHopByHop(n) || named.lists(n) || is(n, "host") || is(n, "authorization") || is(n, "content-length")
-            || is(n, "expect") || is(n, "forwarded") || is(n, "x-forwarded-for") || is(n, "x-forwarded-proto")
-            || is(n, "x-forwarded-host") || is(n, "x-real-ip") || is(n, "x-execd-access-token") || n.startsWith(':')
+        if (isHopByHop(n) || named.lists(n) || isNoCase(n, "host") || isNoCase(n, "authorization")
+            || isNoCase(n, "content-length") || isNoCase(n, "expect") || isNoCase(n, "forwarded")
+            || isNoCase(n, "x-forwarded-for") || isNoCase(n, "x-forwarded-proto") || isNoCase(n, "x-forwarded-host")
+            || isNoCase(n, "x-real-ip") || isNoCase(n, "x-execd-access-token") || n.startsWith(':')
             || startsWithNoCase(n, "x-isolation-"))
             continue;
-        if (carriesToken(h.second) || (!f.viewCookie.isEmpty() && !is(n, "cookie") && h.second.contains(f.viewCookie)))
+        if (carriesToken(h.second)
+            || (!f.viewCookie.isEmpty() && !isNoCase(n, "cookie") && h.second.contains(f.viewCookie)))
             continue; // our credentials go no further, whatever header carries them
-        if (is(n, "cookie")) {
+        if (isNoCase(n, "cookie")) {
             const QByteArray rest = cookieWithoutView(h.second, f.viewCookie);
             if (!rest.isEmpty())
                 out.append(qMakePair(QByteArrayLiteral("Cookie"), rest));
@@ -207,10 +203,11 @@ HeaderFields HeaderPolicy::towardsBrowser(const HeaderFields &in)
     HeaderFields out;
     for (const HeaderField &h : in) {
         const QByteArrayView n = h.name;
-        if (isHopByHop(n) || named.lists(n) || is(n, "content-length") || is(n, "referrer-policy")
-            || is(n, "authorization") || is(n, "x-execd-access-token") || n.startsWith(':') || carriesToken(h.value))
+        if (isHopByHop(n) || named.lists(n) || isNoCase(n, "content-length") || isNoCase(n, "referrer-policy")
+            || isNoCase(n, "authorization") || isNoCase(n, "x-execd-access-token") || n.startsWith(':')
+            || carriesToken(h.value))
             continue;
-        if (is(n, "set-cookie")) {
+        if (isNoCase(n, "set-cookie")) {
             const qsizetype eq = h.value.indexOf('=');
             if (eq < 0 || namesViewCookie(h.value.first(eq)))
                 continue;

@@ -1,5 +1,7 @@
 #include "usednonces.h"
 
+#include "core/base64url.h"
+
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,8 +18,6 @@ namespace {
 
 constexpr int kVersion = 1;
 constexpr qsizetype kNonceBytes = 16;
-
-const QByteArray::Base64Options kBase64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 
 // A JSON number that is a whole number of seconds (QJsonValue::toInteger() would round 1.5).
 bool wholeSeconds(const QJsonValue &v, qint64 *out)
@@ -86,9 +86,9 @@ Status UsedNonces::load(qint64 nowUnix)
     QHash<QByteArray, qint64> nonces;
     const QJsonObject entries = root.value(QStringLiteral("nonces")).toObject();
     for (auto it = entries.begin(); it != entries.end(); ++it) {
-        auto nonce = QByteArray::fromBase64Encoding(it.key().toLatin1(), kBase64 | QByteArray::AbortOnBase64DecodingErrors);
+        auto nonce = QByteArray::fromBase64Encoding(it.key().toLatin1(), kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
         qint64 expiresAt = 0;
-        if (!nonce || nonce.decoded.size() != kNonceBytes || nonce.decoded.toBase64(kBase64) != it.key().toLatin1())
+        if (!nonce || nonce.decoded.size() != kNonceBytes || nonce.decoded.toBase64(kBase64Url) != it.key().toLatin1())
             return corrupt(QStringLiteral("a nonce is not %1 bytes of base64url").arg(kNonceBytes));
         if (!wholeSeconds(it.value(), &expiresAt))
             return corrupt(QStringLiteral("an expiry is not a time"));
@@ -147,7 +147,7 @@ Status UsedNonces::save() const
         return {};
     QJsonObject nonces;
     for (auto it = m_nonces.begin(); it != m_nonces.end(); ++it)
-        nonces.insert(QString::fromLatin1(it.key().toBase64(kBase64)), it.value());
+        nonces.insert(QString::fromLatin1(it.key().toBase64(kBase64Url)), it.value());
     QJsonObject root {{QStringLiteral("version"), kVersion}, {QStringLiteral("nonces"), nonces}};
     if (m_refuseIssuedBefore != 0)
         root.insert(QStringLiteral("refuseIssuedBefore"), m_refuseIssuedBefore);

@@ -35,6 +35,12 @@ inline bool equalsNoCase(QByteArrayView a, QByteArrayView b)
     }
     return true;
 }
+// A header (or method) name against a literal, without case; the literal's length is known.
+template<qsizetype N>
+inline bool isNoCase(QByteArrayView a, const char (&literal)[N])
+{
+    return equalsNoCase(a, QByteArrayView(literal, N - 1));
+}
 inline bool startsWithNoCase(QByteArrayView a, QByteArrayView prefix)
 {
     return a.size() >= prefix.size() && equalsNoCase(a.first(prefix.size()), prefix);

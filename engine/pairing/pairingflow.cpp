@@ -1,5 +1,6 @@
 #include "pairingflow.h"
 
+#include "core/base64url.h"
 #include "core/huburl.h"
 #include "crypto/ed25519.h"
 #include "crypto/hpke.h"
@@ -14,12 +15,10 @@ namespace isolation {
 
 namespace {
 
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
-
 QByteArray decode(const QJsonObject &o, const char *key)
 {
     const auto r = QByteArray::fromBase64Encoding(
-        o.value(QLatin1String(key)).toString().toLatin1(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
+        o.value(QLatin1String(key)).toString().toLatin1(), kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
     return r ? *r : QByteArray();
 }
 
@@ -78,8 +77,8 @@ void PairingFlow::start(const QString &name, const QString &hostName, const QStr
         {QStringLiteral("name"), name},
         {QStringLiteral("hostName"), hostName},
         {QStringLiteral("version"), version},
-        {QStringLiteral("x25519Public"), QString::fromLatin1(box.publicKey.toBase64(kB64))},
-        {QStringLiteral("ed25519Public"), QString::fromLatin1(sign.publicKey.toBase64(kB64))},
+        {QStringLiteral("x25519Public"), QString::fromLatin1(box.publicKey.toBase64(kBase64Url))},
+        {QStringLiteral("ed25519Public"), QString::fromLatin1(sign.publicKey.toBase64(kBase64Url))},
     };
     qCInfo(lcPairing) << "asking" << m_hub.baseUrl().toString() << "for a pairing code";
     m_hub.call("POST", QStringLiteral("/v1/pair/start"), body, [this](Result<QJsonObject, HubError> r) {

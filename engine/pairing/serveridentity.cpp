@@ -1,5 +1,7 @@
 #include "serveridentity.h"
 
+#include "core/base64url.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -7,17 +9,15 @@ namespace isolation {
 
 namespace {
 
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
-
 QString b64(QByteArrayView bytes)
 {
-    return QString::fromLatin1(bytes.toByteArray().toBase64(kB64));
+    return QString::fromLatin1(bytes.toByteArray().toBase64(kBase64Url));
 }
 
 QByteArray unb64(const QJsonObject &o, const char *key)
 {
     const auto r = QByteArray::fromBase64Encoding(
-        o.value(QLatin1String(key)).toString().toLatin1(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
+        o.value(QLatin1String(key)).toString().toLatin1(), kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
     return r ? *r : QByteArray();
 }
 

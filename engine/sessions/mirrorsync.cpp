@@ -10,18 +10,6 @@
 
 namespace isolation {
 
-namespace {
-
-QList<BundleRef> refsOf(const QMap<QString, QString> &map)
-{
-    QList<BundleRef> refs;
-    for (auto it = map.cbegin(); it != map.cend(); ++it)
-        refs.append({it.value().toLatin1(), it.key().toUtf8()});
-    return refs;
-}
-
-} // namespace
-
 MirrorSync::MirrorSync(Worker &worker, WorkspaceStore &store, WarmCache &cache, QObject *parent)
     : QObject(parent)
     , m_worker(worker)
@@ -231,7 +219,7 @@ void MirrorSync::finishUp()
                 return SessionError::from(mirror.error());
             // Another session of this engine may have taken the mirror further already.
             if (lease->accepts(manifest.generation)) {
-                if (auto set = mirror.value()->setRefs(refsOf(manifest.refs)); !set)
+                if (auto set = mirror.value()->setRefs(bundleRefs(manifest.refs)); !set)
                     return SessionError::from(set.error());
                 lease->record(etag, manifest.generation);
             }

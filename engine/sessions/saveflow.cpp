@@ -29,14 +29,6 @@ QMap<QString, QString> branchesOf(const QList<BundleRef> &refs)
     return map;
 }
 
-QList<BundleRef> refsOf(const QMap<QString, QString> &map)
-{
-    QList<BundleRef> refs;
-    for (auto it = map.cbegin(); it != map.cend(); ++it)
-        refs.append({it.value().toLatin1(), it.key().toUtf8()});
-    return refs;
-}
-
 } // namespace
 
 SaveFlow::SaveFlow(Session &session, QStringList files, QString message, bool resumed, QObject *parent)
@@ -372,7 +364,7 @@ void SaveFlow::published(const QByteArray &etag, bool ours)
             auto linked = ObjectLinker::link(sessionGitDir, lease->gitDir());
             auto mirror = lease->mirror();
             if (linked && mirror && ours && lease->accepts(next.generation)) {
-                if (auto set = mirror.value()->setRefs(refsOf(next.refs)); set)
+                if (auto set = mirror.value()->setRefs(bundleRefs(next.refs)); set)
                     lease->record(etag, next.generation);
                 else
                     qCWarning(lcSessions) << "warm cache not updated:" << set.error().message;

@@ -8,6 +8,10 @@
 
 namespace isolation {
 
+// How often a flow reads the manifest again when a segment it names went away (another engine
+// compacted the chain after the manifest was read), before it gives up.
+inline constexpr int kMaxManifestRefetches = 5;
+
 class SessionFlow : public QObject
 {
     Q_OBJECT

@@ -13,20 +13,6 @@
 
 namespace isolation {
 
-namespace {
-
-constexpr int kMaxRefetches = 5;
-
-QList<BundleRef> refsOf(const QMap<QString, QString> &map)
-{
-    QList<BundleRef> refs;
-    for (auto it = map.cbegin(); it != map.cend(); ++it)
-        refs.append({it.value().toLatin1(), it.key().toUtf8()});
-    return refs;
-}
-
-} // namespace
-
 SyncFlow::SyncFlow(Session &session, ConflictMode mode, QObject *parent)
     : SessionFlow(parent)
     , m_session(session)
@@ -90,7 +76,7 @@ void SyncFlow::take(const Manifest &manifest, const QByteArray &etag)
     m_report.hubMoved = true;
     Session *session = &m_session;
     const QString sessionGitDir = m_session.gitDir();
-    const QList<BundleRef> refs = refsOf(manifest.refs);
+    const QList<BundleRef> refs = bundleRefs(manifest.refs);
     // What the session has goes into the mirror first (it then lacks less), and the mirror's
     // objects into the session last, before the session takes the hub's branches.
     MirrorSync::Hook seed = [sessionGitDir](WarmCache::Lease &lease) -> Result<void, SessionError> {
@@ -120,7 +106,7 @@ void SyncFlow::take(const Manifest &manifest, const QByteArray &etag)
             mirror->deleteLater();
             if (!self || !self->m_done)
                 return;
-            if (!r && r.error().code == SessionError::Code::NotFound && self->m_refetches < kMaxRefetches) {
+            if (!r && r.error().code == SessionError::Code::NotFound && self->m_refetches < kMaxManifestRefetches) {
                 // Another engine compacted the chain after we read the manifest: its segments are
                 // gone, the new manifest names the full one. Read it again.
                 ++self->m_refetches;

@@ -1,6 +1,7 @@
 #include "workspaceexport.h"
 
 #include "mirrorsync.h"
+#include "sessionflow.h"
 
 #include "cache/warmcache.h"
 #include "store/workspacestore.h"
@@ -14,12 +15,6 @@
 #include <QSaveFile>
 
 namespace isolation {
-
-namespace {
-
-constexpr int kMaxRefetches = 5;
-
-} // namespace
 
 QJsonObject ExportReport::toJson() const
 {
@@ -130,7 +125,7 @@ void WorkspaceExport::start(const QString &path)
             manifest, f.value().etag, {}, write, {}, [self, report, path](Result<MirrorSync::Stats, SessionError> r) {
                 if (!self || !self->m_done)
                     return;
-                if (!r && r.error().code == SessionError::Code::NotFound && self->m_refetches < kMaxRefetches) {
+                if (!r && r.error().code == SessionError::Code::NotFound && self->m_refetches < kMaxManifestRefetches) {
                     // Another engine compacted the chain while we read it: read the manifest again.
                     ++self->m_refetches;
                     self->start(path);

@@ -19,7 +19,7 @@ namespace isolation {
 
 namespace {
 
-constexpr qint64 kPiece = 256 * 1024; // ciphertext read from the spool at a time
+constexpr qint64 kSpoolRead = 256 * 1024; // ciphertext read from the spool at a time
 
 // The plaintext the decryptor releases, collected for the reader to hand out.
 class Collector final : public QIODevice
@@ -54,7 +54,7 @@ public:
         , m_workspaceId(binding.workspaceId)
         , m_name(std::move(name))
         , m_size(size)
-        , m_piece(kPiece, Qt::Uninitialized)
+        , m_piece(kSpoolRead, Qt::Uninitialized)
     {
         open(QIODevice::ReadOnly);
     }
@@ -86,7 +86,7 @@ private:
     // One piece of ciphertext from the spool through the hash and the decryptor.
     void pull()
     {
-        const qint64 n = m_spool->read(m_offset, m_piece.data(), kPiece);
+        const qint64 n = m_spool->read(m_offset, m_piece.data(), kSpoolRead);
         if (n < 0) {
             m_failed = true;
             setErrorString(m_spool->error() ? m_spool->error()->message : QStringLiteral("the download failed"));

@@ -1,16 +1,11 @@
 #include "sessiondeclaration.h"
 
+#include "core/base64url.h"
 #include "crypto/ed25519.h"
 
 #include <QJsonValue>
 
 namespace isolation {
-
-namespace {
-
-constexpr auto kBase64Url = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
-
-} // namespace
 
 QByteArray SessionDeclaration::signedMessage(
     const QString &serverId, const QString &sessionId, const QString &workspaceId, qint64 unixSeconds)

@@ -1,13 +1,13 @@
 #include "tunnelauth.h"
 
+#include "core/base64url.h"
+
 #include <QRandomGenerator>
 #include <QRegularExpression>
 
 namespace isolation {
 
 namespace {
-
-constexpr auto kBase64Url = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 
 bool base64UrlText(const QByteArray &text)
 {

@@ -1,5 +1,6 @@
 #include "viewtoken.h"
 
+#include "core/base64url.h"
 #include "crypto/ed25519.h"
 #include "crypto/random.h"
 
@@ -10,7 +11,6 @@ namespace isolation {
 
 namespace {
 
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 constexpr qsizetype kNonceBytes = 16;
 
 ViewTokenError invalid(const QString &why)
@@ -28,8 +28,9 @@ std::optional<QByteArray> decodeB64(QByteArrayView text)
         if (!ok)
             return std::nullopt;
     }
-    auto decoded = QByteArray::fromBase64Encoding(text.toByteArray(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
-    if (!decoded || decoded.decoded.toBase64(kB64) != text)
+    auto decoded
+        = QByteArray::fromBase64Encoding(text.toByteArray(), kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || decoded.decoded.toBase64(kBase64Url) != text)
         return std::nullopt;
     return decoded.decoded;
 }
@@ -103,12 +104,12 @@ Result<QByteArray> ViewToken::mint(const ViewClaims &c, QByteArrayView hubPrivat
         {QStringLiteral("session"), c.sessionId}, {QStringLiteral("server"), c.serverId},
         {QStringLiteral("kind"), viewKindName(c.kind)}, {QStringLiteral("port"), c.port},
         {QStringLiteral("iat"), c.issuedAt}, {QStringLiteral("exp"), c.expiresAt},
-        {QStringLiteral("nonce"), QString::fromLatin1(c.nonce.toBase64(kB64))}};
-    const QByteArray encoded = QJsonDocument(claims).toJson(QJsonDocument::Compact).toBase64(kB64);
+        {QStringLiteral("nonce"), QString::fromLatin1(c.nonce.toBase64(kBase64Url))}};
+    const QByteArray encoded = QJsonDocument(claims).toJson(QJsonDocument::Compact).toBase64(kBase64Url);
     auto signature = ed25519Sign(hubPrivateKey, signedBytes(encoded));
     if (!signature)
         return Error::invalidInput(QStringLiteral("cannot sign the view token: %1").arg(signature.error().message));
-    return encoded + '.' + signature.value().toBase64(kB64);
+    return encoded + '.' + signature.value().toBase64(kBase64Url);
 }
 
 Result<ViewClaims, ViewTokenError> ViewToken::decodeUnverified(QByteArrayView token)

@@ -130,4 +130,13 @@ Result<BundleHeader, WorkspaceError> BundleHeader::read(QIODevice &in)
     return header;
 }
 
+QList<BundleRef> bundleRefs(const QMap<QString, QString> &refs)
+{
+    QList<BundleRef> list;
+    list.reserve(refs.size());
+    for (auto it = refs.cbegin(); it != refs.cend(); ++it)
+        list.append({it.value().toLatin1(), it.key().toUtf8()});
+    return list;
+}
+
 } // namespace isolation

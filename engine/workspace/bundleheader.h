@@ -7,6 +7,8 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMap>
+#include <QString>
 
 class QIODevice;
 
@@ -42,5 +44,8 @@ struct BundleHeader
     // Corrupt for anything outside the grammar or over a limit, with the line number.
     static Result<BundleHeader, WorkspaceError> read(QIODevice &in);
 };
+
+// A manifest's refs (ref name -> object id) as a bundle lists them.
+QList<BundleRef> bundleRefs(const QMap<QString, QString> &refs);
 
 } // namespace isolation

@@ -1,5 +1,6 @@
 #include "hubstate.h"
 
+#include "core/base64url.h"
 #include "crypto/consttime.h"
 #include "crypto/ed25519.h"
 #include "crypto/random.h"
@@ -14,21 +15,19 @@ namespace isolation::hub {
 
 namespace {
 
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
-
 QString enc(const QByteArray &b)
 {
-    return QString::fromLatin1(b.toBase64(kB64));
+    return QString::fromLatin1(b.toBase64(kBase64Url));
 }
 
 QByteArray dec(const QJsonValue &v)
 {
-    return QByteArray::fromBase64(v.toString().toLatin1(), kB64);
+    return QByteArray::fromBase64(v.toString().toLatin1(), kBase64Url);
 }
 
 QString newId(const char *prefix)
 {
-    return QLatin1String(prefix) + QString::fromLatin1(randomBytes(9).toBase64(kB64));
+    return QLatin1String(prefix) + QString::fromLatin1(randomBytes(9).toBase64(kBase64Url));
 }
 
 } // namespace

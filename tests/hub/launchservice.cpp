@@ -7,6 +7,7 @@
 #include "viewservice.h"
 #include "workspaceservice.h"
 
+#include "core/base64url.h"
 #include "crypto/random.h"
 
 #include <QDateTime>
@@ -19,7 +20,6 @@ namespace isolation::hub {
 
 namespace {
 
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 constexpr qint64 kSecretsLifetimeSeconds = 3600; // good for the launch, and a restart of it
 
 QString esc(const QString &s)
@@ -79,7 +79,7 @@ void LaunchService::launch(const QString &serverId, const QJsonObject &request, 
             done(CallError::remote(sealed.error().message, 400, QStringLiteral("bad_request")));
             return;
         }
-        params.insert(QStringLiteral("secrets"), QString::fromLatin1(sealed.value().toBase64(kB64)));
+        params.insert(QStringLiteral("secrets"), QString::fromLatin1(sealed.value().toBase64(kBase64Url)));
     }
     // A launch may restore a large workspace and start a container.
     m_tunnels.call(serverId, QStringLiteral("session.launch"), params, std::chrono::minutes(5), std::move(done));

@@ -3,6 +3,7 @@
 #include "atomicfile.h"
 #include "requestguard.h"
 
+#include "core/base64url.h"
 #include "crypto/consttime.h"
 #include "crypto/random.h"
 
@@ -15,7 +16,6 @@ namespace isolation::hub {
 
 namespace {
 
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 const QByteArray kCookie = QByteArrayLiteral("isolation_member");
 
 QByteArray cookieValue(const HttpRequest &request, const QByteArray &name)
@@ -56,17 +56,17 @@ Result<QByteArray> MemberPages::requireSignIn(const QString &file)
             return Error::failed(QStringLiteral("cannot read %1").arg(file));
         const QJsonObject o = QJsonDocument::fromJson(existing.readAll()).object();
         const auto hash = QByteArray::fromBase64Encoding(
-            o.value(QStringLiteral("sha256")).toString().toLatin1(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
+            o.value(QStringLiteral("sha256")).toString().toLatin1(), kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
         if (!hash || hash.decoded.size() != 32)
             return Error::failed(QStringLiteral("%1 holds no sign-in token hash; delete it for a new token").arg(file));
         m_tokenHash = hash.decoded;
         return QByteArray();
     }
-    const QByteArray token = randomBytes(32).toBase64(kB64);
+    const QByteArray token = randomBytes(32).toBase64(kBase64Url);
     const QByteArray hash = tokenHash(token);
     // AtomicFile writes 0600: only the hash is kept, but nobody else needs even that.
     const Status written = AtomicFile::replace(
-        file, QJsonDocument(QJsonObject {{QStringLiteral("sha256"), QString::fromLatin1(hash.toBase64(kB64))}}).toJson());
+        file, QJsonDocument(QJsonObject {{QStringLiteral("sha256"), QString::fromLatin1(hash.toBase64(kBase64Url))}}).toJson());
     if (!written.ok())
         return written.error();
     m_tokenHash = hash;
@@ -81,8 +81,8 @@ bool MemberPages::signedIn(const HttpRequest &request) const
 
 QByteArray MemberPages::newSession(HttpResponse &response)
 {
-    const QByteArray session = randomBytes(24).toBase64(kB64);
-    const QByteArray csrf = randomBytes(24).toBase64(kB64);
+    const QByteArray session = randomBytes(24).toBase64(kBase64Url);
+    const QByteArray csrf = randomBytes(24).toBase64(kBase64Url);
     m_sessions.insert(session, csrf);
     response.setHeader("Set-Cookie", kCookie + '=' + session + "; Path=/; HttpOnly; SameSite=Strict");
     return csrf;

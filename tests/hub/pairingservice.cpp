@@ -5,6 +5,7 @@
 #include "actionlog.h"
 #include "hubstate.h"
 
+#include "core/base64url.h"
 #include "crypto/consttime.h"
 #include "crypto/hpke.h"
 #include "crypto/random.h"
@@ -17,7 +18,6 @@ namespace isolation::hub {
 
 namespace {
 
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 const QString kAlphabet = QStringLiteral("BCDFGHJKLMNPQRSTVWXZ");
 const QByteArray kMemberKeyInfo = QByteArrayLiteral("isolation/member-key/v1");
 
@@ -29,7 +29,7 @@ HttpResponse oauthError(const QString &code, const QString &message)
 QByteArray decodeKey(const QJsonObject &o, const char *key)
 {
     const auto r = QByteArray::fromBase64Encoding(
-        o.value(QLatin1String(key)).toString().toLatin1(), kB64 | QByteArray::AbortOnBase64DecodingErrors);
+        o.value(QLatin1String(key)).toString().toLatin1(), kBase64Url | QByteArray::AbortOnBase64DecodingErrors);
     return r ? *r : QByteArray();
 }
 
@@ -115,7 +115,7 @@ void PairingService::registerRoutes(
         }
         if (flow.name.isEmpty())
             flow.name = flow.hostName.isEmpty() ? QStringLiteral("server") : flow.hostName;
-        flow.deviceCode = randomBytes(32).toBase64(kB64); // 256 random bits
+        flow.deviceCode = randomBytes(32).toBase64(kBase64Url); // 256 random bits
         flow.userCode = newUserCode();
         flow.askedAt = QDateTime::currentDateTimeUtc();
         flow.expiresAt = flow.askedAt.addSecs(m_options.codeLifetimeSeconds);
@@ -291,7 +291,7 @@ void PairingService::token(const HttpRequest &request, HttpReply reply)
 HttpResponse PairingService::approvalAnswer(Flow &flow)
 {
     ServerRecord record;
-    record.id = QStringLiteral("srv_") + QString::fromLatin1(randomBytes(9).toBase64(kB64));
+    record.id = QStringLiteral("srv_") + QString::fromLatin1(randomBytes(9).toBase64(kBase64Url));
     record.name = flow.name;
     record.hostName = flow.hostName;
     record.version = flow.version;
@@ -299,7 +299,7 @@ HttpResponse PairingService::approvalAnswer(Flow &flow)
     record.x25519Public = flow.x25519Public;
     record.ed25519Public = flow.ed25519Public;
     record.createdAt = QDateTime::currentDateTimeUtc();
-    const QByteArray credential = randomBytes(32).toBase64(kB64);
+    const QByteArray credential = randomBytes(32).toBase64(kBase64Url);
     record.credentialHash = HubState::credentialHash(credential);
     // The member key travels only sealed to this server's key, bound to its id.
     auto sealed = hpkeSeal(flow.x25519Public, kMemberKeyInfo, record.id.toUtf8(), m_state.member().memberKey);
@@ -316,8 +316,8 @@ HttpResponse PairingService::approvalAnswer(Flow &flow)
             {QStringLiteral("server_id"), record.id},
             {QStringLiteral("credential"), QString::fromLatin1(credential)},
             {QStringLiteral("member_id"), record.memberId},
-            {QStringLiteral("hub_public_key"), QString::fromLatin1(m_state.hubPublicKey().toBase64(kB64))},
-            {QStringLiteral("sealed_member_key"), QString::fromLatin1(sealed.value().toBase64(kB64))},
+            {QStringLiteral("hub_public_key"), QString::fromLatin1(m_state.hubPublicKey().toBase64(kBase64Url))},
+            {QStringLiteral("sealed_member_key"), QString::fromLatin1(sealed.value().toBase64(kBase64Url))},
             {QStringLiteral("heartbeat_interval"), m_options.heartbeatIntervalSeconds},
         });
 }

@@ -19,26 +19,6 @@ namespace {
 
 constexpr qint64 kHighWater = 512 * 1024;
 
-template<qsizetype N>
-bool is(QByteArrayView a, const char (&b)[N])
-{
-    return equalsNoCase(a, QByteArrayView(b, N - 1));
-}
-
-// Whether `name` is one of the comma-separated tokens of a Connection header.
-bool listedIn(QByteArrayView connection, QByteArrayView name)
-{
-    for (qsizetype start = 0; start <= connection.size();) {
-        qsizetype end = connection.indexOf(',', start);
-        if (end < 0)
-            end = connection.size();
-        if (equalsNoCase(connection.sliced(start, end - start).trimmed(), name))
-            return true;
-        start = end + 1;
-    }
-    return false;
-}
-
 // The browser's headers as the tunnel carries them: lower case, nothing hop-by-hop or named in
 // Connection, no forwarding header the browser made up; ours added.
 HttpHeaders forwarded(const HttpRequest &request, bool websocket)
@@ -48,7 +28,7 @@ HttpHeaders forwarded(const HttpRequest &request, bool websocket)
     out.reserve(request.headers.size() + 3);
     for (const auto &h : request.headers) {
         const QByteArray n = sharedLowerHeaderName(h.first); // no copy for the common names
-        if ((!connection.isEmpty() && listedIn(connection, n)) || n == "connection" || n == "keep-alive"
+        if ((!connection.isEmpty() && hasToken(connection, n)) || n == "connection" || n == "keep-alive"
             || n == "proxy-connection" || n == "te" || n == "trailer" || n == "transfer-encoding" || n == "upgrade"
             || n == "host" || n == "expect" || n == "proxy-authorization" || n == "forwarded"
             || n.startsWith("x-forwarded-") || n.startsWith("x-isolation-") || n == "http2-settings")
@@ -68,7 +48,8 @@ HeaderFields towardsBrowser(const TunnelHead &head)
 {
     HeaderFields out;
     for (const auto &h : head.headers) {
-        if (is(h.first, "content-length") || is(h.first, "connection") || is(h.first, "transfer-encoding"))
+        if (isNoCase(h.first, "content-length") || isNoCase(h.first, "connection")
+            || isNoCase(h.first, "transfer-encoding"))
             continue;
         out.append({h.first, h.second});
     }

@@ -1,6 +1,7 @@
 // View tokens (engine/views/viewtoken.h): what the hub mints verifies; everything else — another
 // key, another server, a flipped bit, a cut, an expiry one second past, claims signed but not
 // allowed (a longer life, a field more) — is refused with the right code, never accepted.
+#include "core/base64url.h"
 #include "crypto/ed25519.h"
 #include "views/viewtoken.h"
 
@@ -13,7 +14,6 @@ using namespace isolation;
 namespace {
 
 constexpr qint64 kNow = 1'700'000'000;
-constexpr auto kB64 = QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals;
 
 ViewClaims claims()
 {
@@ -32,10 +32,10 @@ ViewClaims claims()
 // Signs any claims object the way the hub signs, so verify() is tested on claims mint() refuses.
 QByteArray signRaw(const QJsonObject &o, QByteArrayView privateKey)
 {
-    const QByteArray encoded = QJsonDocument(o).toJson(QJsonDocument::Compact).toBase64(kB64);
+    const QByteArray encoded = QJsonDocument(o).toJson(QJsonDocument::Compact).toBase64(kBase64Url);
     const QByteArray signature
         = ed25519Sign(privateKey, QByteArray(QByteArray(ViewToken::SigningPrefix) + '\n' + encoded)).value();
-    return encoded + '.' + signature.toBase64(kB64);
+    return encoded + '.' + signature.toBase64(kBase64Url);
 }
 
 QJsonObject rawClaims()
@@ -44,7 +44,7 @@ QJsonObject rawClaims()
         {QStringLiteral("session"), QStringLiteral("s1")}, {QStringLiteral("server"), QStringLiteral("srv_1")},
         {QStringLiteral("kind"), QStringLiteral("preview")}, {QStringLiteral("port"), 8000},
         {QStringLiteral("iat"), kNow}, {QStringLiteral("exp"), kNow + 3600},
-        {QStringLiteral("nonce"), QString::fromLatin1(QByteArray(16, 'n').toBase64(kB64))}};
+        {QStringLiteral("nonce"), QString::fromLatin1(QByteArray(16, 'n').toBase64(kBase64Url))}};
 }
 
 } // namespace
@@ -85,7 +85,7 @@ void tst_ViewToken::roundTrip()
     QVERIFY2(verified, verified ? "" : qPrintable(verified.error().message));
     QCOMPARE(verified.value(), c);
     // No algorithm to choose: the claims carry none.
-    const QByteArray json = QByteArray::fromBase64(token.value().split('.').first(), kB64);
+    const QByteArray json = QByteArray::fromBase64(token.value().split('.').first(), kBase64Url);
     QVERIFY(!json.contains("alg"));
 }
 
@@ -138,7 +138,7 @@ void tst_ViewToken::refused_data()
     QTest::newRow("truncated claims") << QByteArray(claimsPart.chopped(4) + '.' + sigPart) << 401;
     QTest::newRow("padding added") << QByteArray(good + "==") << 401;
     QTest::newRow("standard base64 alphabet")
-        << QByteArray(claimsPart + '.' + QByteArray::fromBase64(sigPart, kB64).toBase64()) << 401;
+        << QByteArray(claimsPart + '.' + QByteArray::fromBase64(sigPart, kBase64Url).toBase64()) << 401;
     QTest::newRow("swapped parts") << QByteArray(sigPart + '.' + claimsPart) << 401;
     QTest::newRow("oversized") << QByteArray(good + QByteArray(2000, 'A')) << 401;
     QTest::newRow("whitespace") << QByteArray(' ' + good) << 401;
@@ -171,7 +171,7 @@ void tst_ViewToken::refused_data()
     QTest::newRow("expires before issued") << signRaw(backwards, m_hub.privateKey.view()) << 401;
     // A signature over other bytes: the claims without the domain-separation prefix.
     const QByteArray plain = ed25519Sign(m_hub.privateKey.view(), claimsPart).value();
-    QTest::newRow("signature without the prefix") << QByteArray(claimsPart + '.' + plain.toBase64(kB64)) << 401;
+    QTest::newRow("signature without the prefix") << QByteArray(claimsPart + '.' + plain.toBase64(kBase64Url)) << 401;
 }
 
 void tst_ViewToken::refused()
