@@ -115,6 +115,28 @@ bool DesktopSession::start(int parts, QString *error)
             return false;
         }
     }
+    if ((parts & NotifierHost) == NotifierHost) {
+        if (!launch(QStringLiteral("gtk-sni-tray-standalone"),
+                {QStringLiteral("--watcher"), QStringLiteral("--top"), QStringLiteral("--end"), QStringLiteral("-s"),
+                    QStringLiteral("32")},
+                error))
+            return false;
+        // Items are shown once the watcher says a host registered (Qt asks exactly this).
+        if (!waitFor(
+                [this] {
+                    return run(QStringLiteral("dbus-send"),
+                        {QStringLiteral("--session"), QStringLiteral("--print-reply"),
+                            QStringLiteral("--dest=org.kde.StatusNotifierWatcher"),
+                            QStringLiteral("/StatusNotifierWatcher"), QStringLiteral("org.freedesktop.DBus.Properties.Get"),
+                            QStringLiteral("string:org.kde.StatusNotifierWatcher"),
+                            QStringLiteral("string:IsStatusNotifierHostRegistered")})
+                        .contains("boolean true");
+                },
+                15000)) {
+            *error = QStringLiteral("gtk-sni-tray-standalone registered no StatusNotifierHost");
+            return false;
+        }
+    }
     if ((parts & Notifications) == Notifications) {
         if (!launch(QStringLiteral("dunst"), {}, error))
             return false;

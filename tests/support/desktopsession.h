@@ -1,6 +1,8 @@
 // A private desktop for tests, made of the real programs a Linux desktop runs: a session D-Bus,
-// an unlocked gnome-keyring (Secret Service), an X server (Xvfb), a system tray host (trayer)
-// and a notification daemon (dunst), with a fresh HOME. Everything stops with the object.
+// an unlocked gnome-keyring (Secret Service), an X server (Xvfb), a system tray host (trayer, the
+// XEmbed tray of older desktops, or gtk-sni-tray, the D-Bus StatusNotifierItem tray of GNOME's
+// AppIndicator extension and KDE) and a notification daemon (dunst), with a fresh HOME.
+// Everything stops with the object.
 #pragma once
 
 #include <QProcess>
@@ -23,6 +25,9 @@ public:
         Display = 0x4, // Xvfb
         TrayHost = 0x8 | Display, // trayer, the XEmbed system tray
         Notifications = 0x10 | Bus | Display, // dunst, org.freedesktop.Notifications
+        // gtk-sni-tray-standalone --watcher: org.kde.StatusNotifierWatcher and a registered
+        // StatusNotifierHost on the session bus (what KDE, and GNOME with AppIndicator, offer)
+        NotifierHost = 0x20 | Bus | Display,
         Everything = Keyring | TrayHost | Notifications,
     };
 
