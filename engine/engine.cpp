@@ -69,6 +69,12 @@ Status Engine::start()
     }
 
     m_network = new QNetworkAccessManager(this);
+    m_proxy = ProxyRules::fromEnvironment();
+    m_network->setProxyFactory(new ProxyRulesFactory(m_proxy));
+    if (!m_proxy.isEmpty())
+        qCInfo(lcCore).noquote() << "proxy for the hub:" << m_proxy.describe();
+    for (const QString &problem : m_proxy.problems())
+        qCWarning(lcCore).noquote() << problem;
     // The activity log survives restarts, in the state directory this engine now owns.
     if (auto kept = m_activity.keepIn(m_paths.dataDir() + QStringLiteral("/activity.jsonl")); !kept)
         qCWarning(lcCore).noquote() << kept.error().message;
@@ -320,6 +326,7 @@ TunnelClient::Options Engine::tunnelOptions(const ServerIdentity &id) const
         return signature ? signature.value() : QByteArray();
     };
     o.userAgent = QByteArrayLiteral("isolation-engine/" ISOLATION_VERSION);
+    o.proxy = m_proxy;
     return o;
 }
 

@@ -12,6 +12,7 @@
 #include "core/settings.h"
 #include "localapi/enginestate.h"
 #include "credentials/credentialstore.h"
+#include "net/proxyrules.h"
 #include "pairing/pairingflow.h"
 #include "runtime/runtimestate.h"
 #include "tunnel/tunnelclient.h"
@@ -164,6 +165,7 @@ private:
     RuntimeState m_runtimeState = RuntimeState::Absent;
     InstanceLock m_lock;
     QNetworkAccessManager *m_network = nullptr;
+    ProxyRules m_proxy; // HTTPS_PROXY, HTTP_PROXY, NO_PROXY: every request to the hub, and the tunnel
     std::unique_ptr<LocalApiServer> m_localApi;
     std::unique_ptr<EngineEvents> m_events; // with m_localApi: GET /v1/events and /v1/snapshot
     std::unique_ptr<EngineMetrics> m_metrics; // with m_events: it reads their stream

@@ -200,7 +200,7 @@ void TunnelClient::connectNow()
         m_options.userAgent.isEmpty() ? QByteArray("isolation-engine/" ISOLATION_VERSION) : m_options.userAgent});
     qCDebug(lcTunnel) << "connecting to" << m_url.toString() << "as" << m_options.serverId;
     m_handshakeTimer.start(m_options.handshakeTimeout);
-    connector->open(m_url, headers, MaxMessageSize);
+    connector->open(m_url, headers, MaxMessageSize, m_options.proxy.proxyFor(m_url));
 }
 
 void TunnelClient::onConnected(WebSocketLink *link)

@@ -8,6 +8,7 @@
 #include "core/result.h"
 #include "core/timer.h"
 #include "http2session.h"
+#include "net/proxyrules.h"
 #include "rpcdispatcher.h"
 #include "tunnelerror.h"
 #include "tunnelstate.h"
@@ -51,6 +52,7 @@ public:
         std::chrono::milliseconds handshakeTimeout {15000};
         Http2Session::Settings http2;
         QByteArray userAgent;
+        ProxyRules proxy; // the environment's HTTPS_PROXY / NO_PROXY (net/proxyrules.h)
     };
     // The largest WebSocket message either side accepts (docs/protocol.md); outputs are smaller.
     static constexpr quint64 MaxMessageSize = quint64(1024) * 1024;

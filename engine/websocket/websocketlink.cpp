@@ -241,7 +241,8 @@ WebSocketConnector::~WebSocketConnector()
     cleanup();
 }
 
-void WebSocketConnector::open(const QUrl &url, const HttpHeaders &headers, quint64 maxMessageSize)
+void WebSocketConnector::open(
+    const QUrl &url, const HttpHeaders &headers, quint64 maxMessageSize, const QNetworkProxy &proxy)
 {
     cleanup();
     m_maxMessageSize = maxMessageSize;
@@ -256,8 +257,12 @@ void WebSocketConnector::open(const QUrl &url, const HttpHeaders &headers, quint
         m_device = socket;
         connect(socket, &QSslSocket::encrypted, this, &WebSocketConnector::onConnected);
         connect(socket, &QIODevice::readyRead, this, &WebSocketConnector::onReadyRead);
+        const QString through = proxy.type() == QNetworkProxy::HttpProxy
+            ? tr(" (through the proxy %1:%2)").arg(proxy.hostName()).arg(proxy.port())
+            : QString();
         connect(socket, &QAbstractSocket::errorOccurred, this,
-            [this, socket](QAbstractSocket::SocketError) { fail(0, socket->errorString()); });
+            [this, socket, through](QAbstractSocket::SocketError) { fail(0, socket->errorString() + through); });
+        socket->setProxy(proxy);
         socket->connectToHostEncrypted(host, quint16(url.port(443)));
         return;
     }

@@ -13,6 +13,7 @@
 #include "websockethandshake.h"
 
 #include <QHostAddress>
+#include <QNetworkProxy>
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
@@ -98,9 +99,8 @@ private:
 };
 
 // Opens a client WebSocket: ws:// to a loopback host over a TcpStream (no proxy: loopback is never
-// proxied), wss:// over a QSslSocket with the system's trust store and the application's proxy
-// settings (QNetworkProxy::applicationProxy(), as QWebSocket had them). Then the opening request,
-// and the answer checked.
+// proxied), wss:// over a QSslSocket with the system's trust store, directly or through the HTTP
+// proxy given (CONNECT, net/proxyrules.h). Then the opening request, and the answer checked.
 class WebSocketConnector final : public QObject
 {
     Q_OBJECT
@@ -109,7 +109,8 @@ public:
     ~WebSocketConnector() override;
 
     // `headers` go in the opening request after the WebSocket ones (authentication, User-Agent).
-    void open(const QUrl &url, const HttpHeaders &headers, quint64 maxMessageSize);
+    void open(const QUrl &url, const HttpHeaders &headers, quint64 maxMessageSize,
+        const QNetworkProxy &proxy = QNetworkProxy(QNetworkProxy::NoProxy));
     // Gives up on an attempt under way; nothing is emitted.
     void abort();
 

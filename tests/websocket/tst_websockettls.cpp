@@ -3,19 +3,32 @@
 // told to trust, server certificates it signed, one self-signed that no one trusts), in memory;
 // the server is a QSslServer whose connections go to HttpServer, serverAnswer() and a
 // WebSocketLink in the server role, as in tst_websocketlink's ws:// tests.
+// Through an HTTP proxy: a real tinyproxy relays the CONNECT; the engine's proxy rules
+// (HTTPS_PROXY, NO_PROXY, loopback direct) decide for hub calls and the tunnel alike.
 #include "websocketwire.h"
 
 #include "http/httpserver.h"
+#include "hubapi/hubclient.h"
+#include "net/proxyrules.h"
 #include "websocket/websockethandshake.h"
 #include "websocket/websocketlink.h"
 
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkInterface>
 #include <QPointer>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QSslCertificate>
 #include <QSslConfiguration>
 #include <QSslKey>
 #include <QSslServer>
 #include <QSslSocket>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <openssl/bio.h>
@@ -25,6 +38,7 @@
 #include <openssl/x509v3.h>
 
 #include <memory>
+#include <optional>
 
 using namespace isolation;
 using namespace isolation::test;
@@ -145,10 +159,10 @@ Identity toQt(const Issued &issued)
 // ---------------------------------------------------------------------------------------------
 // The server and the client
 
-// A QSslServer on 127.0.0.1 presenting `identity`; each connection, once encrypted, is served by
-// an HttpServer whose upgrade handler records the request, then either answers with
+// A QSslServer on 127.0.0.1 (or `address`) presenting `identity`; each connection, once encrypted,
+// is served by an HttpServer whose upgrade handler records the request, then either answers with
 // serverAnswer() and echoes every binary message through a WebSocketLink, or refuses with a 401
-// and closes.
+// and closes. Plain requests get a 200 from GET /v1/ping.
 struct TlsServer
 {
     enum class Mode { Echo, Refuse401 };
@@ -162,8 +176,11 @@ struct TlsServer
     QStringList gone; // the reasons of the links' disconnected()
     quint16 port = 0;
 
-    TlsServer(const Identity &identity, Mode mode)
+    TlsServer(const Identity &identity, Mode mode, const QHostAddress &address = QHostAddress(QHostAddress::LocalHost))
     {
+        http.route("GET", QStringLiteral("/v1/ping"), [](const HttpRequest &, HttpReply reply) {
+            reply.send(HttpResponse::json(200, QJsonObject {{QStringLiteral("pong"), true}}));
+        });
         QSslConfiguration config = QSslConfiguration::defaultConfiguration();
         config.setLocalCertificate(identity.certificate);
         config.setPrivateKey(identity.key);
@@ -196,7 +213,7 @@ struct TlsServer
             link->start();
             return true;
         });
-        if (ssl.listen(QHostAddress::LocalHost, 0))
+        if (ssl.listen(address, 0))
             port = ssl.serverPort();
     }
 
@@ -222,7 +239,10 @@ struct Attempt
             link->start();
         });
     }
-    void open(const QUrl &url, const HttpHeaders &headers = {}) { connector.open(url, headers, kLimit); }
+    void open(const QUrl &url, const HttpHeaders &headers = {}, const QNetworkProxy &proxy = QNetworkProxy::NoProxy)
+    {
+        connector.open(url, headers, kLimit, proxy);
+    }
     bool done() const { return !opened.isEmpty() || !failed.isEmpty(); }
     QString failure() const
     {
@@ -231,6 +251,78 @@ struct Attempt
             : QStringLiteral("%1 %2").arg(failed.first().at(0).toInt()).arg(failed.first().at(1).toString());
     }
 };
+
+// A real HTTP proxy (Debian's tinyproxy) on a free loopback port, in the foreground, logging every
+// request it relays (a CONNECT for each TLS connection) to a file the test reads.
+struct TinyProxy
+{
+    QTemporaryDir dir;
+    QProcess process;
+    quint16 port = 0;
+
+    ~TinyProxy()
+    {
+        process.terminate();
+        if (!process.waitForFinished(5000))
+            process.kill();
+    }
+    // `extra`: more configuration lines (BasicAuth).
+    bool start(const QByteArray &extra = {})
+    {
+        QTcpServer probe; // a free port, given back just before tinyproxy takes it
+        if (!probe.listen(QHostAddress::LocalHost, 0))
+            return false;
+        port = probe.serverPort();
+        probe.close();
+        QFile conf(dir.filePath(QStringLiteral("tinyproxy.conf")));
+        if (!conf.open(QIODevice::WriteOnly))
+            return false;
+        conf.write("Port " + QByteArray::number(port)
+            + "\nListen 127.0.0.1\nTimeout 60\nMaxClients 20\n"
+              "Allow 127.0.0.1\nLogLevel Info\nLogFile \""
+            + dir.filePath(QStringLiteral("log")).toUtf8() + "\"\n" + extra);
+        conf.close();
+        process.setProcessChannelMode(QProcess::ForwardedChannels);
+        process.start(QStringLiteral("tinyproxy"), {QStringLiteral("-d"), QStringLiteral("-c"), conf.fileName()});
+        if (!process.waitForStarted()) {
+            qWarning() << "tinyproxy did not start (./dev test installs it):" << process.errorString();
+            return false;
+        }
+        QDeadlineTimer deadline(10000);
+        while (!deadline.hasExpired() && process.state() == QProcess::Running) {
+            QTcpSocket s;
+            s.connectToHost(QHostAddress::LocalHost, port);
+            if (s.waitForConnected(200))
+                return true;
+            QTest::qWait(50);
+        }
+        return false;
+    }
+    QByteArray log() const
+    {
+        QFile f(dir.filePath(QStringLiteral("log")));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+    int connects(const QString &target) const
+    {
+        const QByteArray line = "CONNECT " + target.toUtf8() + " HTTP/1.1";
+        return int(log().count(line));
+    }
+    QNetworkProxy proxy(const QString &user = {}, const QString &password = {}) const
+    {
+        return QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), port, user, password);
+    }
+};
+
+// An IPv4 address of this computer that is not loopback (the proxy rules never proxy loopback).
+QHostAddress outsideAddress()
+{
+    for (const QHostAddress &a : QNetworkInterface::allAddresses()) {
+        if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback() && !a.isLinkLocal())
+            return a;
+    }
+    return {};
+}
 
 } // namespace
 
@@ -244,6 +336,10 @@ private Q_SLOTS:
     void wssUntrustedCertificateFails();
     void wssWrongNameFails();
     void wssRefusedHandshakeReportsStatus();
+    void wssThroughProxy();
+    void wssThroughProxyWithCredentials();
+    void wssProxyDownSaysSo();
+    void hubCallsFollowTheProxyRules();
 
 private:
     // A failed attempt: failed(0, a message that tells `why`) and never opened, and no request
@@ -411,6 +507,138 @@ void tst_WebSocketTls::wssRefusedHandshakeReportsStatus()
     QTest::qWait(300);
     QCOMPARE(attempt.opened.count(), 0);
     QCOMPARE(attempt.failed.count(), 1);
+}
+
+// wss:// through a real HTTP proxy: the connector asks tinyproxy for a CONNECT to the server, then
+// speaks TLS to the server inside it (the certificate is still the server's, checked for
+// localhost); the link opens and echoes.
+void tst_WebSocketTls::wssThroughProxy()
+{
+    TinyProxy proxy;
+    QVERIFY(proxy.start());
+    TlsServer server(m_localhost, TlsServer::Mode::Echo);
+    QVERIFY(server.port != 0);
+    Attempt attempt;
+    attempt.open(server.url(QStringLiteral("localhost")), {}, proxy.proxy());
+    QTRY_VERIFY_WITH_TIMEOUT(attempt.done(), kTimeoutMs);
+    QVERIFY2(attempt.link, qPrintable(attempt.failure()));
+    QCOMPARE(proxy.connects(QStringLiteral("localhost:%1").arg(server.port)), 1);
+    auto *socket = qobject_cast<QSslSocket *>(attempt.link->device());
+    QVERIFY(socket && socket->isEncrypted());
+    QCOMPARE(socket->peerCertificate(), m_localhost.certificate);
+    const QByteArray message = pattern(70000, 5);
+    attempt.link->sendBinary(message);
+    QTRY_COMPARE_WITH_TIMEOUT(attempt.received.size(), 1, kTimeoutMs);
+    QVERIFY(attempt.received.first() == message);
+}
+
+// A proxy that wants a password (BasicAuth): the credentials of the proxy URL get through, wrong
+// ones fail with a message that names the proxy, and nothing reached the server.
+void tst_WebSocketTls::wssThroughProxyWithCredentials()
+{
+    TinyProxy proxy;
+    QVERIFY(proxy.start("BasicAuth alice s3cret\n"));
+    TlsServer server(m_localhost, TlsServer::Mode::Echo);
+    QVERIFY(server.port != 0);
+    {
+        Attempt wrong;
+        wrong.open(
+            server.url(QStringLiteral("localhost")), {}, proxy.proxy(QStringLiteral("alice"), QStringLiteral("nope")));
+        QTRY_VERIFY_WITH_TIMEOUT(wrong.done(), kTimeoutMs);
+        QVERIFY(!wrong.link);
+        QVERIFY2(wrong.failure().contains(QStringLiteral("through the proxy 127.0.0.1:%1").arg(proxy.port)),
+            qPrintable(wrong.failure()));
+        QCOMPARE(server.upgrades.size(), 0);
+    }
+    Attempt right;
+    right.open(
+        server.url(QStringLiteral("localhost")), {}, proxy.proxy(QStringLiteral("alice"), QStringLiteral("s3cret")));
+    QTRY_VERIFY_WITH_TIMEOUT(right.done(), kTimeoutMs);
+    QVERIFY2(right.link, qPrintable(right.failure()));
+    QCOMPARE(server.upgrades.size(), 1);
+}
+
+// Nothing listens where the proxy should be: the attempt fails at once and says it was the proxy.
+void tst_WebSocketTls::wssProxyDownSaysSo()
+{
+    TinyProxy proxy;
+    QVERIFY(proxy.start());
+    const quint16 port = proxy.port;
+    proxy.process.terminate();
+    QVERIFY(proxy.process.waitForFinished(5000));
+    TlsServer server(m_localhost, TlsServer::Mode::Echo);
+    Attempt attempt;
+    attempt.open(server.url(QStringLiteral("localhost")), {}, proxy.proxy());
+    QTRY_VERIFY_WITH_TIMEOUT(attempt.done(), kTimeoutMs);
+    QVERIFY(!attempt.link);
+    QVERIFY2(attempt.failure().contains(QStringLiteral("through the proxy 127.0.0.1:%1").arg(port)),
+        qPrintable(attempt.failure()));
+    QCOMPARE(server.upgrades.size(), 0);
+}
+
+// The engine's rules (net/proxyrules.h) from an environment, as the engine applies them: hub calls
+// through HubClient and its QNetworkAccessManager, and the tunnel's connector. A hub elsewhere
+// (this computer's outside address, with a certificate for it) is reached through the proxy given
+// by HTTPS_PROXY; NO_PROXY naming it, or a hub on loopback, goes direct.
+void tst_WebSocketTls::hubCallsFollowTheProxyRules()
+{
+    const QHostAddress outside = outsideAddress();
+    QVERIFY2(!outside.isNull(), "this computer has no IPv4 address besides loopback");
+    const QString ip = outside.toString();
+    const QByteArray sans = "IP:" + ip.toLatin1() + ",IP:127.0.0.1";
+    const Issued issued = issue("hub", sans.constData(), false, nullptr);
+    QVERIFY(issued.cert);
+    const Identity identity = toQt(issued);
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    config.addCaCertificate(identity.certificate); // self-signed, trusted here by name
+    QSslConfiguration::setDefaultConfiguration(config);
+    TlsServer server(identity, TlsServer::Mode::Echo, QHostAddress::Any);
+    QVERIFY(server.port != 0);
+    TinyProxy proxy;
+    QVERIFY(proxy.start());
+    const QString target = QStringLiteral("%1:%2").arg(ip).arg(server.port);
+
+    auto call = [&](const QProcessEnvironment &env, const QString &host) {
+        QNetworkAccessManager network;
+        const ProxyRules rules = ProxyRules::fromEnvironment(env);
+        network.setProxyFactory(new ProxyRulesFactory(rules));
+        HubClient hub(&network);
+        hub.setBaseUrl(QUrl(QStringLiteral("https://%1:%2").arg(host).arg(server.port)));
+        std::optional<Result<QJsonObject, HubError>> answer;
+        hub.call("GET", QStringLiteral("/v1/ping"), {}, [&answer](Result<QJsonObject, HubError> r) { answer = r; });
+        QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), kTimeoutMs);
+        QVERIFY2(answer->ok(), qPrintable(answer->ok() ? QString() : answer->error().message));
+        QCOMPARE(answer->value().value(QStringLiteral("pong")).toBool(), true);
+    };
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("HTTPS_PROXY"), QStringLiteral("http://127.0.0.1:%1").arg(proxy.port));
+    call(env, ip);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(proxy.connects(target), 1);
+    call(env, QStringLiteral("127.0.0.1")); // this computer: never through the proxy
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(proxy.log().count("): CONNECT "), 1); // "Request (file descriptor N): CONNECT host:port"
+    QProcessEnvironment bypass = env;
+    bypass.insert(QStringLiteral("no_proxy"), QStringLiteral("example.com, %1").arg(ip));
+    call(bypass, ip);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(proxy.connects(target), 1);
+
+    // The tunnel's connector with the same rules: through the proxy, then direct under NO_PROXY.
+    const QUrl tunnel = server.url(ip);
+    Attempt through;
+    through.open(tunnel, {}, ProxyRules::fromEnvironment(env).proxyFor(tunnel));
+    QTRY_VERIFY_WITH_TIMEOUT(through.done(), kTimeoutMs);
+    QVERIFY2(through.link, qPrintable(through.failure()));
+    QCOMPARE(proxy.connects(target), 2);
+    Attempt direct;
+    direct.open(tunnel, {}, ProxyRules::fromEnvironment(bypass).proxyFor(tunnel));
+    QTRY_VERIFY_WITH_TIMEOUT(direct.done(), kTimeoutMs);
+    QVERIFY2(direct.link, qPrintable(direct.failure()));
+    QCOMPARE(proxy.connects(target), 2);
 }
 
 QTEST_GUILESS_MAIN(tst_WebSocketTls)
