@@ -14,9 +14,10 @@ docker info >/dev/null 2>&1 || { echo "install-test: no Docker engine answers (.
 
 echo "== building the Release packages"
 # Only what the packages hold (no tests, no benchmark tools), with the Qt headers precompiled as in
-# the Debug tree: this build runs beside the other tests.
+# the Debug tree and a unity build: this build runs beside the other tests (270 CPU-seconds
+# without unity, 192 with).
 cmake -S "$src" -B "$work/package" -G Ninja -DCMAKE_BUILD_TYPE=Release -DISOLATION_BUILD_TESTS=OFF \
-  -DISOLATION_BUILD_BENCH=OFF -DISOLATION_PCH=ON >/dev/null
+  -DISOLATION_BUILD_BENCH=OFF -DISOLATION_PCH=ON -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build "$work/package" --parallel "$(nproc)" >/dev/null
 rm -f "$work"/package/*.deb
 (cd "$work/package" && cpack -G DEB >/dev/null)

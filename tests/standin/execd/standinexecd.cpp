@@ -2,6 +2,7 @@
 
 #include "../requestlog.h"
 #include "crypto/consttime.h"
+#include "standinanswers.h"
 #include "standinmultipart.h"
 #include "standinsplice.h"
 
@@ -27,19 +28,6 @@
 namespace isolation::standin {
 
 namespace {
-
-HttpResponse apiError(int status, const char *code, const QString &message)
-{
-    return HttpResponse::json(
-        status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
-}
-
-QByteArray sseEvent(const QJsonObject &e)
-{
-    QJsonObject withTime = e;
-    withTime.insert(QStringLiteral("timestamp"), QDateTime::currentMSecsSinceEpoch());
-    return "data: " + QJsonDocument(withTime).toJson(QJsonDocument::Compact) + "\n\n";
-}
 
 // "/proxy/{port}/rest" -> port and "/rest"; port 0 when the path is not a proxy path.
 quint16 proxyTarget(const QString &path, QString *rest)

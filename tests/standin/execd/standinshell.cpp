@@ -1,5 +1,7 @@
 #include "standinshell.h"
 
+#include "standinanswers.h"
+
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,18 +11,6 @@
 namespace isolation::standin {
 
 namespace {
-
-HttpResponse apiError(int status, const char *code, const QString &message)
-{
-    return HttpResponse::json(
-        status, QJsonObject {{QStringLiteral("code"), QLatin1String(code)}, {QStringLiteral("message"), message}});
-}
-
-QByteArray sseEvent(QJsonObject e)
-{
-    e.insert(QStringLiteral("timestamp"), QDateTime::currentMSecsSinceEpoch());
-    return "data: " + QJsonDocument(e).toJson(QJsonDocument::Compact) + "\n\n";
-}
 
 QByteArray shellQuote(const QString &s)
 {
