@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Workspace benchmarks: each result a ratio measured in the same run (docs in bench/README.md).
-#   full save          vs  git bundle create --all          (same files, git with history)
+#   full save          vs  git init, add -A, commit, bundle create --all of the same files (target
+#                      < 1.1), and vs git bundle create --all of the repository (git with history)
 #   one-file save      vs  git bundle create --all          (target < 0.2: only the change travels)
 #   cold restore       vs  git clone of that bundle         (session new, empty warm cache)
 #   warm restore       vs  cold restore                     (target < 0.1): the spare session,
@@ -10,19 +11,28 @@
 #   peak memory (VmHWM of the engine process) of a save and of a cold restore (target < 150 MB
 #   for a 1 GB workspace: run with --mb 1024)
 # Starts its own isolation-hub and `isolation-server up` (ISOLATION_HOME in a temporary
-# directory), pairs them, generates the workspace with generate.py. Needs git, python3, tar.
+# directory), pairs them, generates the workspace with generate.py, or with --real takes a real
+# source tree (realtree.sh: Linux's fs/, kernel/, net/, drivers/net/ from Debian's linux-source-6.1,
+# about 10,200 files, with 31 commits; made once and kept in ~/.cache/isolation-bench). Needs git,
+# python3, tar (and for --real, apt-get download and xz).
 #
-# usage: bench/workspace/run.sh BUILD_DIR [--files N] [--mb M] [--commits C] [--json FILE] [--keep]
+# usage: bench/workspace/run.sh BUILD_DIR [--real | --generated [--files N --mb M --commits C]] [--json FILE] [--keep]
+#   with neither --real nor --generated: both, the generated workspace first (./dev bench workspace)
 #   BUILD_DIR: a build tree with app/isolation-server and tests/hub/isolation-hub (use a Release one)
 set -euo pipefail
 
-BUILD=${1:?usage: run.sh BUILD_DIR [--files N] [--mb M] [--commits C] [--json FILE] [--keep]}
+BUILD=${1:?usage: run.sh BUILD_DIR [--real | --generated [--files N --mb M --commits C]] [--json FILE] [--keep]}
 shift
+if [ $# -eq 0 ]; then
+  "$0" "$BUILD" --generated
+  exec "$0" "$BUILD" --real
+fi
 FILES=10000
 MB=100
 COMMITS=20
 JSON=
 KEEP=0
+REAL=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --files) FILES=$2; shift 2 ;;
@@ -30,6 +40,8 @@ while [ $# -gt 0 ]; do
     --commits) COMMITS=$2; shift 2 ;;
     --json) JSON=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --real) REAL=1; shift ;;
+    --generated) REAL=0; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -87,16 +99,29 @@ peak_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$UP_PID/status"; }
 new_session() { cli session new --workspace "$1" | sed -n 2p; }
 session_id() { basename "$(dirname "$1")"; }
 fill() { (cd "$REPO" && tar cf - --exclude=./.git .) | (cd "$1" && tar xf -); }
+# Where an operation's time went, phase by phase, as the engine logs it when it ends ("save of S
+# took 136 ms: start 2 ms, commit 41 ms, ...").
+phases() { grep -o "$1 of $2 took .*" "$ISOLATION_HOME/state/engine.log" | tail -1 | sed 's/^.* took //'; }
 
 # --- the hub, the engine, paired
 bench_start_hub "$BUILD_ABS" "$WORK"
 start_engine
 bench_pair "$BUILD_ABS" "$WORK"
 
-# --- the workspace
-echo "generating $FILES files, ~$MB MB, $COMMITS commits..." >&2
-python3 "$HERE/generate.py" "$WORK/gen" --files "$FILES" --mb "$MB" --commits "$COMMITS" >&2
-REPO=$WORK/gen/repo
+# --- the workspace, and the file the one-file save changes
+if [ "$REAL" = 1 ]; then
+  REPO=$("$HERE/realtree.sh")
+  FILES=$(git -C "$REPO" ls-files | wc -l)
+  COMMITS=$(git -C "$REPO" rev-list --count HEAD)
+  ONE=$(git -C "$REPO" ls-files '*.c' | sed -n 1p)
+  KIND="real tree ($(basename "$(dirname "$REPO")"))"
+else
+  echo "generating $FILES files, ~$MB MB, $COMMITS commits..." >&2
+  python3 "$HERE/generate.py" "$WORK/gen" --files "$FILES" --mb "$MB" --commits "$COMMITS" >&2
+  REPO=$WORK/gen/repo
+  ONE=dir00/sub0/file00000.dat
+  KIND=generated
+fi
 TREE_BYTES=$(du -sb --exclude=.git "$REPO" | cut -f1)
 
 # git's own: bundle and clone
@@ -105,6 +130,16 @@ T_BUNDLE=$(elapsed "$t0" "$t1")
 BUNDLE_BYTES=$(stat -c %s "$WORK/base.bundle")
 t0=$(now); git clone -q "$WORK/base.bundle" "$WORK/clone"; t1=$(now)
 T_CLONE=$(elapsed "$t0" "$t1")
+
+# git's own first save: the same files into a new repository, added, committed and bundled
+mkdir -p "$WORK/gitfirst"
+fill "$WORK/gitfirst"
+t0=$(now)
+(cd "$WORK/gitfirst" && git init -q && git add -A && git -c gc.auto=0 -c user.name=bench -c user.email=bench@example.com commit -q -m first \
+  && git bundle create -q "$WORK/first.bundle" --all)
+t1=$(now)
+T_GITFIRST=$(elapsed "$t0" "$t1")
+rm -rf "$WORK/gitfirst" "$WORK/first.bundle"
 
 # full save, measured with a fresh engine (its peak memory is the save's)
 "$HUB" --data "$WORK/hub" workspace create bench >/dev/null
@@ -115,12 +150,15 @@ stop_engine; start_engine; wait_online
 BASE_KIB=$(peak_kib)
 t0=$(now); cli save "$S" -m "full" >/dev/null; t1=$(now)
 T_FULL=$(elapsed "$t0" "$t1")
+PROFILE_FULL=$(phases save "$S")
 SAVE_PEAK_KIB=$(peak_kib)
 
 # one-file save
-echo "one more line" >>"$W/dir00/sub0/file00000.dat"
+echo "one more line" >>"$W/$ONE"
 t0=$(now); cli save "$S" -m "one file" >/dev/null; t1=$(now)
 T_ONE=$(elapsed "$t0" "$t1")
+PROFILE_ONE=$(phases save "$S")
+
 
 # cold restore: an empty warm cache (a spare built after the saves goes with it), a fresh engine
 # without spare sessions
@@ -130,13 +168,13 @@ stop_engine; spares false; start_engine; wait_online
 t0=$(now); COLD=$(new_session bench); t1=$(now)
 T_COLD=$(elapsed "$t0" "$t1")
 RESTORE_PEAK_KIB=$(peak_kib)
-cmp -s "$COLD/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "cold restore differs" >&2; exit 1; }
+cmp -s "$COLD/$ONE" "$W/$ONE" || { echo "cold restore differs" >&2; exit 1; }
 
 # warm restore without a spare: the cache now holds the workspace; its objects are linked, every
 # file checked out
 t0=$(now); LINKED=$(new_session bench); t1=$(now)
 T_LINKED=$(elapsed "$t0" "$t1")
-cmp -s "$LINKED/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "warm restore differs" >&2; exit 1; }
+cmp -s "$LINKED/$ONE" "$W/$ONE" || { echo "warm restore differs" >&2; exit 1; }
 
 # warm restore: spare sessions on (the default); a session start leaves a spare behind it, built
 # in the background; the next session takes it
@@ -145,10 +183,11 @@ new_session bench >/dev/null
 wait_spare bench
 t0=$(now); WARM=$(new_session bench); t1=$(now)
 T_WARM=$(elapsed "$t0" "$t1")
-cmp -s "$WARM/dir00/sub0/file00000.dat" "$W/dir00/sub0/file00000.dat" || { echo "warm restore differs" >&2; exit 1; }
+cmp -s "$WARM/$ONE" "$W/$ONE" || { echo "warm restore differs" >&2; exit 1; }
 [ -z "$(git --git-dir="$(dirname "$WARM")/git" --work-tree="$WARM" status --porcelain)" ] || { echo "the spare session is not clean" >&2; exit 1; }
 
 R_FULL=$(ratio "$T_FULL" "$T_BUNDLE")
+R_FIRST=$(ratio "$T_FULL" "$T_GITFIRST")
 R_ONE=$(ratio "$T_ONE" "$T_BUNDLE")
 R_COLD=$(ratio "$T_COLD" "$T_CLONE")
 R_WARM=$(ratio "$T_WARM" "$T_COLD")
@@ -158,11 +197,15 @@ RESTORE_MB=$(awk -v k="$RESTORE_PEAK_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
 IDLE_MB=$(awk -v k="$BASE_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
 
 cat <<TABLE
-workspace: $FILES files, $((TREE_BYTES / 1048576)) MiB tree, $COMMITS commits (git bundle $((BUNDLE_BYTES / 1048576)) MiB)
+workspace ($KIND): $FILES files, $((TREE_BYTES / 1048576)) MiB tree, $COMMITS commits (git bundle $((BUNDLE_BYTES / 1048576)) MiB)
 git bundle create --all   ${T_BUNDLE}s
 git clone of the bundle   ${T_CLONE}s
-full save                 ${T_FULL}s   ratio ${R_FULL}  (vs git bundle create --all)
+git init/add/commit+bundle ${T_GITFIRST}s  (the same files into a new repository)
+full save                 ${T_FULL}s   ratio ${R_FIRST}  (vs git init/add/commit + bundle create --all; target < 1.1)
+                                       ratio ${R_FULL}  (vs git bundle create --all of the repository)
+  engine's phases         ${PROFILE_FULL}
 one-file save             ${T_ONE}s   ratio ${R_ONE}  (vs git bundle create --all; target < 0.2)
+  engine's phases         ${PROFILE_ONE}
 cold restore              ${T_COLD}s   ratio ${R_COLD}  (vs git clone of the bundle)
 warm restore              ${T_WARM}s   ratio ${R_WARM}  (vs cold restore; target < 0.1; the spare session)
 warm restore, no spare    ${T_LINKED}s   ratio ${R_LINKED}  (vs cold restore; objects linked, files checked out)
@@ -171,10 +214,10 @@ TABLE
 
 if [ -n "$JSON" ]; then
   cat >"$JSON" <<JSONEOF
-{"files": $FILES, "treeBytes": $TREE_BYTES, "commits": $COMMITS, "bundleBytes": $BUNDLE_BYTES,
- "seconds": {"gitBundle": $T_BUNDLE, "gitClone": $T_CLONE, "fullSave": $T_FULL, "oneFileSave": $T_ONE,
+{"kind": "$KIND", "files": $FILES, "treeBytes": $TREE_BYTES, "commits": $COMMITS, "bundleBytes": $BUNDLE_BYTES,
+ "seconds": {"gitBundle": $T_BUNDLE, "gitClone": $T_CLONE, "gitFirstSave": $T_GITFIRST, "fullSave": $T_FULL, "oneFileSave": $T_ONE,
              "coldRestore": $T_COLD, "warmRestore": $T_WARM, "warmRestoreNoSpare": $T_LINKED},
- "ratios": {"fullSaveVsBundle": $R_FULL, "oneFileSaveVsBundle": $R_ONE, "coldRestoreVsClone": $R_COLD,
+ "ratios": {"fullSaveVsBundle": $R_FULL, "fullSaveVsGitFirstSave": $R_FIRST, "oneFileSaveVsBundle": $R_ONE, "coldRestoreVsClone": $R_COLD,
             "warmVsColdRestore": $R_WARM, "warmNoSpareVsColdRestore": $R_LINKED},
  "peakKiB": {"idle": $BASE_KIB, "save": $SAVE_PEAK_KIB, "coldRestore": $RESTORE_PEAK_KIB}}
 JSONEOF

@@ -79,6 +79,11 @@ void Session::setState(SessionState state, const QString &reason)
 
 void Session::setPhase(const QString &phase, qint64 bytes, qint64 total)
 {
+    if (phase != m_progress.phase && m_operationClock.isValid()) {
+        const qint64 now = m_operationClock.elapsed();
+        m_phaseMs.append({m_progress.phase.isEmpty() ? QStringLiteral("start") : m_progress.phase, now - m_phaseStartedMs});
+        m_phaseStartedMs = now;
+    }
     m_progress.phase = phase;
     m_progress.bytes = bytes;
     m_progress.totalBytes = total;
@@ -99,8 +104,26 @@ void Session::enqueue(SessionState state, const QString &operation, Op op)
         next();
 }
 
+void Session::logTimes()
+{
+    if (!m_operationClock.isValid() || m_progress.operation.isEmpty())
+        return;
+    const qint64 total = m_operationClock.elapsed();
+    m_phaseMs.append({m_progress.phase.isEmpty() ? QStringLiteral("start") : m_progress.phase, total - m_phaseStartedMs});
+    QStringList parts;
+    for (const auto &[phase, ms] : std::as_const(m_phaseMs))
+        parts << QStringLiteral("%1 %2 ms").arg(phase).arg(ms);
+    qCInfo(lcSessions).noquote() << QStringLiteral("%1 of %2 took %3 ms: %4")
+                                        .arg(m_progress.operation, id())
+                                        .arg(total)
+                                        .arg(parts.join(QStringLiteral(", ")));
+    m_operationClock.invalidate();
+    m_phaseMs.clear();
+}
+
 void Session::next()
 {
+    logTimes();
     if (m_queue.isEmpty()) {
         m_running = false;
         m_progress = {};
@@ -111,6 +134,8 @@ void Session::next()
     m_running = true;
     auto [state, named] = m_queue.takeFirst();
     m_progress = SessionProgress {named.first, {}, 0, -1, QDateTime::currentDateTimeUtc()};
+    m_operationClock.start();
+    m_phaseStartedMs = 0;
     setState(state);
     Q_EMIT changed();
     named.second([this] { QMetaObject::invokeMethod(this, &Session::next, Qt::QueuedConnection); });

@@ -12,6 +12,7 @@
 #include "worker.h"
 #include "workspace/filediff.h"
 
+#include <QElapsedTimer>
 #include <QList>
 #include <QObject>
 #include <QPointer>
@@ -115,6 +116,12 @@ private:
     SessionState m_state = SessionState::Opening;
     QString m_reason;
     SessionProgress m_progress;
+    // Where the running operation's time goes, phase by phase: logged when it ends (engine.log,
+    // "save of S took 136 ms: commit 41 ms, ..."; bench/workspace reads it).
+    QElapsedTimer m_operationClock;
+    qint64 m_phaseStartedMs = 0;
+    QList<std::pair<QString, qint64>> m_phaseMs;
+    void logTimes();
     QList<std::pair<SessionState, std::pair<QString, Op>>> m_queue;
     bool m_running = false;
     QPointer<SessionFlow> m_flow; // the save or sync running, stopped when the store goes

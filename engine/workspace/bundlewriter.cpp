@@ -61,6 +61,8 @@ Result<BundleStats, WorkspaceError> BundleWriter::write(
     if (int rc = git_packbuilder_new(&rawPack, m_repo); rc < 0)
         return git::error(rc, QStringLiteral("cannot start a pack"));
     git::PackbuilderPtr pack(rawPack);
+    // The delta search on every core, as git pack-objects does (0: as many threads as CPUs).
+    git_packbuilder_set_threads(pack.get(), 0);
     if (int rc = git_packbuilder_insert_walk(pack.get(), walk.get()); rc < 0)
         return git::error(rc, QStringLiteral("cannot collect the objects to bundle"));
 

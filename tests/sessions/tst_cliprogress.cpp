@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSet>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace isolation::test;
@@ -96,6 +97,14 @@ void tst_CliProgress::saveAndSyncOnATerminal()
     for (const QByteArray &l : lines)
         upload = upload || (l.startsWith("Saving: uploading ") && l.contains(" MiB ("));
     QVERIFY2(upload, saved.out.constData());
+    // The engine logs where the save's time went, phase by phase (bench/workspace reads it).
+    const QRegularExpression timed(QStringLiteral("save of %1 took (\\d+) ms: start \\d+ ms, commit \\d+ ms, .*"
+                                                  "upload (\\d+) ms, publish \\d+ ms, finish \\d+ ms")
+            .arg(aId));
+    QRegularExpressionMatch times;
+    QTRY_VERIFY_WITH_TIMEOUT((times = timed.match(m_fx->engineLog(0))).hasMatch(), 10000);
+    QVERIFY2(times.captured(2).toLongLong() > 0, qPrintable(times.captured(0))); // 24 MiB took a while
+    QVERIFY2(times.captured(1).toLongLong() >= times.captured(2).toLongLong(), qPrintable(times.captured(0)));
 
     // The other session fetches what the first saved: the sync shows its download.
     const CliRun synced

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# A real source tree with history for the workspace benchmark (run.sh --real), made once and kept:
+# the Linux kernel's fs/, kernel/, net/ and drivers/net/ as Debian ships them in linux-source-6.1
+# (about 10,200 files, 200 MB of C sources and headers in deep directories), in a git repository
+# whose 31 commits realhistory.py makes the same way every time, packed. Prints the repository's path.
+#   realtree.sh [CACHE_DIR]   (default: ${XDG_CACHE_HOME:-~/.cache}/isolation-bench)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/isolation-bench}
+PACKAGE=linux-source-6.1
+DIRS=(fs kernel net drivers/net)
+mkdir -p "$CACHE"
+
+deb=$(ls "$CACHE"/${PACKAGE}_*_all.deb 2>/dev/null | head -1 || true)
+if [ -z "$deb" ]; then
+  echo "downloading $PACKAGE (about 140 MB) into $CACHE..." >&2
+  (cd "$CACHE" && apt-get download "$PACKAGE" >&2 2>/dev/null) || { echo "realtree: apt-get download $PACKAGE failed" >&2; exit 1; }
+  deb=$(ls "$CACHE"/${PACKAGE}_*_all.deb | head -1)
+fi
+version=$(dpkg-deb -f "$deb" Version)
+out=$CACHE/linux-$version
+if [ -f "$out/done" ]; then echo "$out/repo"; exit 0; fi
+
+echo "making the real tree from $PACKAGE $version in $out..." >&2
+rm -rf "$out"
+mkdir -p "$out/repo"
+dpkg-deb --fsys-tarfile "$deb" | tar xf - -O "./usr/src/$PACKAGE.tar.xz" \
+  | xz -dc | tar xf - -C "$out/repo" --strip-components=1 "${DIRS[@]/#/$PACKAGE/}"
+git -C "$out/repo" init -q -b main
+git -C "$out/repo" config gc.auto 0 # packed once at the end, as a repository in use would be
+python3 "$HERE/realhistory.py" "$out/repo"
+git -C "$out/repo" gc -q --prune=now
+touch "$out/done"
+echo "$out/repo"
