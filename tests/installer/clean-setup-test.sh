@@ -15,7 +15,8 @@ work=$2
 docker info >/dev/null 2>&1 || { echo "clean-setup-test: no Docker engine answers (./dev test starts dockerd)" >&2; exit 1; }
 image=$("$src/tests/installer/clean-image.sh" "$work")
 
-# One object file per library the product compiles against, named as the Release tree names them.
+# One object file per library the product compiles against, named as the Release tree names them
+# without a unity build (ISOLATION_UNITY=OFF below; a unity tree names its batches, not files).
 objects=(
   engine/CMakeFiles/isolation_engine.dir/workspace/gitrepo.cpp.o          # libgit2
   engine/CMakeFiles/isolation_core.dir/core/libcurl.cpp.o                 # libcurl
@@ -49,7 +50,7 @@ trap 'docker rm -f "$name" >/dev/null 2>&1 || true' EXIT
 (cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -c) |
   docker run -i --name "$name" "${ca[@]}" "${proxy[@]}" \
     -v /var/cache/apt/archives:/var/cache/apt/archives \
-    -e JOBS="$(nproc)" "$image" bash -c '
+    -e JOBS="$(nproc)" -e ISOLATION_UNITY=OFF "$image" bash -c '
 set -euo pipefail
 mkdir -p /root/src && tar -C /root/src -x
 cd /root/src
