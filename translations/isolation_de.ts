@@ -2089,6 +2089,10 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <source>the answer to the WebSocket handshake was HTTP %1</source>
         <translation>die Antwort auf den WebSocket-Handshake war HTTP %1</translation>
     </message>
+    <message>
+        <source> (through the proxy %1:%2)</source>
+        <translation> (über den Proxy %1:%2)</translation>
+    </message>
 </context>
 <context>
     <name>isolation::WebSocketLink</name>

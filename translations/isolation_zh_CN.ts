@@ -2078,6 +2078,10 @@ Discard the unsaved work and finish?</source>
         <source>the answer to the WebSocket handshake was HTTP %1</source>
         <translation>WebSocket 握手的应答是 HTTP %1</translation>
     </message>
+    <message>
+        <source> (through the proxy %1:%2)</source>
+        <translation>（经由代理 %1:%2）</translation>
+    </message>
 </context>
 <context>
     <name>isolation::WebSocketLink</name>
