@@ -61,6 +61,8 @@ ProxyRules ProxyRules::fromEnvironment(const QProcessEnvironment &env)
             rules.m_exceptions.append(e);
             continue;
         }
+        if (entry.startsWith(QLatin1String("*.")))
+            entry.remove(0, 1); // "*.example.com" as ".example.com", as Go reads it
         if (entry.startsWith(QLatin1Char('.'))) {
             e.subdomainsOnly = true;
             entry.remove(0, 1);

@@ -6,8 +6,9 @@
 // environment says. docs/user-guide.md, "Behind a proxy".
 //
 // NO_PROXY: entries separated by commas or spaces; `*` alone turns proxying off; `example.com`
-// matches that host and every name below it, `.example.com` only the names below it; a literal
-// address matches itself, `10.0.0.0/8` (CIDR) the addresses in it; `host:port` that port only.
+// matches that host and every name below it, `.example.com` (or `*.example.com`) only the names
+// below it; a literal address matches itself, `10.0.0.0/8` (CIDR) the addresses in it;
+// `host:port` that port only.
 #pragma once
 
 #include <QHostAddress>

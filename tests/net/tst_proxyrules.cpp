@@ -68,6 +68,12 @@ void tst_ProxyRules::proxyFor_data()
     QTest::newRow("NO_PROXY .domain: below direct")
         << QStringList {https, no + ".example.com"} << "https://hub.example.com"
         << "direct";
+    QTest::newRow("NO_PROXY *.domain like .domain")
+        << QStringList {https, no + "*.example.com"} << "https://hub.example.com"
+        << "direct";
+    QTest::newRow("NO_PROXY *.domain: itself proxied")
+        << QStringList {https, no + "*.example.com"} << "https://example.com"
+        << "proxy.corp:3128";
     QTest::newRow("NO_PROXY case") << QStringList {https, no + "Example.COM"} << "https://HUB.example.com"
                                    << "direct";
     QTest::newRow("NO_PROXY list with spaces") << QStringList {https, no + "a.test, b.test  c.test"} << "https://c.test"
