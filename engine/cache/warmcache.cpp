@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -137,6 +138,7 @@ std::unique_ptr<WarmCache::Lease> WarmCache::lease(const QString &workspaceId)
         lock = slot;
     }
     lock->lock();
+    qint64 bytes = 0;
     {
         QMutexLocker guard(&m_mutex);
         CacheEntry &e = m_entries[workspaceId];
@@ -149,15 +151,18 @@ std::unique_ptr<WarmCache::Lease> WarmCache::lease(const QString &workspaceId)
             e.generation = 0;
             e.bytes = 0;
         }
+        bytes = e.bytes;
     }
-    return std::unique_ptr<Lease>(new Lease(this, workspaceId, std::move(lock)));
+    std::unique_ptr<Lease> lease(new Lease(this, workspaceId, std::move(lock)));
+    lease->m_bytesBefore = bytes;
+    return lease;
 }
 
-void WarmCache::release(const QString &workspaceId)
+void WarmCache::release(const QString &workspaceId, std::optional<qint64> known)
 {
     const QString dir = mirrorDir(workspaceId);
     const bool exists = QFileInfo::exists(dir + QStringLiteral("/HEAD"));
-    const qint64 bytes = exists ? directorySize(dir) : 0;
+    const qint64 bytes = !exists ? 0 : known ? *known : directorySize(dir);
     QMutexLocker guard(&m_mutex);
     if (!exists) {
         m_entries.remove(workspaceId);
@@ -288,7 +293,10 @@ WarmCache::Lease::Lease(WarmCache *cache, QString id, std::shared_ptr<QMutex> lo
 WarmCache::Lease::~Lease()
 {
     m_mirror.reset();
-    m_cache->release(m_id);
+    std::optional<qint64> bytes;
+    if (m_growth && m_bytesBefore > 0)
+        bytes = m_bytesBefore + *m_growth;
+    m_cache->release(m_id, bytes);
     m_lock->unlock();
     m_cache->enforceLimit();
 }
@@ -313,6 +321,33 @@ CacheEntry WarmCache::Lease::entry() const
 {
     QMutexLocker guard(&m_cache->m_mutex);
     return m_cache->m_entries.value(m_id);
+}
+
+QString WarmCache::Lease::instanceId()
+{
+    const QString dir = gitDir();
+    const QString path = dir + QStringLiteral("/isolation-instance");
+    static const QRegularExpression shape(QStringLiteral("^[0-9a-f]{32}$"));
+    QFile in(path);
+    if (in.open(QIODevice::ReadOnly)) {
+        const QString id = QString::fromLatin1(in.read(64).trimmed());
+        if (shape.match(id).hasMatch())
+            return id;
+    }
+    // Made (or damaged) just now: whatever the mirror holds is not known to anyone yet.
+    QByteArray random(16, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(random.data()), random.size() / 4);
+    const QByteArray id = random.toHex();
+    QSaveFile out(path);
+    if (!QDir().mkpath(dir) || !out.open(QIODevice::WriteOnly) || out.write(id + '\n') != id.size() + 1
+        || !out.commit())
+        return {};
+    return QString::fromLatin1(id);
+}
+
+void WarmCache::Lease::grew(qint64 bytes)
+{
+    m_growth = m_growth.value_or(0) + bytes;
 }
 
 bool WarmCache::Lease::accepts(qint64 generation) const

@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace isolation {
 
@@ -64,6 +65,15 @@ public:
         // Whether `generation` would be taken by record().
         bool accepts(qint64 generation) const;
         void setName(const QString &name);
+        // An id of this mirror as made: a new one whenever the mirror is made anew (after an
+        // eviction, a clear, or its directory deleted), for LinkMark. Empty when it cannot be
+        // read or written (then nothing is assumed about the mirror's contents).
+        QString instanceId();
+        // What the holder added to the mirror, when it knows exactly (the files an ObjectLinker
+        // placed; a ref file or two more are not counted): the end of the lease then adds it to
+        // the recorded size instead of reading the size of every file of the mirror. Without it
+        // (or when no size was recorded before), the end of the lease measures the mirror.
+        void grew(qint64 bytes);
 
     private:
         friend class WarmCache;
@@ -72,6 +82,8 @@ public:
         QString m_id;
         std::shared_ptr<QMutex> m_lock;
         std::unique_ptr<WorkspaceMirror> m_mirror;
+        qint64 m_bytesBefore = 0; // the size recorded when the lease began (0: not known)
+        std::optional<qint64> m_growth;
     };
 
     // Blocks until the workspace's mirror is free: call it on worker threads only.
@@ -103,7 +115,8 @@ public:
 private:
     void load();
     void save(); // with m_mutex held
-    void release(const QString &workspaceId); // a lease ends
+    // A lease ends; `bytes`: the mirror's size when the lease knows it (else it is measured).
+    void release(const QString &workspaceId, std::optional<qint64> bytes);
     bool remove(const QString &workspaceId); // with m_mutex held and the workspace not in use
     QString mirrorDir(const QString &workspaceId) const;
 

@@ -11,6 +11,7 @@
 #include "sessionstate.h"
 #include "worker.h"
 #include "workspace/filediff.h"
+#include "workspace/objectlinker.h"
 
 #include <QElapsedTimer>
 #include <QList>
@@ -112,6 +113,9 @@ private:
     SystemClock m_clock;
     std::unique_ptr<Worker> m_worker;
     std::unique_ptr<Workspace> m_workspace; // touched on the worker only
+    // How far this session's objects are in the warm cache's mirror, so a save links only the
+    // objects it added (ObjectLinker::linkSince). Touched on the worker only.
+    LinkMark m_cacheLink;
     std::unique_ptr<WorkspaceStore> m_store;
     SessionState m_state = SessionState::Opening;
     QString m_reason;

@@ -79,8 +79,9 @@ void SyncFlow::take(const Manifest &manifest, const QByteArray &etag)
     const QList<BundleRef> refs = bundleRefs(manifest.refs);
     // What the session has goes into the mirror first (it then lacks less), and the mirror's
     // objects into the session last, before the session takes the hub's branches.
-    MirrorSync::Hook seed = [sessionGitDir](WarmCache::Lease &lease) -> Result<void, SessionError> {
-        if (auto linked = ObjectLinker::link(sessionGitDir, lease.gitDir()); !linked)
+    MirrorSync::Hook seed
+        = [sessionGitDir, mark = &m_session.m_cacheLink](WarmCache::Lease &lease) -> Result<void, SessionError> {
+        if (auto linked = ObjectLinker::linkSince(sessionGitDir, lease.gitDir(), lease.instanceId(), *mark); !linked)
             return SessionError::from(linked.error());
         return {};
     };

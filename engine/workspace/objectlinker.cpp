@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 
 #include <cerrno>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace isolation {
@@ -35,14 +36,42 @@ Result<void, WorkspaceError> place(const QString &from, const QString &to, LinkS
     return {};
 }
 
+Result<LinkStats, WorkspaceError> linkChanged(
+    const QString &fromGitDir, const QString &toGitDir, const QDateTime &changedSince);
+
 } // namespace
 
 Result<LinkStats, WorkspaceError> ObjectLinker::link(const QString &fromGitDir, const QString &toGitDir)
+{
+    return linkChanged(fromGitDir, toGitDir, {});
+}
+
+Result<LinkStats, WorkspaceError> ObjectLinker::linkSince(
+    const QString &fromGitDir, const QString &toGitDir, const QString &destination, LinkMark &mark)
+{
+    // A directory's time has the file system's granularity and its clock may lag ours a little:
+    // a margin re-reads the directories changed just before the last link, which costs nothing.
+    constexpr qint64 kMarginMs = 2000;
+    const QDateTime start = QDateTime::currentDateTimeUtc().addMSecs(-kMarginMs);
+    const bool known = !destination.isEmpty() && mark.destination == destination && mark.since.isValid();
+    auto linked = linkChanged(fromGitDir, toGitDir, known ? mark.since : QDateTime());
+    if (linked)
+        mark = {destination, start};
+    else
+        mark = {};
+    return linked;
+}
+
+namespace {
+
+Result<LinkStats, WorkspaceError> linkChanged(
+    const QString &fromGitDir, const QString &toGitDir, const QDateTime &changedSince)
 {
     static const QRegularExpression packIndex(QStringLiteral("^pack-[0-9a-f]{40}\\.idx$"));
     static const QRegularExpression fanout(QStringLiteral("^[0-9a-f]{2}$"));
     static const QRegularExpression looseName(QStringLiteral("^[0-9a-f]{38}$"));
     LinkStats stats;
+    const qint64 sinceMs = changedSince.isValid() ? changedSince.toMSecsSinceEpoch() : 0;
     const QString from = fromGitDir + QStringLiteral("/objects");
     const QString to = toGitDir + QStringLiteral("/objects");
 
@@ -72,6 +101,16 @@ Result<LinkStats, WorkspaceError> ObjectLinker::link(const QString &fromGitDir, 
     for (const QString &dir : fromObjects.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
         if (!fanout.match(dir).hasMatch())
             continue;
+        if (changedSince.isValid()) {
+            // stat(2) itself: QFileInfo's times go through the local time zone, a file read each time.
+            struct stat st
+            {
+            };
+            if (::stat(QFile::encodeName(fromObjects.filePath(dir)).constData(), &st) == 0
+                && qint64(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000 < sinceMs)
+                continue;
+        }
+        ++stats.directoriesRead;
         const QDir source(fromObjects.filePath(dir));
         const QString targetDir = to + QLatin1Char('/') + dir;
         bool made = false;
@@ -92,5 +131,7 @@ Result<LinkStats, WorkspaceError> ObjectLinker::link(const QString &fromGitDir, 
     }
     return stats;
 }
+
+} // namespace
 
 } // namespace isolation

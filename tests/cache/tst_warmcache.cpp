@@ -1,7 +1,8 @@
 // The warm cache's pieces without the hub: a WorkspaceMirror takes segments and refs; ObjectLinker
 // links its objects into a session (hard links, no alternates: deleting the mirror loses nothing);
 // Workspace::adoptHubRefs takes the mirror's branches and refuses a commit it lacks; the mirror's
-// bundle clones with the real git; WarmCache leases, eviction in use, clear, and the LRU cap.
+// bundle clones with the real git; WarmCache leases, eviction in use, clear, and the LRU cap;
+// ObjectLinker::linkSince reads only what changed since the last link into the same mirror.
 #include "../workspace/gitcli.h"
 #include "../workspace/testsession.h"
 
@@ -18,6 +19,7 @@
 #include <QTest>
 
 #include <sys/stat.h>
+#include <sys/time.h>
 
 using namespace isolation;
 using isolation::test::GitCli;
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void adoptRefusesACommitItLacks();
     void mirrorBundleClones();
     void leasesEvictionAndCap();
+    void linkSinceReadsOnlyWhatChanged();
 
 private:
     // A mirror at `gitDir` holding `a`'s published state (its segments and hub refs).
@@ -205,6 +208,112 @@ void tst_WarmCache::leasesEvictionAndCap()
     QCOMPARE(cache.list().size(), 1);
     QCOMPARE(cache.clear(), QStringList());
     QVERIFY(cache.list().isEmpty());
+}
+
+namespace {
+
+// The loose objects under `gitDir`, as "xx/yyyy…".
+QSet<QString> looseObjects(const QString &gitDir)
+{
+    QSet<QString> names;
+    QDirIterator it(gitDir + QStringLiteral("/objects"), QDir::Files, QDirIterator::Subdirectories);
+    const QRegularExpression shape(QStringLiteral("/([0-9a-f]{2}/[0-9a-f]{38})$"));
+    while (it.hasNext()) {
+        const auto match = shape.match(it.next());
+        if (match.hasMatch())
+            names.insert(match.captured(1));
+    }
+    return names;
+}
+
+// Sets every fan-out directory's time an hour back: what a link an hour ago would have seen.
+bool ageFanout(const QString &gitDir)
+{
+    const QDir objects(gitDir + QStringLiteral("/objects"));
+    const qint64 then = QDateTime::currentSecsSinceEpoch() - 3600;
+    const timeval times[2] = {{then, 0}, {then, 0}};
+    for (const QString &dir : objects.entryList({QStringLiteral("??")}, QDir::Dirs | QDir::NoDotAndDotDot)) {
+        if (::utimes(QFile::encodeName(objects.filePath(dir)).constData(), times) != 0)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void tst_WarmCache::linkSinceReadsOnlyWhatChanged()
+{
+    QTemporaryDir root;
+    TestSession a = TestSession::open(root.path(), QStringLiteral("a"), m_clock);
+    for (int i = 0; i < 300; ++i)
+        QVERIFY(a.write(QStringLiteral("d%1/f%2.txt").arg(i % 7).arg(i), QByteArray::number(i) + "\n"));
+    a.save();
+    WarmCache cache(root.filePath(QStringLiteral("cache")));
+    LinkMark mark;
+    const int fanout = QDir(a.gitDir + QStringLiteral("/objects"))
+                           .entryList({QStringLiteral("??")}, QDir::Dirs | QDir::NoDotAndDotDot)
+                           .size();
+    QVERIFY2(fanout > 150, qPrintable(QString::number(fanout)));
+    QString firstInstance;
+    {
+        // Nothing known: every directory is read, and the mirror has every loose object after.
+        auto lease = cache.lease(QStringLiteral("ws1"));
+        QVERIFY(lease->mirror());
+        firstInstance = lease->instanceId();
+        QCOMPARE(firstInstance.size(), 32);
+        auto linked = ObjectLinker::linkSince(a.gitDir, lease->gitDir(), firstInstance, mark);
+        QVERIFY2(linked, linked ? "" : qPrintable(linked.error().message));
+        QCOMPARE(linked.value().directoriesRead, fanout);
+        QVERIFY(looseObjects(a.gitDir).subtract(looseObjects(lease->gitDir())).isEmpty());
+        QCOMPARE(mark.destination, firstInstance);
+    }
+    QVERIFY(ageFanout(a.gitDir));
+    const QString mirrorDir = cache.directory() + QStringLiteral("/ws1.git");
+    const qint64 sizeBefore = cache.list().value(0).bytes;
+    QCOMPARE(sizeBefore, WarmCache::directorySize(mirrorDir));
+    qint64 growth = 0;
+
+    // One file changed and saved: only the directories its objects went into are read, and the
+    // mirror again has every loose object of the session.
+    const QSet<QString> before = looseObjects(a.gitDir);
+    QVERIFY(a.write(QStringLiteral("d3/f3.txt"), "changed\n"));
+    a.save();
+    const QSet<QString> added = looseObjects(a.gitDir).subtract(before);
+    QVERIFY(!added.isEmpty());
+    QSet<QString> addedDirs;
+    for (const QString &name : added)
+        addedDirs.insert(name.left(2));
+    {
+        auto lease = cache.lease(QStringLiteral("ws1"));
+        QCOMPARE(lease->instanceId(), firstInstance); // the same mirror
+        auto linked = ObjectLinker::linkSince(a.gitDir, lease->gitDir(), lease->instanceId(), mark);
+        QVERIFY(linked);
+        QCOMPARE(linked.value().directoriesRead, int(addedDirs.size()));
+        QCOMPARE(linked.value().loose, int(added.size()));
+        QVERIFY(looseObjects(a.gitDir).subtract(looseObjects(lease->gitDir())).isEmpty());
+        lease->grew(linked.value().bytes);
+        growth = linked.value().bytes;
+    }
+    // The size: measured at the end of the first lease, the growth added at the end of the second,
+    // and both what the files add up to.
+    QCOMPARE(cache.list().value(0).bytes, sizeBefore + growth);
+    QCOMPARE(WarmCache::directorySize(mirrorDir), sizeBefore + growth);
+
+    // The mirror made anew (cleared): nothing is assumed, every directory is read again.
+    QVERIFY(cache.clear().isEmpty());
+    {
+        auto lease = cache.lease(QStringLiteral("ws1"));
+        const QString instance = lease->instanceId();
+        QCOMPARE(instance.size(), 32);
+        QVERIFY(instance != firstInstance);
+        auto linked = ObjectLinker::linkSince(a.gitDir, lease->gitDir(), instance, mark);
+        QVERIFY(linked);
+        QCOMPARE(linked.value().directoriesRead,
+            QDir(a.gitDir + QStringLiteral("/objects"))
+                .entryList({QStringLiteral("??")}, QDir::Dirs | QDir::NoDotAndDotDot)
+                .size());
+        QVERIFY(looseObjects(a.gitDir).subtract(looseObjects(lease->gitDir())).isEmpty());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_WarmCache)
