@@ -188,7 +188,13 @@ void SaveFlow::merge()
 
 void SaveFlow::writeSegment()
 {
-    m_kind = m_base.segments.isEmpty() || m_base.needsCompaction() ? SegmentKind::Full : SegmentKind::Thin;
+    m_at = m_base.nextSegmentAt();
+    m_kind = m_at == 0 ? SegmentKind::Full : SegmentKind::Thin;
+    QList<QByteArray> over;
+    if (m_at > 0 && m_at < m_base.segments.size()) {
+        for (const QString &tip : m_base.tipsBefore(m_at))
+            over.append(tip.toLatin1());
+    }
     const QString dir = m_session.m_cache->tempDir();
     if (!QDir().mkpath(dir)) {
         notPublished(SessionError::failed(tr("cannot create %1").arg(dir)));
@@ -201,11 +207,18 @@ void SaveFlow::writeSegment()
     const SegmentKind kind = m_kind;
     QPointer<SaveFlow> self(this);
     m_session.onWorker<Result<SegmentResult, WorkspaceError>>(
-        [path, kind](Workspace &ws) -> Result<SegmentResult, WorkspaceError> {
+        [path, kind, over](Workspace &ws) -> Result<SegmentResult, WorkspaceError> {
             QFile out(path);
             if (!out.open(QIODevice::WriteOnly))
                 return WorkspaceError::failed(writeFailureText(path, out.errorString(), errno));
-            auto written = ws.writeSegment(out, kind);
+            auto written = ws.writeSegment(out, kind, over);
+            if (!written && written.error().code == WorkspaceError::Code::NotFound && !over.isEmpty()) {
+                // The roll-up's base is not here: a full bundle replaces the chain instead.
+                qCWarning(lcSessions) << "no roll-up:" << written.error().message << "- writing a full segment";
+                if (!out.resize(0) || !out.seek(0))
+                    return WorkspaceError::failed(writeFailureText(path, out.errorString(), errno));
+                written = ws.writeSegment(out, SegmentKind::Full);
+            }
             if (written && !out.flush())
                 return WorkspaceError::failed(writeFailureText(path, out.errorString(), errno));
             if (!written && written.error().code != WorkspaceError::Code::Storage
@@ -230,7 +243,12 @@ void SaveFlow::writeSegment()
                 return;
             }
             self->m_segment = r.value();
-            self->m_report.compacted = self->m_kind == SegmentKind::Full;
+            if (self->m_kind == SegmentKind::Thin && self->m_at < self->m_base.segments.size()
+                && r.value().prerequisites.isEmpty()) {
+                self->m_kind = SegmentKind::Full; // the roll-up fell back to a full bundle
+                self->m_at = 0;
+            }
+            self->m_report.compacted = self->m_at < self->m_base.segments.size();
             self->upload();
         });
 }
@@ -259,8 +277,7 @@ void SaveFlow::upload()
             self->m_report.segmentBytes = uploaded.value().size;
             Manifest next = self->m_base.successor(Manifest::newSaveId());
             next.workspaceId = session.workspaceId();
-            if (self->m_kind == SegmentKind::Full)
-                next.segments.clear();
+            next.segments = self->m_base.segments.mid(0, self->m_at);
             next.segments.append(uploaded.value());
             next.refs = uploaded.value().refs;
             self->m_next = next;
@@ -353,15 +370,20 @@ void SaveFlow::published(const QByteArray &etag, bool ours)
     const QString sessionGitDir = m_session.gitDir();
     WarmCache *cache = m_session.m_cache;
     const QString name = m_session.workspaceName();
+    LinkMark *mark = &m_session.m_cacheLink;
     QPointer<SaveFlow> self(this);
     m_session.onWorker<Result<void, WorkspaceError>>(
-        [segment, next, etag, ours, sessionGitDir, cache, name](Workspace &ws) -> Result<void, WorkspaceError> {
+        [segment, next, etag, ours, sessionGitDir, cache, name, mark](Workspace &ws) -> Result<void, WorkspaceError> {
             if (auto marked = ws.markPublished(segment); !marked)
                 return marked;
             // The warm cache takes the save too; a failure there costs a download later, nothing more.
+            // Only the objects added since this session's last link go in: a one-file save costs
+            // what it changed, not a look at every object of the tree.
             auto lease = cache->lease(next.workspaceId);
             lease->setName(name);
-            auto linked = ObjectLinker::link(sessionGitDir, lease->gitDir());
+            auto linked = ObjectLinker::linkSince(sessionGitDir, lease->gitDir(), lease->instanceId(), *mark);
+            if (linked)
+                lease->grew(linked.value().bytes);
             auto mirror = lease->mirror();
             if (linked && mirror && ours && lease->accepts(next.generation)) {
                 if (auto set = mirror.value()->setRefs(bundleRefs(next.refs)); set)

@@ -45,6 +45,7 @@ private:
     Manifest m_next;
     SegmentResult m_segment;
     SegmentKind m_kind = SegmentKind::Thin;
+    int m_at = 0; // the segment replaces m_base.segments[m_at…] (Manifest::nextSegmentAt())
     QString m_segmentFile;
     ManifestSegment m_uploaded;
 };

@@ -77,15 +77,42 @@ Manifest Manifest::successor(const QString &newSaveId) const
     return next;
 }
 
-bool Manifest::needsCompaction() const
+int Manifest::nextSegmentAt() const
 {
-    if (segments.size() >= kMaxChain)
-        return true;
+    const int count = int(segments.size());
+    if (count == 0 || segments.first().kind != ManifestSegment::Kind::Full)
+        return 0;
     qint64 full = 0;
     qint64 thin = 0;
     for (const ManifestSegment &s : segments)
         (s.kind == ManifestSegment::Kind::Full ? full : thin) += s.size;
-    return thin > full;
+    if (thin > full)
+        return 0;
+    if (count < kMaxChain)
+        return count;
+    qint64 after = 0; // the bytes of segments[i + 1…]
+    QList<qint64> tail(count, 0);
+    for (int i = count - 1; i >= 1; --i) {
+        tail[i] = after;
+        after += segments[i].size;
+    }
+    for (int i = 1; i < count - 1; ++i) {
+        if (segments[i].size <= tail[i])
+            return i;
+    }
+    return count - 2;
+}
+
+QStringList Manifest::tipsBefore(int at) const
+{
+    if (at <= 0 || at > segments.size())
+        return {};
+    QStringList tips;
+    for (const QString &id : segments[at - 1].refs) {
+        if (!tips.contains(id))
+            tips.append(id);
+    }
+    return tips;
 }
 
 QStringList Manifest::segmentsDroppedBy(const Manifest &next) const

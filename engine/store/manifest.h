@@ -33,8 +33,8 @@ class Manifest
 {
 public:
     static constexpr int kFormat = 1;
-    // Compaction: a chain this long, or thin segments larger in total than the full one, makes the
-    // next save write one full bundle (needsCompaction()).
+    // Compaction (nextSegmentAt()): thin segments larger in total than the full one make the next
+    // save write one full bundle; a chain this long makes it roll the newer thin segments up.
     static constexpr int kMaxChain = 16;
     static constexpr int kRecentSaves = 32; // save ids remembered, for settling uncertain saves
 
@@ -51,8 +51,20 @@ public:
     Manifest successor(const QString &newSaveId) const;
     // True when this manifest, or one of the kRecentSaves before it, was written by that save.
     bool carriesSave(const QString &id) const { return recentSaves.contains(id); }
-    // The compaction rule: true when the next save should write a full bundle and name only it.
-    bool needsCompaction() const;
+    // The compaction rule: where the next save's segment goes in the chain. It replaces
+    // segments[at…]: at == segments.size() appends it (nothing replaced); at == 0 makes it a full
+    // bundle naming the whole workspace (no chain yet, or the thin segments together larger than
+    // the full one: what the thin ones cost has paid for it); otherwise the chain is kMaxChain long
+    // and it is a roll-up, a thin bundle over the tips of segments[at - 1] replacing the thin
+    // segments after those: it costs what they hold, never the whole tree. `at` is the first thin
+    // segment no larger than all after it together (else the last but one), so segments shrink
+    // along the chain and a byte is rewritten a few times, not once per save.
+    int nextSegmentAt() const;
+    // True when the next save replaces part or all of the chain.
+    bool needsCompaction() const { return nextSegmentAt() < segments.size(); }
+    // The commits segments[0..at-1] leave the workspace at (their last one's tips): the
+    // prerequisites of a roll-up at `at`.
+    QStringList tipsBefore(int at) const;
     // The segment names this manifest has and `next` does not (what a compacting save leaves behind).
     QStringList segmentsDroppedBy(const Manifest &next) const;
 

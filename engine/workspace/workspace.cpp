@@ -66,9 +66,10 @@ Result<MergeResult, WorkspaceError> Workspace::mergeIntoMain()
     return MainMerger(*m_repo).merge();
 }
 
-Result<SegmentResult, WorkspaceError> Workspace::writeSegment(QIODevice &out, SegmentKind kind)
+Result<SegmentResult, WorkspaceError> Workspace::writeSegment(
+    QIODevice &out, SegmentKind kind, const QList<QByteArray> &over)
 {
-    return writeBundle(out, kind == SegmentKind::Full, true);
+    return writeBundle(out, kind == SegmentKind::Full, true, kind == SegmentKind::Full ? QList<QByteArray>() : over);
 }
 
 Result<SegmentResult, WorkspaceError> Workspace::exportBundle(QIODevice &out)
@@ -76,7 +77,8 @@ Result<SegmentResult, WorkspaceError> Workspace::exportBundle(QIODevice &out)
     return writeBundle(out, true, false);
 }
 
-Result<SegmentResult, WorkspaceError> Workspace::writeBundle(QIODevice &out, bool full, bool skipWhenCurrent)
+Result<SegmentResult, WorkspaceError> Workspace::writeBundle(
+    QIODevice &out, bool full, bool skipWhenCurrent, const QList<QByteArray> &over)
 {
     // The plan against the hub tells whether anything is new, also for a full segment.
     auto plan = HubState(*m_repo).plan(!skipWhenCurrent);
@@ -85,7 +87,13 @@ Result<SegmentResult, WorkspaceError> Workspace::writeBundle(QIODevice &out, boo
     SegmentResult result;
     result.refs = plan.value().refs;
     if (!full)
-        result.prerequisites = plan.value().prerequisites;
+        result.prerequisites = over.isEmpty() ? plan.value().prerequisites : over;
+    for (const QByteArray &hex : std::as_const(over)) {
+        auto commit = git::fromHex(hex);
+        if (!commit || !m_repo->commit(*commit))
+            return WorkspaceError::notFound(
+                QStringLiteral("the roll-up's base %1 is not here").arg(QString::fromLatin1(hex)));
+    }
     if (skipWhenCurrent && plan.value().upToDate)
         return result;
     auto stats = BundleWriter(m_repo->get()).write(result.refs, result.prerequisites, out);

@@ -56,8 +56,11 @@ public:
     Result<MergeResult, WorkspaceError> mergeIntoMain();
     // 3. Writes the segment for the hub to `out`: a bundle of main and every session branch, thin
     //    against what the hub has (full when it has nothing, or when `kind` is Full: a compacting
-    //    save). Nothing written when the hub is current.
-    Result<SegmentResult, WorkspaceError> writeSegment(QIODevice &out, SegmentKind kind = SegmentKind::Thin);
+    //    save). Nothing written when the hub is current. A thin segment with `over` (commits of an
+    //    earlier segment of the chain) is thin against those instead: a roll-up replacing the
+    //    segments after them (NotFound when one of them is not here).
+    Result<SegmentResult, WorkspaceError> writeSegment(
+        QIODevice &out, SegmentKind kind = SegmentKind::Thin, const QList<QByteArray> &over = {});
     // 4a. The caller stored the segment: the hub now has its refs.
     Result<void, WorkspaceError> markPublished(const SegmentResult &segment);
     // 4b. The store refused (412): main goes back to before step 2; the session branch keeps the work
@@ -102,7 +105,8 @@ public:
 
 private:
     explicit Workspace(std::unique_ptr<GitRepo> repo);
-    Result<SegmentResult, WorkspaceError> writeBundle(QIODevice &out, bool full, bool skipWhenCurrent);
+    Result<SegmentResult, WorkspaceError> writeBundle(
+        QIODevice &out, bool full, bool skipWhenCurrent, const QList<QByteArray> &over = {});
 
     std::unique_ptr<GitRepo> m_repo;
 };

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void aBadSegmentLeavesNothing();
     void killedMidRestoreFinishesOnRestart_data();
     void killedMidRestoreFinishesOnRestart();
+    void aLongChainRollsUpWhatChanged();
 
 private:
     // Engine 1's cache emptied: the next `session new` there is a cold restore.
@@ -56,6 +57,7 @@ private:
     SessionFixture m_fx;
     QString m_workspaceId;
     QString m_saved; // engine 0's worktree
+    QString m_savedId; // its session
 };
 
 void tst_SessionRestore::initTestCase()
@@ -70,6 +72,7 @@ void tst_SessionRestore::initTestCase()
     QVERIFY(!m_workspaceId.isEmpty());
     const QJsonObject a = m_fx.newSession(0, QStringLiteral("restore"));
     const QString id = a.value(QStringLiteral("id")).toString();
+    m_savedId = id;
     m_saved = a.value(QStringLiteral("worktree")).toString();
     QVERIFY(!id.isEmpty());
     // Deep directories of small files, a few large incompressible ones (a download in several
@@ -257,6 +260,65 @@ void tst_SessionRestore::killedMidRestoreFinishesOnRestart()
     QVERIFY(
         GitCli::run({QStringLiteral("--git-dir=") + mirror, QStringLiteral("fsck"), QStringLiteral("--no-progress")})
             .ok());
+}
+
+// Compaction costs what the thin segments hold, not the whole tree: the save that finds the chain
+// at its limit (16) rolls the thin segments up into one over the full bundle, which stays as it
+// is; the chain is two segments again, what it replaced is deleted on the hub, and a warm and a
+// cold restore both give the saved tree.
+void tst_SessionRestore::aLongChainRollsUpWhatChanged()
+{
+    const QString dir
+        = m_fx.hub().dataDir() + QStringLiteral("/workspaces/") + m_workspaceId + QStringLiteral("/segments/");
+    QStringList segments = m_fx.hubSegments(m_workspaceId);
+    QString full;
+    for (const QString &name : segments) {
+        if (full.isEmpty() || QFileInfo(dir + name).size() > QFileInfo(dir + full).size())
+            full = name;
+    }
+    const qint64 fullBytes = QFileInfo(dir + full).size();
+    QVERIFY(fullBytes > 3 * 1024 * 1024);
+    // Warm: engine 1 has a session on the chain as it is now.
+    const QJsonObject warm = m_fx.newSession(1, QStringLiteral("restore"));
+    QVERIFY(!warm.isEmpty());
+    QJsonObject rolled;
+    for (int i = 0; segments.size() < 16 || rolled.isEmpty(); ++i) {
+        QVERIFY2(i < 20, "no roll-up after 20 saves");
+        QVERIFY(GitCli::writeFile(m_saved + QStringLiteral("/later.txt"), "later " + QByteArray::number(i) + "\n"));
+        const CliRun save = m_fx.cli(0, {QStringLiteral("save"), m_savedId, QStringLiteral("--json")});
+        QVERIFY2(save.exitCode == 0, qPrintable(save.describe()));
+        const QStringList now = m_fx.hubSegments(m_workspaceId);
+        if (save.json().value(QStringLiteral("compacted")).toBool()) {
+            QCOMPARE(segments.size(), 16); // only at the limit
+            rolled = save.json();
+            segments = now;
+            break;
+        }
+        QCOMPARE(now.size(), segments.size() + 1);
+        segments = now;
+    }
+    // The full bundle kept, one small segment for everything after it.
+    QCOMPARE(segments.size(), 2);
+    QVERIFY(segments.contains(full));
+    const qint64 rollUpBytes = rolled.value(QStringLiteral("segmentBytes")).toInteger();
+    QVERIFY2(rollUpBytes > 0 && rollUpBytes < fullBytes / 20,
+        qPrintable(QStringLiteral("%1 of %2").arg(rollUpBytes).arg(fullBytes)));
+    QCOMPARE(QDir(dir).entryList(QDir::Files).size(), 2); // what it replaced is deleted
+
+    // Warm: the session on engine 1 syncs to it; a new one there starts from its cache.
+    const QString warmId = warm.value(QStringLiteral("id")).toString();
+    const CliRun sync = m_fx.cli(1, {QStringLiteral("sync"), warmId, QStringLiteral("--json")});
+    QVERIFY2(sync.exitCode == 0, qPrintable(sync.describe()));
+    QCOMPARE(GitCli::snapshot(warm.value(QStringLiteral("worktree")).toString()), GitCli::snapshot(m_saved));
+    const QJsonObject again = m_fx.newSession(1, QStringLiteral("restore"));
+    QVERIFY(!again.isEmpty());
+    verifyRestored(again.value(QStringLiteral("worktree")).toString());
+    // Cold: both segments read, in order.
+    coldCache();
+    const QJsonObject cold = m_fx.newSession(1, QStringLiteral("restore"));
+    QVERIFY(!cold.isEmpty());
+    QCOMPARE(cold.value(QStringLiteral("lastSync")).toObject().value(QStringLiteral("segmentsDownloaded")).toInt(), 2);
+    verifyRestored(cold.value(QStringLiteral("worktree")).toString());
 }
 
 QTEST_GUILESS_MAIN(tst_SessionRestore)

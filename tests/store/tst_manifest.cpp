@@ -63,6 +63,7 @@ private Q_SLOTS:
     void successorsRememberRecentSaves();
     void compaction_data();
     void compaction();
+    void rollUp();
     void sealedManifestIsBound();
     void segmentFileRoundTrip();
     void segmentFileRefused_data();
@@ -174,11 +175,46 @@ void tst_Manifest::compaction()
     for (int i = 0; i < thinCount; ++i)
         m.segments.append(segment(ManifestSegment::Kind::Thin, thinSize));
     QCOMPARE(m.needsCompaction(), compact);
+    // A full bundle when the thin ones outweigh it; a roll-up of thin ones when the chain is long.
+    QCOMPARE(m.nextSegmentAt(), !compact ? m.segments.size() : thinSize * thinCount > 1000 ? 0 : 1);
 
     Manifest compacted = m.successor(Manifest::newSaveId());
     compacted.segments = {segment(ManifestSegment::Kind::Full, 1200)};
     QCOMPARE(m.segmentsDroppedBy(compacted).size(), m.segments.size());
     QVERIFY(!compacted.needsCompaction());
+}
+
+void tst_Manifest::rollUp()
+{
+    // Sizes of a chain at kMaxChain: the full bundle, then thin ones.
+    auto chain = [](const QList<qint64> &thin) {
+        Manifest m = sample();
+        m.segments = {segment(ManifestSegment::Kind::Full, 100000)};
+        for (qint64 size : thin)
+            m.segments.append(segment(ManifestSegment::Kind::Thin, size));
+        return m;
+    };
+    QList<qint64> equal(Manifest::kMaxChain - 1, 10);
+    QCOMPARE(chain(equal).nextSegmentAt(), 1); // all rolled up into one
+    QList<qint64> rolled {150};
+    rolled.append(QList<qint64>(Manifest::kMaxChain - 2, 10));
+    QCOMPARE(chain(rolled).nextSegmentAt(), 2); // the roll-up kept, the 14 after it rolled up
+    QList<qint64> shrinking {8000, 4000, 2000, 1000, 500, 250, 125, 60, 30, 15, 8, 4, 2, 1, 1};
+    QCOMPARE(chain(shrinking).nextSegmentAt(), 8); // from 60, the first no larger than the 61 after it
+    QList<qint64> steep {60000, 30000, 9000, 800, 70, 6, 5, 4, 3, 2, 1, 1, 1, 1, 1};
+    QCOMPARE(chain(steep).nextSegmentAt(), 6); // 6 ≤ 5 + 4 + … + 1
+    QList<qint64> noneSmall {50000, 20000, 10000, 5000, 2500, 1200, 600, 300, 150, 70, 30, 12, 5, 2, 1};
+    QCOMPARE(chain(noneSmall).nextSegmentAt(), Manifest::kMaxChain - 2); // the last two
+    // A roll-up's prerequisites: the tips of the segment before it, each once.
+    Manifest m = chain(equal);
+    m.segments[2].refs = {{QStringLiteral("refs/heads/main"), QString(40, QLatin1Char('a'))},
+        {QStringLiteral("refs/heads/session/s1"), QString(40, QLatin1Char('a'))},
+        {QStringLiteral("refs/heads/session/s2"), QString(40, QLatin1Char('b'))}};
+    QCOMPARE(m.tipsBefore(3), (QStringList {QString(40, QLatin1Char('a')), QString(40, QLatin1Char('b'))}));
+    QVERIFY(m.tipsBefore(0).isEmpty());
+    // A chain that does not start with a full bundle gets one.
+    m.segments.first().kind = ManifestSegment::Kind::Thin;
+    QCOMPARE(m.nextSegmentAt(), 0);
 }
 
 void tst_Manifest::sealedManifestIsBound()
