@@ -1,5 +1,6 @@
 #include "sessionmanager.h"
 
+#include "core/threadpriority.h"
 #include "crypto/random.h"
 #include "pairing/serveridentity.h"
 #include "store/workspacestore.h"
@@ -7,7 +8,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QThread>
 
 namespace isolation {
 
@@ -58,10 +58,15 @@ void SessionManager::prepareSpares()
     m_spareRunning = true;
     WarmCache *cache = m_cache.get();
     SparePool *spares = m_spares.get();
-    // Built at low priority: a member's own save or sync goes first.
+    // Built as background work (CPU and disk): a member's own save, sync or start goes first.
     m_spareWorker->run<Result<bool, WorkspaceError>>(
         [cache, spares, workspaceId]() -> Result<bool, WorkspaceError> {
-            QThread::currentThread()->setPriority(QThread::LowestPriority);
+            static thread_local const bool background = [] {
+                if (!makeThisThreadBackground())
+                    qCInfo(lcSessions) << "spare sessions are built at normal priority (lowering it was refused)";
+                return true;
+            }();
+            Q_UNUSED(background);
             static const SystemClock clock;
             return spares->prepare(*cache, workspaceId, clock);
         },

@@ -143,13 +143,16 @@ Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString 
         return e;
     };
     std::unique_ptr<Workspace> ws;
+    bool forward = false; // an older spare brought forward rather than a new one checked out
+    WorkspaceError why = WorkspaceError::failed(QStringLiteral("cannot build the spare in %1").arg(build));
     {
         // The cache's objects and branches, under its lease; the checkout after, without it.
         auto lease = cache.lease(workspaceId);
         const CacheEntry entry = lease->entry();
         if (entry.etag.isEmpty())
             return false;
-        if (auto current = spare(workspaceId); current && current->generation >= entry.generation)
+        const std::optional<Spare> current = spare(workspaceId);
+        if (current && current->generation >= entry.generation)
             return false;
         auto mirror = lease->mirror();
         if (!mirror)
@@ -157,19 +160,56 @@ Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString 
         auto refs = mirror.value()->refs();
         if (!refs)
             return refs.error();
-        auto opened = Workspace::open(build + QStringLiteral("/git"), build + QStringLiteral("/workspace"),
-            s.placeholder, clock);
-        if (!opened)
-            return failed(opened.error());
-        ws = std::move(opened.value());
-        if (auto linked = ObjectLinker::link(lease->gitDir(), ws->gitDir()); !linked)
-            return failed(linked.error());
-        if (auto adopted = ws->adoptHubRefs(refs.value()); !adopted)
-            return failed(adopted.error());
+        // The spare there, older and never used: moved aside to be brought forward, so only the
+        // files that changed since are written (a save of one file costs one file here, not a
+        // checkout of the tree). No spare can be taken meanwhile: a start then builds as usual.
+        if (current) {
+            QMutexLocker lock(&m_mutex);
+            forward = moveDir(spareDir(workspaceId), build);
+        }
+        for (int attempt = forward ? 0 : 1; attempt < 2 && !ws; ++attempt) {
+            if (attempt == 1 && forward) {
+                QDir(build).removeRecursively(); // bringing it forward failed: a new one instead
+                forward = false;
+            }
+            if (forward) {
+                s.placeholder = current->placeholder;
+                QFile::remove(build + QLatin1Char('/') + QLatin1String(kMarker));
+            }
+            auto opened = Workspace::open(build + QStringLiteral("/git"), build + QStringLiteral("/workspace"),
+                s.placeholder, clock);
+            if (!opened) {
+                why = opened.error();
+                continue;
+            }
+            std::unique_ptr<Workspace> candidate = std::move(opened.value());
+            if (forward) {
+                // Never used, so its files are main's; were one changed anyway, it is made anew.
+                auto changed = candidate->changes();
+                if (!changed || !changed.value().files.isEmpty() || changed.value().mergeInProgress) {
+                    qCInfo(lcSessions) << "the spare of" << workspaceId << "is made anew: its files changed";
+                    continue;
+                }
+            }
+            auto linked = ObjectLinker::link(lease->gitDir(), candidate->gitDir());
+            auto adopted = linked ? candidate->adoptHubRefs(refs.value())
+                                  : Result<ApplyResult, WorkspaceError>(linked.error());
+            if (!adopted) {
+                why = adopted.error();
+                if (!forward)
+                    return failed(why);
+                qCInfo(lcSessions) << "the spare of" << workspaceId << "is made anew:" << adopted.error().message;
+                continue;
+            }
+            ws = std::move(candidate);
+        }
+        if (!ws)
+            return failed(why);
         s.etag = entry.etag;
         s.generation = entry.generation;
     }
-    // The session branch is at the root commit: main comes in as a fast-forward, every file written.
+    // The session branch is at main's commit of the spare's older generation, or at the root
+    // commit of a new one: main comes in as a fast-forward, writing the files that differ.
     auto merged = ws->mergeMainIntoSession(ConflictMode::Stop);
     if (!merged)
         return failed(merged.error());
@@ -193,7 +233,8 @@ Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString 
         remove(workspaceId);
         return false;
     }
-    qCInfo(lcSessions) << "spare session of" << workspaceId << "ready at generation" << s.generation;
+    qCInfo(lcSessions) << "spare session of" << workspaceId << "ready at generation" << s.generation
+                       << (forward ? "(brought forward)" : "(checked out)");
     return true;
 }
 

@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QTest>
 
@@ -66,6 +67,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void warmStartFetchesOnlyNewSegments();
     void warmStartTakesTheSpareSession();
+    void aSpareIsBroughtForward();
     void cacheListEvictClear();
     void deletingTheCacheLosesNothing();
     void sizeCapEvictsLeastRecentlyUsed();
@@ -226,6 +228,65 @@ void tst_SessionCache::warmStartTakesTheSpareSession()
     QCOMPARE(m_fx->stopEngine(0), 0);
     QVERIFY(m_fx->startEngine(0));
     QVERIFY(!QFileInfo::exists(orphan));
+}
+
+// After a save, the spare follows by writing only what changed: a file the save did not touch keeps
+// its inode; the changed one has the new bytes; the spare is clean and whole. A spare whose files
+// were changed behind the engine's back is made anew instead.
+void tst_SessionCache::aSpareIsBroughtForward()
+{
+    const QString ws = m_fx->createWorkspace(QStringLiteral("forward"));
+    QVERIFY(!ws.isEmpty());
+    const Sess a = newSession(0, QStringLiteral("forward"));
+    QVERIFY(a.write(QStringLiteral("dir/kept.txt"), "kept\n"));
+    QVERIFY(save(0, a, QStringLiteral("dir/changed.txt"), "one\n"));
+    const qint64 generation = waitForSpare(0, ws);
+    QVERIFY(generation > 0);
+    const QString spareDir = m_fx->home(0) + QStringLiteral("/data/spares/") + ws;
+    const auto inode = [&](const QString &file) {
+        struct stat st {};
+        return ::stat(QFile::encodeName(spareDir + QStringLiteral("/workspace/") + file).constData(), &st) == 0
+            ? st.st_ino
+            : ino_t(0);
+    };
+    const ino_t kept = inode(QStringLiteral("dir/kept.txt"));
+    QVERIFY(kept != 0);
+    const auto placeholder = [&] {
+        return QJsonDocument::fromJson(GitCli::readFile(spareDir + QStringLiteral("/spare.json")))
+            .object()
+            .value(QStringLiteral("placeholder"))
+            .toString();
+    };
+    const QString before = placeholder();
+    QVERIFY(before.startsWith(QStringLiteral("spare-")));
+
+    QVERIFY(save(0, a, QStringLiteral("dir/changed.txt"), "two\n"));
+    const qint64 next = waitForSpare(0, ws);
+    QVERIFY(next > generation);
+    QTRY_VERIFY(GitCli::readFile(m_fx->home(0) + QStringLiteral("/state/engine.log")).contains("(brought forward)"));
+    QCOMPARE(inode(QStringLiteral("dir/kept.txt")), kept); // not written again
+    QCOMPARE(GitCli::readFile(spareDir + QStringLiteral("/workspace/dir/changed.txt")), QByteArray("two\n"));
+    const QString gitDir = spareDir + QStringLiteral("/git");
+    const QString work = spareDir + QStringLiteral("/workspace");
+    QCOMPARE(GitCli::inRepo(gitDir, {QStringLiteral("status"), QStringLiteral("--porcelain")}, work).out, QByteArray());
+    QCOMPARE(GitCli::inRepo(gitDir, {QStringLiteral("rev-parse"), QStringLiteral("HEAD")}, work).out,
+        a.git({QStringLiteral("rev-parse"), QStringLiteral("main")}).out);
+    const GitRun fsck = GitCli::inRepo(gitDir, {QStringLiteral("fsck"), QStringLiteral("--no-progress")}, work);
+    QVERIFY2(fsck.ok(), qPrintable(fsck.describe()));
+    QCOMPARE(placeholder(), before); // the same spare, brought forward
+
+    // Changed behind the engine's back: made anew (every file written again), clean.
+    QVERIFY(GitCli::writeFile(work + QStringLiteral("/dir/kept.txt"), "tampered\n"));
+    QVERIFY(save(0, a, QStringLiteral("dir/changed.txt"), "three\n"));
+    QVERIFY(waitForSpare(0, ws) > next);
+    QTRY_VERIFY(GitCli::readFile(m_fx->home(0) + QStringLiteral("/state/engine.log")).contains("is made anew"));
+    QCOMPARE(GitCli::readFile(work + QStringLiteral("/dir/kept.txt")), QByteArray("kept\n"));
+    QCOMPARE(GitCli::readFile(work + QStringLiteral("/dir/changed.txt")), QByteArray("three\n"));
+    QCOMPARE(GitCli::inRepo(gitDir, {QStringLiteral("status"), QStringLiteral("--porcelain")}, work).out, QByteArray());
+    // And a new session takes it as before.
+    const Sess b = newSession(0, QStringLiteral("forward"));
+    QCOMPARE(b.downloaded, 0);
+    QCOMPARE(b.read(QStringLiteral("dir/changed.txt")), QByteArray("three\n"));
 }
 
 void tst_SessionCache::cacheListEvictClear()
