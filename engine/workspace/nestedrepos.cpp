@@ -3,36 +3,76 @@
 #include <QFile>
 
 #include <algorithm>
-#include <filesystem>
-#include <system_error>
+#include <cstring>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace isolation {
 
-namespace fs = std::filesystem;
+namespace {
+
+// One directory, open as `fd` (taken): its subdirectories are read the same way, unless it holds
+// a `.git` itself (then it is a nested repository and `relative` is recorded). Directories are
+// opened relative to their parent and never through a symbolic link (O_NOFOLLOW), and the type of
+// an entry comes from the listing (d_type), so a directory costs one open and a listing, a file
+// nothing: this runs on every save, over every directory of the tree.
+void scanDir(int fd, const QByteArray &relative, bool root, QStringList &found)
+{
+    DIR *dir = ::fdopendir(fd);
+    if (!dir) {
+        ::close(fd);
+        return;
+    }
+    QList<QByteArray> subdirs;
+    bool nested = false;
+    while (const dirent *e = ::readdir(dir)) {
+        const char *name = e->d_name;
+        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
+            continue;
+        if (std::strcmp(name, ".git") == 0) {
+            if (!root) {
+                nested = true;
+                break;
+            }
+            continue; // the workspace's own
+        }
+        unsigned char type = e->d_type;
+        if (type == DT_UNKNOWN) {
+            struct stat st
+            {
+            };
+            if (::fstatat(::dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue;
+            type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+        }
+        if (type == DT_DIR)
+            subdirs.append(QByteArray(name));
+    }
+    if (nested) {
+        found.append(QFile::decodeName(relative));
+        ::closedir(dir);
+        return;
+    }
+    for (const QByteArray &name : std::as_const(subdirs)) {
+        const int child = ::openat(::dirfd(dir), name.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (child < 0)
+            continue; // gone meanwhile, or not readable: as the walk before it, skipped
+        scanDir(child, root ? name : relative + '/' + name, false, found);
+    }
+    ::closedir(dir);
+}
+
+} // namespace
 
 NestedRepos NestedRepos::scan(const QString &workTree)
 {
     NestedRepos result;
-    const fs::path root(QFile::encodeName(workTree).toStdString());
-    std::error_code ec;
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
-    const fs::recursive_directory_iterator end;
-    for (; !ec && it != end; it.increment(ec)) {
-        const fs::directory_entry &entry = *it;
-        if (it.depth() == 0 && entry.path().filename() == ".git") {
-            it.disable_recursion_pending();
-            continue;
-        }
-        std::error_code statEc;
-        if (!entry.is_directory(statEc) || entry.is_symlink(statEc))
-            continue;
-        if (fs::exists(fs::symlink_status(entry.path() / ".git", statEc))) {
-            const QString relative
-                = QFile::decodeName(QByteArray::fromStdString(entry.path().lexically_relative(root).generic_string()));
-            result.m_dirs.append(relative);
-            it.disable_recursion_pending();
-        }
-    }
+    const int fd = ::open(QFile::encodeName(workTree).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0)
+        scanDir(fd, QByteArray(), true, result.m_dirs);
     std::sort(result.m_dirs.begin(), result.m_dirs.end());
     return result;
 }
