@@ -1209,6 +1209,14 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <source>Another save reached the hub first: nothing was written; sync, then save again</source>
         <translation>Eine andere Sicherung hat den Hub zuerst erreicht: nichts wurde geschrieben; abgleichen, dann erneut sichern</translation>
     </message>
+    <message>
+        <source>Save cancelled: nothing was published; the merge into main is undone, the work stays on the session branch</source>
+        <translation>Speichern abgebrochen: nichts wurde veröffentlicht; die Zusammenführung in main ist rückgängig gemacht, die Arbeit bleibt auf dem Sitzungszweig</translation>
+    </message>
+    <message>
+        <source>Save cancelled: nothing was published; the work stays on the session</source>
+        <translation>Speichern abgebrochen: nichts wurde veröffentlicht; die Arbeit bleibt in der Sitzung</translation>
+    </message>
 </context>
 <context>
     <name>isolation::Session</name>
@@ -1251,6 +1259,18 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>The worktree of session %1 is there (%2): nothing to restore</source>
         <translation>Der Arbeitsordner der Sitzung %1 ist vorhanden (%2): nichts wiederherzustellen</translation>
+    </message>
+    <message>
+        <source>Nothing to cancel: no operation runs</source>
+        <translation>Nichts abzubrechen: es läuft kein Vorgang</translation>
+    </message>
+    <message>
+        <source>The %1 can no longer be cancelled: it is in its last step</source>
+        <translation>Der Vorgang %1 kann nicht mehr abgebrochen werden: er ist in seinem letzten Schritt</translation>
+    </message>
+    <message>
+        <source>The %1 can no longer be cancelled</source>
+        <translation>Der Vorgang %1 kann nicht mehr abgebrochen werden</translation>
     </message>
 </context>
 <context>

@@ -1202,6 +1202,14 @@ Discard the unsaved work and finish?</source>
         <source>Another save reached the hub first: nothing was written; sync, then save again</source>
         <translation>另一次保存先到达了中心：没有写入任何内容；请先同步，再重新保存</translation>
     </message>
+    <message>
+        <source>Save cancelled: nothing was published; the merge into main is undone, the work stays on the session branch</source>
+        <translation>保存已取消：没有发布任何内容；合并到 main 的操作已撤销，工作保留在会话分支上</translation>
+    </message>
+    <message>
+        <source>Save cancelled: nothing was published; the work stays on the session</source>
+        <translation>保存已取消：没有发布任何内容；工作保留在会话中</translation>
+    </message>
 </context>
 <context>
     <name>isolation::Session</name>
@@ -1244,6 +1252,18 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>The worktree of session %1 is there (%2): nothing to restore</source>
         <translation>会话 %1 的工作目录仍在（%2）：无需恢复</translation>
+    </message>
+    <message>
+        <source>Nothing to cancel: no operation runs</source>
+        <translation>没有可取消的操作：当前没有正在运行的操作</translation>
+    </message>
+    <message>
+        <source>The %1 can no longer be cancelled: it is in its last step</source>
+        <translation>%1 已无法取消：它正处于最后一步</translation>
+    </message>
+    <message>
+        <source>The %1 can no longer be cancelled</source>
+        <translation>%1 已无法取消</translation>
     </message>
 </context>
 <context>

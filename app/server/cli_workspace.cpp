@@ -178,7 +178,7 @@ int runSave(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("message")))
         request.insert(QStringLiteral("message"), message);
     auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/%1/save").arg(pathSegment(id)), request,
-        id, progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
+        id, progress::modeFor(json, parser.isSet(QStringLiteral("progress"))), progress::Interrupt::Cancel);
     if (!r && r.error().code == LocalApiError::Code::Stopped) {
         // The save is recorded before it starts: the engine runs it again when it starts.
         LocalApiError e = r.error();

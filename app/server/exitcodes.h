@@ -16,5 +16,7 @@ constexpr int Conflict = 9; // a merge conflicts (sync), or files are in the way
 constexpr int NotNow = 10; // refused as things stand: a finish with unsaved work, a suspend of what is not running,
                            // a session whose worktree is gone (restore it, or finish it)
 constexpr int Storage = 11; // the disk: full, read-only or not writable by this user; nothing was lost
+constexpr int Interrupted = 130; // cancelled with Ctrl-C: what the operation did was undone (or, at a
+                                 // second Ctrl-C, the command stopped waiting and the engine goes on)
 
 } // namespace isolation::exitcode

@@ -59,6 +59,7 @@ int exitCodeOf(const QString &errorCode)
         {QStringLiteral("no_space"), exitcode::Storage},
         {QStringLiteral("read_only"), exitcode::Storage},
         {QStringLiteral("permission_denied"), exitcode::Storage},
+        {QStringLiteral("cancelled"), exitcode::Interrupted},
     };
     return codes.value(errorCode, exitcode::Failure);
 }

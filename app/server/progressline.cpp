@@ -1,5 +1,8 @@
 #include "progressline.h"
 
+#include "exitcodes.h"
+
+#include "core/signalwatcher.h"
 #include "localapi/eventfollower.h"
 
 #include <QCoreApplication>
@@ -14,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -214,13 +218,13 @@ Mode modeFor(bool json, bool jsonProgress)
 }
 
 Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByteArray &method, const QString &path,
-    const QJsonObject &body, const QString &session, Mode mode)
+    const QJsonObject &body, const QString &session, Mode mode, Interrupt interrupt)
 {
-    if (mode == Mode::Quiet)
+    if (mode == Mode::Quiet && interrupt == Interrupt::Exit)
         return client.call(method, path, body);
 
     EventFollower follower(client.socketPath());
-    {
+    if (mode != Mode::Quiet) {
         // Follow from before the call, so its first phase is seen; without a stream (an old engine,
         // say), the call goes on all the same.
         QEventLoop waiting;
@@ -281,8 +285,31 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
         QObject::connect(&redraw, &QTimer::timeout, &running, draw);
         redraw.start(kRedrawMs);
     }
+    // Ctrl-C: the engine is asked to cancel (it undoes what the operation did), and the answer
+    // awaited; a second Ctrl-C, or SIGTERM, ends this process at once.
+    std::unique_ptr<SignalWatcher> signals;
+    int interrupts = 0;
+    if (interrupt == Interrupt::Cancel) {
+        signals = std::make_unique<SignalWatcher>();
+        QObject::connect(signals.get(), &SignalWatcher::terminationRequested, &running, [&](int number) {
+            if (number != SIGINT || ++interrupts > 1) {
+                if (shown)
+                    writeErr("\r\033[K");
+                writeErr("Stopped waiting: the engine goes on with it.\n");
+                std::_Exit(exitcode::Interrupted);
+            }
+            const auto asked = client.call("POST", QStringLiteral("/v1/sessions/%1/cancel").arg(session), {});
+            const QString said = asked ? QStringLiteral("Cancelling: what it did is being undone")
+                                       : asked.error().message + QStringLiteral("; waiting for it to end");
+            if (shown)
+                writeErr("\r\033[K");
+            writeErr((said + QStringLiteral(" (Ctrl-C again to stop waiting)\n")).toUtf8());
+            draw();
+        });
+    }
     worker->start();
     running.exec();
+    signals.reset();
     worker->wait();
     delete worker;
     if (!idle && mode == Mode::Json && follower.isConnected()) {

@@ -62,10 +62,17 @@ QCommandLineOption option();
 // --json and --progress; otherwise Quiet.
 Mode modeFor(bool json, bool jsonProgress);
 
+// What Ctrl-C (SIGINT) does while the call runs.
+enum class Interrupt {
+    Exit, // the process ends at once (the engine goes on with the operation)
+    Cancel, // the first asks the engine to cancel the session's operation (POST .../cancel) and
+            // waits for its answer (Cancelled: exit code 130); a second ends the process at once
+};
+
 // `client.call(method, path, body)` on a worker thread while this thread shows the progress of
-// `session` as `mode` says.
+// `session` as `mode` says, and Ctrl-C does what `interrupt` says.
 Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByteArray &method, const QString &path,
-    const QJsonObject &body, const QString &session, Mode mode);
+    const QJsonObject &body, const QString &session, Mode mode, Interrupt interrupt = Interrupt::Exit);
 
 } // namespace progress
 

@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QPointer>
+#include <QScopeGuard>
 
 #include <cerrno>
 
@@ -83,8 +84,40 @@ void SaveFlow::abort(const SessionError &why)
     deleteLater();
 }
 
+bool SaveFlow::cancellable() const
+{
+    return m_done && !m_publishing && !m_cancel->load();
+}
+
+bool SaveFlow::cancel()
+{
+    if (!cancellable())
+        return false;
+    // Taken at the next step's start, or by the segment's writer as it goes.
+    m_cancel->store(true);
+    qCInfo(lcSessions) << "save of" << m_session.id() << "cancelled by the member";
+    return true;
+}
+
+bool SaveFlow::stoppedByCancel(bool merged)
+{
+    if (!m_cancel->load())
+        return false;
+    const SessionError why = SessionError::cancelled(merged
+            ? tr("Save cancelled: nothing was published; the merge into main is undone, the work stays on the "
+                 "session branch")
+            : tr("Save cancelled: nothing was published; the work stays on the session"));
+    if (merged)
+        notPublished(why);
+    else
+        finish(why);
+    return true;
+}
+
 void SaveFlow::commit()
 {
+    if (stoppedByCancel(false))
+        return;
     m_session.setPhase(QStringLiteral("commit"));
     const QStringList files = m_files;
     const QString message = m_message;
@@ -108,6 +141,8 @@ void SaveFlow::commit()
                 return;
             }
             testhook::crashPoint("after-commit");
+            if (self->stoppedByCancel(false))
+                return;
             const CommitResult &c = r.value().first;
             self->m_report.committed = c.created;
             self->m_report.completedMerge = c.completedMerge;
@@ -168,6 +203,8 @@ void SaveFlow::checkBase()
 
 void SaveFlow::merge()
 {
+    if (stoppedByCancel(false))
+        return;
     m_session.setPhase(QStringLiteral("merge"));
     QPointer<SaveFlow> self(this);
     m_session.onWorker<Result<MergeResult, WorkspaceError>>([](Workspace &ws) { return ws.mergeIntoMain(); }, this,
@@ -182,6 +219,8 @@ void SaveFlow::merge()
             }
             testhook::crashPoint("after-merge");
             self->m_report.main = r.value().main;
+            if (self->stoppedByCancel(true))
+                return;
             self->writeSegment();
         });
 }
@@ -205,9 +244,12 @@ void SaveFlow::writeSegment()
     m_session.setPhase(QStringLiteral("segment"));
     const QString path = m_segmentFile;
     const SegmentKind kind = m_kind;
+    const std::shared_ptr<std::atomic<bool>> cancel = m_cancel;
     QPointer<SaveFlow> self(this);
     m_session.onWorker<Result<SegmentResult, WorkspaceError>>(
-        [path, kind, over](Workspace &ws) -> Result<SegmentResult, WorkspaceError> {
+        [path, kind, over, cancel](Workspace &ws) -> Result<SegmentResult, WorkspaceError> {
+            ws.setCancel(cancel.get());
+            auto clear = qScopeGuard([&ws] { ws.setCancel(nullptr); });
             QFile out(path);
             if (!out.open(QIODevice::WriteOnly))
                 return WorkspaceError::failed(writeFailureText(path, out.errorString(), errno));
@@ -229,6 +271,8 @@ void SaveFlow::writeSegment()
         this,
         [self](Result<SegmentResult, WorkspaceError> r) {
             if (!self || !self->m_done)
+                return;
+            if (self->stoppedByCancel(true))
                 return;
             if (!r) {
                 self->notPublished(SessionError::from(r.error()));
@@ -275,6 +319,8 @@ void SaveFlow::upload()
             Session &session = self->m_session;
             self->m_uploaded = uploaded.value();
             self->m_report.segmentBytes = uploaded.value().size;
+            if (self->stoppedByCancel(true)) // the segment goes again: no manifest names it
+                return;
             Manifest next = self->m_base.successor(Manifest::newSaveId());
             next.workspaceId = session.workspaceId();
             next.segments = self->m_base.segments.mid(0, self->m_at);
@@ -303,6 +349,7 @@ void SaveFlow::upload()
 
 void SaveFlow::publish(bool retry)
 {
+    m_publishing = true; // the point of no return: the hub may take it from now on
     m_session.setPhase(QStringLiteral("publish"));
     WorkspaceStore *store = m_session.m_store.get();
     const QString saveId = m_next.saveId;

@@ -11,6 +11,9 @@
 #include "store/manifest.h"
 #include "store/workspacestore.h"
 
+#include <atomic>
+#include <memory>
+
 namespace isolation {
 
 class SaveFlow final : public SessionFlow
@@ -23,6 +26,8 @@ public:
 
     void run(Session::Done<SaveReport> done);
     void abort(const SessionError &why) override;
+    bool cancel() override;
+    bool cancellable() const override;
 
 private:
     void commit();
@@ -45,6 +50,12 @@ private:
     Manifest m_next;
     SegmentResult m_segment;
     SegmentKind m_kind = SegmentKind::Thin;
+    // Cancel: asked for (read by the segment's writer on the worker too), and the point of no
+    // return passed (the manifest is on its way).
+    std::shared_ptr<std::atomic<bool>> m_cancel = std::make_shared<std::atomic<bool>>(false);
+    bool m_publishing = false;
+    // Stops here when cancelled: the merge undone when `merged`; true when it stopped.
+    bool stoppedByCancel(bool merged);
     int m_at = 0; // the segment replaces m_base.segments[m_at…] (Manifest::nextSegmentAt())
     QString m_segmentFile;
     ManifestSegment m_uploaded;

@@ -87,7 +87,21 @@ void Session::setPhase(const QString &phase, qint64 bytes, qint64 total)
     m_progress.phase = phase;
     m_progress.bytes = bytes;
     m_progress.totalBytes = total;
+    m_progress.cancellable = m_flow && m_flow->cancellable();
     Q_EMIT changed();
+}
+
+Result<void, SessionError> Session::cancel()
+{
+    if (!m_flow || !m_flow->cancellable())
+        return SessionError::invalid(m_progress.operation.isEmpty()
+                ? tr("Nothing to cancel: no operation runs")
+                : tr("The %1 can no longer be cancelled: it is in its last step").arg(m_progress.operation));
+    if (!m_flow->cancel())
+        return SessionError::invalid(tr("The %1 can no longer be cancelled").arg(m_progress.operation));
+    m_progress.cancellable = false;
+    Q_EMIT changed();
+    return {};
 }
 
 void Session::persist()

@@ -26,6 +26,8 @@ QString sessionErrorCodeName(const SessionError &e)
         break;
     case SessionError::Code::WorktreeMissing:
         return QStringLiteral("worktree_missing");
+    case SessionError::Code::Cancelled:
+        return QStringLiteral("cancelled");
     case SessionError::Code::Failed:
         break;
     }
@@ -37,7 +39,7 @@ SessionError sessionErrorNamed(const QString &code, QString message)
     SessionError e = SessionError::failed(std::move(message));
     for (auto c : {SessionError::Code::MovedOn, SessionError::Code::Conflict, SessionError::Code::NotPaired,
              SessionError::Code::NotFound, SessionError::Code::Unavailable, SessionError::Code::Invalid,
-             SessionError::Code::WorktreeMissing}) {
+             SessionError::Code::WorktreeMissing, SessionError::Code::Cancelled}) {
         if (sessionErrorCodeName(SessionError {c, {}, {}}) == code)
             e.code = c;
     }

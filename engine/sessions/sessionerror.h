@@ -29,6 +29,7 @@ struct SessionError
         Invalid, // the request cannot be done as asked (a selection through a symlink, a message too long)
         Storage, // a write failed for the disk's sake (`fault`: full, read-only, not permitted); nothing lost
         WorktreeMissing, // the session's worktree is gone from the disk: restore it, or finish the session
+        Cancelled, // cancelled by the member before its point of no return: what it had done is undone
         Failed, // anything else; the message says what
     };
 
@@ -51,6 +52,7 @@ struct SessionError
     static SessionError storage(StorageFault f, QString m) { return {Code::Storage, std::move(m), {}, f}; }
     static SessionError worktreeMissing(QString m) { return {Code::WorktreeMissing, std::move(m), {}}; }
     static SessionError failed(QString m) { return {Code::Failed, std::move(m), {}}; }
+    static SessionError cancelled(QString m) { return {Code::Cancelled, std::move(m), {}}; }
 
     static SessionError from(const WorkspaceError &e);
     static SessionError from(const StoreError &e);

@@ -106,7 +106,8 @@ QJsonObject toJson(const SessionProgress &p)
     if (p.operation.isEmpty())
         return {};
     QJsonObject o {{QStringLiteral("operation"), p.operation}, {QStringLiteral("phase"), p.phase},
-        {QStringLiteral("bytes"), p.bytes}, {QStringLiteral("startedAt"), p.startedAt.toString(Qt::ISODateWithMs)}};
+        {QStringLiteral("bytes"), p.bytes}, {QStringLiteral("startedAt"), p.startedAt.toString(Qt::ISODateWithMs)},
+        {QStringLiteral("cancellable"), p.cancellable}};
     if (p.totalBytes >= 0)
         o.insert(QStringLiteral("totalBytes"), p.totalBytes);
     return o;

@@ -23,6 +23,7 @@ struct SessionProgress
     qint64 bytes = 0; // of the phase, when it moves bytes
     qint64 totalBytes = -1; // -1: not known
     QDateTime startedAt;
+    bool cancellable = false; // Session::cancel() would be taken now
 };
 
 struct SaveReport

@@ -26,6 +26,7 @@ std::pair<int, QJsonObject> errorAnswer(const SessionError &e)
     case SessionError::Code::Conflict:
     case SessionError::Code::NotPaired:
     case SessionError::Code::WorktreeMissing:
+    case SessionError::Code::Cancelled:
         status = 409;
         break;
     case SessionError::Code::NotFound:
@@ -224,6 +225,24 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
                         recordSync(log, *session, door, r);
                     reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
                 });
+        });
+    // The running save asked to stop and undo what it did; its own request then ends 409 cancelled.
+    http.route(
+        "POST", QStringLiteral("/v1/sessions/{id}/cancel"), [sessions](const HttpRequest &request, HttpReply reply) {
+            Session *s = findSession(sessions, request, reply);
+            if (!s)
+                return;
+            const QString operation = s->progress().operation;
+            if (auto r = s->cancel(); !r) {
+                reply.send(HttpResponse::json(409,
+                    QJsonObject {{QStringLiteral("error"),
+                        QJsonObject {{QStringLiteral("code"), QStringLiteral("not_cancellable")},
+                            {QStringLiteral("message"), r.error().message}}}}));
+                return;
+            }
+            reply.send(HttpResponse::json(202,
+                QJsonObject {{QStringLiteral("session"), s->id()}, {QStringLiteral("operation"), operation},
+                    {QStringLiteral("cancelling"), true}}));
         });
 }
 

@@ -41,6 +41,7 @@ Error fromSession(const SessionError &e)
     case SessionError::Code::Conflict:
     case SessionError::Code::Storage:
     case SessionError::Code::WorktreeMissing:
+    case SessionError::Code::Cancelled:
     case SessionError::Code::Failed:
         break;
     }

@@ -17,6 +17,8 @@ struct Sink
     QIODevice *out;
     qint64 bytes = 0;
     QString failure;
+    const std::atomic<bool> *cancel = nullptr;
+    bool cancelled() const { return cancel && cancel->load(); }
 };
 
 } // namespace
@@ -63,17 +65,23 @@ Result<BundleStats, WorkspaceError> BundleWriter::write(
     git::PackbuilderPtr pack(rawPack);
     // The delta search on every core, as git pack-objects does (0: as many threads as CPUs).
     git_packbuilder_set_threads(pack.get(), 0);
+    // A Cancel is taken as the pack is written, object by object. Not in the delta search before
+    // it: libgit2 1.5's threaded search ignores an error from its progress callback (a thread would
+    // retry its work for ever), so the search runs to its end.
+    Sink sink {&out, 0, {}, m_cancel};
     if (int rc = git_packbuilder_insert_walk(pack.get(), walk.get()); rc < 0)
         return git::error(rc, QStringLiteral("cannot collect the objects to bundle"));
 
     const QByteArray head = header.serialize();
     if (out.write(head) != head.size())
         return WorkspaceError::failed(QStringLiteral("cannot write the bundle: %1").arg(out.errorString()));
-    Sink sink {&out, head.size(), {}};
+    sink.bytes = head.size();
     const int rc = git_packbuilder_foreach(
         pack.get(),
         [](void *buf, size_t size, void *payload) -> int {
             auto *s = static_cast<Sink *>(payload);
+            if (s->cancelled())
+                return -1;
             if (s->out->write(static_cast<const char *>(buf), qint64(size)) != qint64(size)) {
                 s->failure = s->out->errorString();
                 return -1;
@@ -82,6 +90,8 @@ Result<BundleStats, WorkspaceError> BundleWriter::write(
             return 0;
         },
         &sink);
+    if (sink.cancelled())
+        return WorkspaceError::failed(QStringLiteral("cancelled"));
     if (!sink.failure.isEmpty())
         return WorkspaceError::failed(QStringLiteral("cannot write the bundle: %1").arg(sink.failure));
     if (rc < 0)

@@ -8,6 +8,8 @@
 
 #include <QList>
 
+#include <atomic>
+
 #include <git2/types.h>
 
 class QIODevice;
@@ -23,8 +25,10 @@ struct BundleStats
 class BundleWriter
 {
 public:
-    explicit BundleWriter(git_repository *repo)
+    // `cancel`, when given: the write stops (Failed, "cancelled") soon after it turns true.
+    explicit BundleWriter(git_repository *repo, const std::atomic<bool> *cancel = nullptr)
         : m_repo(repo)
+        , m_cancel(cancel)
     { }
 
     // Writes a bundle carrying `refs` (each naming a commit) for a receiver that already has
@@ -35,6 +39,7 @@ public:
 
 private:
     git_repository *m_repo;
+    const std::atomic<bool> *m_cancel;
 };
 
 } // namespace isolation

@@ -96,7 +96,7 @@ Result<SegmentResult, WorkspaceError> Workspace::writeBundle(
     }
     if (skipWhenCurrent && plan.value().upToDate)
         return result;
-    auto stats = BundleWriter(m_repo->get()).write(result.refs, result.prerequisites, out);
+    auto stats = BundleWriter(m_repo->get(), m_cancel).write(result.refs, result.prerequisites, out);
     if (!stats)
         return stats.error();
     result.written = true;

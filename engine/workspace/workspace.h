@@ -11,6 +11,7 @@
 
 #include <QStringList>
 
+#include <atomic>
 #include <memory>
 
 class QIODevice;
@@ -61,6 +62,9 @@ public:
     //    segments after them (NotFound when one of them is not here).
     Result<SegmentResult, WorkspaceError> writeSegment(
         QIODevice &out, SegmentKind kind = SegmentKind::Thin, const QList<QByteArray> &over = {});
+    // While set, writing a segment or bundle stops (Failed, "cancelled") soon after `*cancel` turns
+    // true: the caller's Cancel. Set and cleared on the thread that uses the Workspace.
+    void setCancel(const std::atomic<bool> *cancel) { m_cancel = cancel; }
     // 4a. The caller stored the segment: the hub now has its refs.
     Result<void, WorkspaceError> markPublished(const SegmentResult &segment);
     // 4b. The store refused (412): main goes back to before step 2; the session branch keeps the work
@@ -109,6 +113,7 @@ private:
         QIODevice &out, bool full, bool skipWhenCurrent, const QList<QByteArray> &over = {});
 
     std::unique_ptr<GitRepo> m_repo;
+    const std::atomic<bool> *m_cancel = nullptr;
 };
 
 } // namespace isolation

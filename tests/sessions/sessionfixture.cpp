@@ -151,6 +151,13 @@ CliRun SessionFixture::cli(int i, const QStringList &args, const QString &cwd) c
     return run;
 }
 
+void SessionFixture::startCli(int i, const QStringList &args, QProcess &p) const
+{
+    p.setProcessEnvironment(env(i));
+    p.setWorkingDirectory(m_dir.path());
+    p.start(serverBinary(), args);
+}
+
 CliRun SessionFixture::cliOnTerminal(int i, const QStringList &args, int columns) const
 {
     QProcessEnvironment e = env(i);

@@ -48,6 +48,9 @@ public:
     // The same on a pseudo-terminal `columns` wide (TERM=xterm): stdout and stderr both in `out`,
     // as a terminal shows them ("\r\n" for "\n").
     CliRun cliOnTerminal(int i, const QStringList &args, int columns = 80) const;
+    // `isolation-server args...` against engine `i`, started and left running in `p` (for a test
+    // that reads its output as it comes, or signals it).
+    void startCli(int i, const QStringList &args, QProcess &p) const;
     // session new --workspace W --json; the session's JSON (empty when it failed).
     QJsonObject newSession(int i, const QString &workspace) const;
 

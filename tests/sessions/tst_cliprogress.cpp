@@ -1,18 +1,25 @@
 // The CLI's progress for save and sync against a real engine and hub (issue 25, point 4): on a
 // pseudo-terminal a line redrawn in place (operation, phase, bytes of a total), never wider than
 // the terminal, cleared before the result; through a pipe nothing but the result; with --json
-// --progress the engine's progress events first, as JSON, then the result.
+// --progress the engine's progress events first, as JSON, then the result. Ctrl-C cancels a save
+// before its point of no return: nothing reaches the hub, main's merge is undone, exit code 130.
 #include "sessionfixture.h"
 
 #include "../workspace/gitcli.h"
 
+#include <QDeadlineTimer>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QProcess>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSet>
 #include <QRegularExpression>
 #include <QTest>
+
+#include <csignal>
 
 using namespace isolation::test;
 
@@ -54,6 +61,7 @@ private Q_SLOTS:
     void saveAndSyncOnATerminal();
     void pipeGetsOnlyTheResult();
     void jsonStreamsTheEvents();
+    void ctrlCCancelsTheSave();
 
 private:
     std::unique_ptr<SessionFixture> m_fx;
@@ -168,6 +176,71 @@ void tst_CliProgress::jsonStreamsTheEvents()
     const QJsonObject result = QJsonDocument::fromJson(rest, &error).object();
     QVERIFY2(error.error == QJsonParseError::NoError, rest.constData());
     QVERIFY(result.value(QStringLiteral("published")).toBool());
+}
+
+void tst_CliProgress::ctrlCCancelsTheSave()
+{
+    const QString ws = m_fx->createWorkspace(QStringLiteral("progress-cancel"));
+    QVERIFY(!ws.isEmpty());
+    const QJsonObject s = m_fx->newSession(0, QStringLiteral("progress-cancel"));
+    QVERIFY(!s.isEmpty());
+    const QString id = s.value(QStringLiteral("id")).toString();
+    const QString work = s.value(QStringLiteral("worktree")).toString();
+    const QString gitDir = QFileInfo(work).path() + QStringLiteral("/git");
+    QVERIFY(GitCli::writeFile(work + QStringLiteral("/first.txt"), "first\n"));
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("save"), id}).exitCode, 0);
+    const QByteArray manifest = m_fx->hubManifest(ws);
+    const QStringList segments = m_fx->hubSegments(ws);
+    const QByteArray main = GitCli::inRepo(gitDir, {QStringLiteral("rev-parse"), QStringLiteral("main")}, work).out;
+    QVERIFY(!main.isEmpty());
+
+    // A save long enough to be caught: Ctrl-C (SIGINT) once its segment is being written.
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(writeRandom(work + QStringLiteral("/big%1.bin").arg(i), kBigFile));
+    QProcess save;
+    m_fx->startCli(0, {QStringLiteral("save"), id, QStringLiteral("--json"), QStringLiteral("--progress")}, save);
+    QVERIFY(save.waitForStarted());
+    QByteArray out;
+    bool sent = false;
+    QDeadlineTimer deadline(120000);
+    while (!sent && !deadline.hasExpired() && save.state() == QProcess::Running) {
+        save.waitForReadyRead(100);
+        out += save.readAllStandardOutput();
+        for (const QByteArray &line : out.split('\n')) {
+            const QJsonObject p = QJsonDocument::fromJson(line).object().value(QStringLiteral("progress")).toObject();
+            if (p.value(QStringLiteral("phase")).toString() == QLatin1String("segment")) {
+                QVERIFY(p.value(QStringLiteral("cancellable")).toBool());
+                ::kill(pid_t(save.processId()), SIGINT);
+                sent = true;
+                break;
+            }
+        }
+    }
+    QVERIFY2(sent, out.constData());
+    QVERIFY(save.waitForFinished(120000));
+    out += save.readAllStandardOutput();
+    const QByteArray err = save.readAllStandardError();
+    QCOMPARE(save.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(save.exitCode() == 130, QByteArray(out.right(2000) + err).constData());
+    QVERIFY2(err.contains("Cancelling"), err.constData());
+    QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
+
+    // Nothing reached the hub; main is back where it was; the work stays on the session branch;
+    // nothing is left on its way.
+    QCOMPARE(m_fx->hubManifest(ws), manifest);
+    QTRY_COMPARE(m_fx->hubSegments(ws), segments);
+    QCOMPARE(GitCli::inRepo(gitDir, {QStringLiteral("rev-parse"), QStringLiteral("main")}, work).out, main);
+    QVERIFY(GitCli::inRepo(gitDir, {QStringLiteral("cat-file"), QStringLiteral("-e"),
+                                       QStringLiteral("session/") + id + QStringLiteral(":big0.bin")},
+        work)
+                .ok());
+    QTRY_VERIFY(QDir(m_fx->home(0) + QStringLiteral("/cache/tmp")).entryList(QDir::Files).isEmpty());
+
+    // Nothing running: nothing to cancel. The same save again goes through.
+    const CliRun again = m_fx->cli(0, {QStringLiteral("save"), id, QStringLiteral("--json")});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
+    QVERIFY(again.json().value(QStringLiteral("published")).toBool());
+    QVERIFY(m_fx->hubManifest(ws) != manifest);
 }
 
 QTEST_GUILESS_MAIN(tst_CliProgress)
