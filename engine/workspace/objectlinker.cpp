@@ -37,34 +37,6 @@ Result<void, WorkspaceError> place(const QString &from, const QString &to, LinkS
 }
 
 Result<LinkStats, WorkspaceError> linkChanged(
-    const QString &fromGitDir, const QString &toGitDir, const QDateTime &changedSince);
-
-} // namespace
-
-Result<LinkStats, WorkspaceError> ObjectLinker::link(const QString &fromGitDir, const QString &toGitDir)
-{
-    return linkChanged(fromGitDir, toGitDir, {});
-}
-
-Result<LinkStats, WorkspaceError> ObjectLinker::linkSince(
-    const QString &fromGitDir, const QString &toGitDir, const QString &destination, LinkMark &mark)
-{
-    // A directory's time has the file system's granularity and its clock may lag ours a little:
-    // a margin re-reads the directories changed just before the last link, which costs nothing.
-    constexpr qint64 kMarginMs = 2000;
-    const QDateTime start = QDateTime::currentDateTimeUtc().addMSecs(-kMarginMs);
-    const bool known = !destination.isEmpty() && mark.destination == destination && mark.since.isValid();
-    auto linked = linkChanged(fromGitDir, toGitDir, known ? mark.since : QDateTime());
-    if (linked)
-        mark = {destination, start};
-    else
-        mark = {};
-    return linked;
-}
-
-namespace {
-
-Result<LinkStats, WorkspaceError> linkChanged(
     const QString &fromGitDir, const QString &toGitDir, const QDateTime &changedSince)
 {
     static const QRegularExpression packIndex(QStringLiteral("^pack-[0-9a-f]{40}\\.idx$"));
@@ -133,5 +105,26 @@ Result<LinkStats, WorkspaceError> linkChanged(
 }
 
 } // namespace
+
+Result<LinkStats, WorkspaceError> ObjectLinker::link(const QString &fromGitDir, const QString &toGitDir)
+{
+    return linkChanged(fromGitDir, toGitDir, {});
+}
+
+Result<LinkStats, WorkspaceError> ObjectLinker::linkSince(
+    const QString &fromGitDir, const QString &toGitDir, const QString &destination, LinkMark &mark)
+{
+    // A directory's time has the file system's granularity and its clock may lag ours a little:
+    // a margin re-reads the directories changed just before the last link, which costs nothing.
+    constexpr qint64 kMarginMs = 2000;
+    const QDateTime start = QDateTime::currentDateTimeUtc().addMSecs(-kMarginMs);
+    const bool known = !destination.isEmpty() && mark.destination == destination && mark.since.isValid();
+    auto linked = linkChanged(fromGitDir, toGitDir, known ? mark.since : QDateTime());
+    if (linked)
+        mark = {destination, start};
+    else
+        mark = {};
+    return linked;
+}
 
 } // namespace isolation
