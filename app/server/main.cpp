@@ -6,6 +6,7 @@
 #include "core/eventdispatcher.h"
 #include "core/processhardening.h"
 #include "core/version.h"
+#include "crypto/opensslinit.h"
 
 #include <QCoreApplication>
 
@@ -63,6 +64,9 @@ int main(int argc, char *argv[])
     // may carry a pairing code or workspace data.
     if (auto hardened = isolation::hardenProcess(); !hardened)
         std::fprintf(stderr, "isolation-server: warning: %s\n", qPrintable(hardened.error().message));
+    // Before any thread may use OpenSSL (opensslinit.h says why it is never torn down).
+    if (!isolation::initOpenSslForProcess())
+        std::fprintf(stderr, "isolation-server: warning: OpenSSL could not be initialised\n");
     QCoreApplication app = isolation::makeWithUnixEventDispatcher<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));

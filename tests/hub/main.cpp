@@ -8,6 +8,7 @@
 #include "core/logging.h"
 #include "core/signalwatcher.h"
 #include "core/version.h"
+#include "crypto/opensslinit.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -174,6 +175,9 @@ int serve(const QString &dataDir, const QStringList &args)
 
 int main(int argc, char *argv[])
 {
+    // Before any thread may use OpenSSL (opensslinit.h says why it is never torn down).
+    if (!initOpenSslForProcess())
+        std::fprintf(stderr, "isolation-hub: warning: OpenSSL could not be initialised\n");
     QCoreApplication app = makeWithUnixEventDispatcher<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-hub"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));
