@@ -477,6 +477,26 @@
         <source>, %1 left</source>
         <translation>, noch %1</translation>
     </message>
+    <message>
+        <source>Ca&amp;ncel</source>
+        <translation>A&amp;bbrechen</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>Wird abgebrochen…</translation>
+    </message>
+    <message>
+        <source>Stopping at the next safe point; what was done is undone</source>
+        <translation>Hält am nächsten sicheren Punkt an; was schon getan wurde, wird rückgängig gemacht</translation>
+    </message>
+    <message>
+        <source>Stop it: nothing is published, and your work stays on the session</source>
+        <translation>Anhalten: nichts wird veröffentlicht, und Ihre Arbeit bleibt in der Sitzung</translation>
+    </message>
+    <message>
+        <source>It cannot be stopped now: wait for it to end</source>
+        <translation>Das lässt sich jetzt nicht anhalten: warten Sie, bis es endet</translation>
+    </message>
 </context>
 <context>
     <name>isolation::ConflictsPage</name>

@@ -471,6 +471,26 @@
         <source>, %1 left</source>
         <translation>，剩余 %1</translation>
     </message>
+    <message>
+        <source>Ca&amp;ncel</source>
+        <translation>取消(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Stopping at the next safe point; what was done is undone</source>
+        <translation>将在下一个安全点停止；已完成的部分会被撤销</translation>
+    </message>
+    <message>
+        <source>Stop it: nothing is published, and your work stays on the session</source>
+        <translation>停止：不会发布任何内容，您的工作保留在会话中</translation>
+    </message>
+    <message>
+        <source>It cannot be stopped now: wait for it to end</source>
+        <translation>现在无法停止：请等待它结束</translation>
+    </message>
 </context>
 <context>
     <name>isolation::ConflictsPage</name>

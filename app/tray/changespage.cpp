@@ -110,9 +110,13 @@ void ChangesPage::build()
     m_progress->setRange(0, 0);
     m_progress->setTextVisible(true);
     m_progress->hide();
+    m_cancel = new QPushButton(tr("Ca&ncel"), this);
+    m_cancel->setObjectName(QStringLiteral("saveCancel"));
+    m_cancel->hide();
     buttons->addWidget(m_saveSelected);
     buttons->addWidget(m_saveAll);
     buttons->addWidget(m_progress, 1);
+    buttons->addWidget(m_cancel);
     layout->addLayout(buttons);
     m_why = new QLabel(this);
     m_why->setObjectName(QStringLiteral("changesWhy"));
@@ -136,6 +140,14 @@ void ChangesPage::wire()
     connect(m_files, &QTreeWidget::currentItemChanged, this, &ChangesPage::showDiff);
     connect(m_saveSelected, &QPushButton::clicked, this, [this] { save(true); });
     connect(m_saveAll, &QPushButton::clicked, this, [this] { save(false); });
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        const SessionSnapshot *s = m_sessions.snapshot(m_picker->currentSession());
+        if (!s || !s->progress.cancellable)
+            return;
+        m_cancelAsked = s->id + QLatin1Char('/') + s->progress.operation;
+        m_sessions.cancel(s->id);
+        reload();
+    });
     connect(&m_sessions, &SessionsController::saved, this, [this](const QString &id, const api::SaveOutcome &report) {
         if (id != m_picker->currentSession())
             return;
@@ -210,7 +222,21 @@ void ChangesPage::reload()
                 .arg(s->changes.mergeInProgress ? tr("; a merge is in progress (save completes it)") : QString()));
     const bool working = s && (s->state == api::SessionState::Saving || s->state == api::SessionState::Syncing);
     m_progress->setVisible(working);
+    m_cancel->setVisible(working);
+    if (!working)
+        m_cancelAsked.clear();
     if (working) {
+        // Cancel where the engine can stop the operation and undo it (not while it publishes);
+        // once asked, the button waits for the operation to end.
+        const bool asked = m_cancelAsked == s->id + QLatin1Char('/') + s->progress.operation;
+        m_cancel->setText(asked ? tr("Cancelling…") : tr("Ca&ncel"));
+        m_cancel->setEnabled(!asked && s->progress.cancellable);
+        if (asked)
+            m_cancel->setToolTip(tr("Stopping at the next safe point; what was done is undone"));
+        else if (s->progress.cancellable)
+            m_cancel->setToolTip(tr("Stop it: nothing is published, and your work stays on the session"));
+        else
+            m_cancel->setToolTip(tr("It cannot be stopped now: wait for it to end"));
         // Bytes of the phase when the engine knows its total (upload, download); else it moves.
         const api::Progress &p = s->progress;
         const QString phase = s->id + QLatin1Char('/') + p.operation + QLatin1Char('/') + p.phase;

@@ -1,6 +1,8 @@
 // The Changes tab: the files the chosen session touched, each with a checkbox, its status and a
 // diff preview (DiffView: coloured, with line numbers); "Save selected" and "Save all" with a message; progress while
-// saving or syncing (bytes of the total, rate and time left, as the command line's progress line shows them). A disabled control says why (its tooltip and the line under the buttons).
+// saving or syncing (bytes of the total, rate and time left, as the command line's progress line shows them),
+// with a Cancel button while the engine can stop the operation safely. A disabled control says why (its tooltip
+// and the line under the buttons).
 #pragma once
 
 #include "core/transferrate.h"
@@ -47,6 +49,8 @@ private:
     QPushButton *m_saveSelected = nullptr;
     QPushButton *m_saveAll = nullptr;
     QProgressBar *m_progress = nullptr;
+    QPushButton *m_cancel = nullptr; // beside the bar; enabled while the engine may stop the operation
+    QString m_cancelAsked; // the session and operation a click asked to cancel (the button then waits)
     QLabel *m_why = nullptr;
     QLabel *m_summary = nullptr;
     int m_diffRequest = 0;

@@ -352,6 +352,19 @@ void SessionsController::save(const QString &id, const QStringList &files, const
     }, EngineClient::LongTimeoutMs);
 }
 
+void SessionsController::cancel(const QString &id)
+{
+    if (!snapshot(id))
+        return;
+    QPointer<SessionsController> self(this);
+    m_engine.client().post(sessionPath(id, QStringLiteral("cancel")), {}, [self, id](EngineClient::Answer r) {
+        // Taken: the operation's own answer says how it ended (code "cancelled"). Refused as
+        // not_cancellable: it reached its last step or ended meanwhile, and its answer says that.
+        if (self && self->snapshotOf(id) && !r && r.error().errorCode != QLatin1String("not_cancellable"))
+            self->setError(id, QStringLiteral("cancel"), describe(r.error()));
+    });
+}
+
 void SessionsController::sync(const QString &id, bool resolve)
 {
     if (!snapshot(id))

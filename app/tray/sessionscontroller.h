@@ -68,6 +68,9 @@ public:
     void refresh(const QString &id, bool askHub = false);
     void save(const QString &id, const QStringList &files, const QString &message);
     void sync(const QString &id, bool resolve);
+    // Asks the session's running operation to stop where that is safe (progress.cancellable); the
+    // operation's own answer then reports it (failed, with the engine's "cancelled" message).
+    void cancel(const QString &id);
     // The session's sandbox: paused after saving what changed / running again.
     void suspend(const QString &id);
     void resume(const QString &id);

@@ -234,6 +234,7 @@ Progress progressFromJson(const QJsonObject &o)
     p.phase = str(o, "phase");
     p.bytes = num(o, "bytes");
     p.totalBytes = num(o, "totalBytes", -1);
+    p.cancellable = o.value(QLatin1String("cancellable")).toBool();
     return p;
 }
 

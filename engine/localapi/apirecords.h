@@ -41,6 +41,7 @@ struct Progress
     QString phase;
     qint64 bytes = 0;
     qint64 totalBytes = -1; // -1: not known
+    bool cancellable = false; // POST /v1/sessions/{id}/cancel would stop it now (safely, undoing it)
     bool active() const { return !operation.isEmpty(); }
 };
 

@@ -7,7 +7,8 @@
 // (issue 21): a second tray on the same engine shows the same sessions and badges, a tray that
 // comes late sees the conflict from the engine's state, a session and a save started from the
 // command line show in both trays (Saving, then Ready, through events) and a 412 of a CLI save
-// notifies once. Leaves a screenshot of each tab.
+// notifies once. A save cancelled from the Changes tab publishes nothing and keeps the work.
+// Leaves a screenshot of each tab.
 #include "../workspace/gitcli.h"
 #include "changespage.h"
 #include "enginemodel.h"
@@ -35,9 +36,9 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QRandomGenerator>
 #include <QRegularExpression>
-#include <QPushButton>
 #include <QSignalSpy>
 #include <QSystemTrayIcon>
 #include <QTableWidget>
@@ -74,6 +75,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void saveSelectionMovedOnConflictResolve();
     void commandLineSessionAndSaveReachBothTrays();
+    void cancelASaveFromTheChangesTab();
     void finishFromTheMenuAsksAboutUnsavedWork();
 
 private:
@@ -156,11 +158,13 @@ int tst_TraySessions::cli(const QStringList &args, QString *out, const std::func
         qWarning().noquote() << args.join(QLatin1Char(' ')) << "did not start:" << p.errorString();
         return -1;
     }
-    const bool ended = QTest::qWaitFor([&] {
-        if (whileRunning)
-            whileRunning();
-        return p.state() == QProcess::NotRunning;
-    }, 60000);
+    const bool ended = QTest::qWaitFor(
+        [&] {
+            if (whileRunning)
+                whileRunning();
+            return p.state() == QProcess::NotRunning;
+        },
+        60000);
     if (!ended) {
         qWarning().noquote() << args.join(QLatin1Char(' ')) << "did not end";
         p.kill();
@@ -171,7 +175,8 @@ int tst_TraySessions::cli(const QStringList &args, QString *out, const std::func
         *out = QString::fromUtf8(p.readAllStandardOutput());
     const int rc = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     if (rc != 0)
-        qInfo().noquote() << args.join(QLatin1Char(' ')) << "->" << rc << p.errorString() << p.readAllStandardError().trimmed();
+        qInfo().noquote() << args.join(QLatin1Char(' ')) << "->" << rc << p.errorString()
+                          << p.readAllStandardError().trimmed();
     return rc;
 }
 
@@ -309,9 +314,13 @@ void tst_TraySessions::saveSelectionMovedOnConflictResolve()
     // The engine's activity log says who asked: the tray (its client names itself), not the CLI.
     {
         QString out;
-        QCOMPARE(cli({QStringLiteral("activity"), QStringLiteral("--json"), QStringLiteral("--kind"), QStringLiteral("save")}, &out), 0);
+        QCOMPARE(cli({QStringLiteral("activity"), QStringLiteral("--json"), QStringLiteral("--kind"),
+                         QStringLiteral("save")},
+                     &out),
+            0);
         bool fromTray = false;
-        for (const QJsonValue v : QJsonDocument::fromJson(out.toUtf8()).object().value(QStringLiteral("activity")).toArray()) {
+        for (const QJsonValue v :
+            QJsonDocument::fromJson(out.toUtf8()).object().value(QStringLiteral("activity")).toArray()) {
             const QJsonObject d = v.toObject().value(QStringLiteral("details")).toObject();
             fromTray = fromTray
                 || (d.value(QStringLiteral("door")) == QLatin1String("tray") && d.value(QStringLiteral("session")) == b
@@ -508,7 +517,8 @@ void tst_TraySessions::commandLineSessionAndSaveReachBothTrays()
     QVERIFY2(bestPerMille > 0, qPrintable(all));
     const QRegularExpression figures(
         QStringLiteral(R"(^Saving: upload [0-9.,]+ [KMG]?i?B of [0-9.,]+ MiB, [0-9.,]+ [KMG]?i?B/s)"));
-    QVERIFY2(std::any_of(barTexts.cbegin(), barTexts.cend(), [&](const QString &t) { return figures.match(t).hasMatch(); }),
+    QVERIFY2(
+        std::any_of(barTexts.cbegin(), barTexts.cend(), [&](const QString &t) { return figures.match(t).hasMatch(); }),
         qPrintable(all));
     QVERIFY2(all.contains(QLatin1String(" left")), qPrintable(all));
     QTRY_VERIFY(!bar->isVisible());
@@ -562,6 +572,71 @@ static QMessageBox *messageBox(const QString &title)
             return box;
     }
     return nullptr;
+}
+
+// Cancel beside the Changes tab's bar: a save with 64 MiB to move, cancelled while the engine
+// says it may be, ends "cancelled" (said under the buttons); main, here and on the hub, does not
+// have the file; the work stays on the session, and the next save publishes it.
+void tst_TraySessions::cancelASaveFromTheChangesTab()
+{
+    SessionsController *sessions = m_tray->sessions();
+    const QString id = newSession();
+    QVERIFY(!id.isEmpty());
+    QByteArray noise(64 << 20, Qt::Uninitialized);
+    QRandomGenerator(27).fillRange(reinterpret_cast<quint32 *>(noise.data()), noise.size() / 4);
+    QVERIFY(write(sessions->snapshot(id)->workTree + QStringLiteral("/cancelled.bin"), noise));
+    m_tray->window()->showTab(QStringLiteral("changesTab"), id);
+    QTest::mouseClick(find<QPushButton>("changesRefresh"), Qt::LeftButton);
+    auto *saveAll = find<QPushButton>("saveAll");
+    auto *cancel = find<QPushButton>("saveCancel");
+    QTRY_VERIFY_WITH_TIMEOUT(saveAll->isEnabled(), 20000);
+    QVERIFY(!cancel->isVisible());
+    // The hub's manifest of the one workspace of this test ("demo"), as the hub keeps it.
+    const auto hubManifest = [this] {
+        const QDir workspaces(m_hub.dataDir() + QStringLiteral("/workspaces"));
+        const QStringList ids = workspaces.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QFile f(workspaces.filePath(ids.value(0) + QStringLiteral("/manifest")));
+        return ids.size() == 1 && f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray hubMainBefore = hubManifest();
+    QVERIFY(!hubMainBefore.isEmpty());
+
+    QSignalSpy failed(sessions, &SessionsController::failed);
+    QSignalSpy saved(sessions, &SessionsController::saved);
+    QTest::mouseClick(saveAll, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(cancel->isVisible() && cancel->isEnabled(), 30000);
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(!cancel->isEnabled()); // "Cancelling…" until the save ends
+    QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty() || !saved.isEmpty(), 60000);
+    QVERIFY2(saved.isEmpty(), "the save published although Cancel was taken");
+    QCOMPARE(failed.first().at(1).toString(), QStringLiteral("save"));
+    const QString said = failed.first().at(2).toString();
+    QVERIFY2(said.contains(QLatin1String("cancelled")) && said.contains(QLatin1String("nothing was published")),
+        qPrintable(said));
+    QTRY_COMPARE(sessions->snapshot(id)->state, api::SessionState::Ready);
+    QTRY_VERIFY(!cancel->isVisible());
+    QCOMPARE(find<QLabel>("changesWhy")->text(), said);
+    const QString gitDir = QFileInfo(sessions->snapshot(id)->workTree).dir().filePath(QStringLiteral("git"));
+    QVERIFY(
+        GitCli::inRepo(gitDir, {QStringLiteral("cat-file"), QStringLiteral("-e"), QStringLiteral("main:cancelled.bin")})
+            .exitCode
+        != 0);
+    QCOMPARE(GitCli::inRepo(gitDir,
+                 {QStringLiteral("cat-file"), QStringLiteral("-s"),
+                     QStringLiteral("session/") + id + QStringLiteral(":cancelled.bin")})
+                 .out.trimmed(),
+        QByteArray::number(noise.size()));
+    QCOMPARE(hubManifest(), hubMainBefore);
+
+    QTRY_VERIFY_WITH_TIMEOUT(saveAll->isEnabled(), 20000);
+    QTest::mouseClick(saveAll, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!saved.isEmpty(), 120000);
+    QVERIFY(saved.first().at(1).value<api::SaveOutcome>().published);
+    QCOMPARE(
+        GitCli::inRepo(gitDir, {QStringLiteral("cat-file"), QStringLiteral("-s"), QStringLiteral("main:cancelled.bin")})
+            .out.trimmed(),
+        QByteArray::number(noise.size()));
+    QVERIFY(hubManifest() != hubMainBefore);
 }
 
 void tst_TraySessions::finishFromTheMenuAsksAboutUnsavedWork()
