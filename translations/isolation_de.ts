@@ -1857,6 +1857,10 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
             <numerusform>%n Dateien stehen im Konflikt mit main; nichts wurde geändert (sync --resolve lässt die Markierungen von git in den Dateien)</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Sync cancelled: the session&apos;s branch and files are as they were</source>
+        <translation>Abgleich abgebrochen: Zweig und Dateien der Sitzung sind unverändert</translation>
+    </message>
 </context>
 <context>
     <name>isolation::TrayApplication</name>

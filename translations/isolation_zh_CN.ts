@@ -1847,6 +1847,10 @@ Discard the unsaved work and finish?</source>
             <numerusform>%n 个文件与 main 冲突；没有做任何更改（sync --resolve 会在文件中保留 git 的冲突标记）</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Sync cancelled: the session&apos;s branch and files are as they were</source>
+        <translation>同步已取消：会话的分支和文件保持原样</translation>
+    </message>
 </context>
 <context>
     <name>isolation::TrayApplication</name>

@@ -227,7 +227,7 @@ int runSync(const QStringList &arguments)
     const QString id = parser.positionalArguments().first();
     auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/%1/sync").arg(pathSegment(id)),
         QJsonObject {{QStringLiteral("resolve"), parser.isSet(QStringLiteral("resolve"))}}, id,
-        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
+        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))), progress::Interrupt::Cancel);
     if (!r)
         return apiFailure(r.error(), json);
     const QJsonObject s = r.value();

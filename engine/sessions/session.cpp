@@ -364,6 +364,7 @@ void Session::sync(ConflictMode mode, Done<SyncReport> done)
             return;
         }
         auto *flow = new SyncFlow(*this, mode, this);
+        flow->allowCancel();
         runFlow(flow);
         flow->run([done, finished](Result<SyncReport, SessionError> r) {
             done(r);

@@ -70,9 +70,9 @@ public:
     // was not saved on the branch is gone with it). Invalid while the worktree is there.
     void restoreWorkTree(Done<void> done);
     void sync(ConflictMode mode, Done<SyncReport> done);
-    // Asks the running save to stop and undo what it did (it then ends Cancelled). Invalid when
-    // nothing that can be cancelled runs: no save, or one past its point of no return (its
-    // manifest on its way to the hub).
+    // Asks the running save or sync to stop and undo what it did (it then ends Cancelled). Invalid
+    // when nothing that can be cancelled runs: no save or sync, or one past its point of no return
+    // (a save's manifest on its way to the hub, a sync's merge into the session).
     Result<void, SessionError> cancel();
     void changes(bool refresh, Done<ChangesReport> done);
     // One file's diff against the session branch (on the worker; not queued behind operations,

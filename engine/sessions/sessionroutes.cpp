@@ -226,7 +226,8 @@ void addSessionOperations(HttpServer &http, const Sessions &sessions)
                     reply.send(r ? HttpResponse::json(200, toJson(r.value())) : failure(r.error()));
                 });
         });
-    // The running save asked to stop and undo what it did; its own request then ends 409 cancelled.
+    // The running save or sync asked to stop and undo what it did; its own request then ends 409
+    // cancelled.
     http.route(
         "POST", QStringLiteral("/v1/sessions/{id}/cancel"), [sessions](const HttpRequest &request, HttpReply reply) {
             Session *s = findSession(sessions, request, reply);

@@ -28,7 +28,7 @@ void SyncFlow::run(Session::Done<SyncReport> done)
     }
     QPointer<SyncFlow> self(this);
     m_session.settlePending([self](Result<bool, SessionError> settled) {
-        if (!self)
+        if (!self || self->stoppedByCancel())
             return;
         if (!settled) {
             self->finish(settled.error());
@@ -46,6 +46,35 @@ void SyncFlow::abort(const SessionError &why)
     finish(why);
 }
 
+bool SyncFlow::cancellable() const
+{
+    return m_cancelAllowed && m_done && !m_merging && !m_cancelled;
+}
+
+bool SyncFlow::cancel()
+{
+    if (!cancellable())
+        return false;
+    m_cancelled = true;
+    qCInfo(lcSessions) << "sync of" << m_session.id() << "cancelled by the member";
+    // Bringing the mirror up: stopped at once, as an abort does (the worker's tasks hold their own
+    // lease of the cache). Settling a save or reading the manifest: taken when the answer comes
+    // (a save being settled is not cut in the middle).
+    if (m_mirror) {
+        m_mirror->cancel();
+        stoppedByCancel();
+    }
+    return true;
+}
+
+bool SyncFlow::stoppedByCancel()
+{
+    if (!m_cancelled)
+        return false;
+    finish(SessionError::cancelled(tr("Sync cancelled: the session's branch and files are as they were")));
+    return true;
+}
+
 void SyncFlow::fetch()
 {
     if (!m_session.m_store) {
@@ -55,7 +84,7 @@ void SyncFlow::fetch()
     m_session.setPhase(QStringLiteral("fetch"));
     QPointer<SyncFlow> self(this);
     m_session.m_store->fetchManifest(m_session.m_record.etag, [self](StoreResult<WorkspaceStore::Fetched> f) {
-        if (!self || !self->m_done)
+        if (!self || !self->m_done || self->stoppedByCancel())
             return;
         if (!f) {
             self->finish(SessionError::from(f.error()));
@@ -130,6 +159,9 @@ void SyncFlow::take(const Manifest &manifest, const QByteArray &etag)
 
 void SyncFlow::mergeMain()
 {
+    if (stoppedByCancel())
+        return;
+    m_merging = true; // the phase below then says it is no longer cancellable
     m_session.setPhase(QStringLiteral("merge"));
     const ConflictMode mode = m_mode;
     QPointer<SyncFlow> self(this);

@@ -2,7 +2,8 @@
 // pseudo-terminal a line redrawn in place (operation, phase, bytes of a total), never wider than
 // the terminal, cleared before the result; through a pipe nothing but the result; with --json
 // --progress the engine's progress events first, as JSON, then the result. Ctrl-C cancels a save
-// before its point of no return: nothing reaches the hub, main's merge is undone, exit code 130.
+// before its point of no return (nothing reaches the hub, main's merge is undone) and a sync
+// before its merge (the session as it was): exit code 130.
 #include "sessionfixture.h"
 
 #include "../workspace/gitcli.h"
@@ -11,12 +12,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QRandomGenerator>
-#include <QSet>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 
 #include <csignal>
@@ -62,6 +63,7 @@ private Q_SLOTS:
     void pipeGetsOnlyTheResult();
     void jsonStreamsTheEvents();
     void ctrlCCancelsTheSave();
+    void ctrlCCancelsTheSync();
 
 private:
     std::unique_ptr<SessionFixture> m_fx;
@@ -108,7 +110,7 @@ void tst_CliProgress::saveAndSyncOnATerminal()
     // The engine logs where the save's time went, phase by phase (bench/workspace reads it).
     const QRegularExpression timed(QStringLiteral("save of %1 took (\\d+) ms: start \\d+ ms, commit \\d+ ms, .*"
                                                   "upload (\\d+) ms, publish \\d+ ms, finish \\d+ ms")
-            .arg(aId));
+                                       .arg(aId));
     QRegularExpressionMatch times;
     QTRY_VERIFY_WITH_TIMEOUT((times = timed.match(m_fx->engineLog(0))).hasMatch(), 10000);
     QVERIFY2(times.captured(2).toLongLong() > 0, qPrintable(times.captured(0))); // 24 MiB took a while
@@ -230,8 +232,9 @@ void tst_CliProgress::ctrlCCancelsTheSave()
     QCOMPARE(m_fx->hubManifest(ws), manifest);
     QTRY_COMPARE(m_fx->hubSegments(ws), segments);
     QCOMPARE(GitCli::inRepo(gitDir, {QStringLiteral("rev-parse"), QStringLiteral("main")}, work).out, main);
-    QVERIFY(GitCli::inRepo(gitDir, {QStringLiteral("cat-file"), QStringLiteral("-e"),
-                                       QStringLiteral("session/") + id + QStringLiteral(":big0.bin")},
+    QVERIFY(GitCli::inRepo(gitDir,
+        {QStringLiteral("cat-file"), QStringLiteral("-e"),
+            QStringLiteral("session/") + id + QStringLiteral(":big0.bin")},
         work)
                 .ok());
     QTRY_VERIFY(QDir(m_fx->home(0) + QStringLiteral("/cache/tmp")).entryList(QDir::Files).isEmpty());
@@ -241,6 +244,64 @@ void tst_CliProgress::ctrlCCancelsTheSave()
     QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
     QVERIFY(again.json().value(QStringLiteral("published")).toBool());
     QVERIFY(m_fx->hubManifest(ws) != manifest);
+}
+
+// Ctrl-C of a sync while it brings the hub's segments in (the warm cache emptied first, so there
+// is something to download): exit 130, code cancelled, the session's branch and files as they
+// were. The next sync goes through and brings the files.
+void tst_CliProgress::ctrlCCancelsTheSync()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("progress-sync-cancel")).isEmpty());
+    const QJsonObject a = m_fx->newSession(0, QStringLiteral("progress-sync-cancel"));
+    const QJsonObject b = m_fx->newSession(0, QStringLiteral("progress-sync-cancel"));
+    QVERIFY(!a.isEmpty() && !b.isEmpty());
+    const QString workA = a.value(QStringLiteral("worktree")).toString();
+    const QString idB = b.value(QStringLiteral("id")).toString();
+    const QString workB = b.value(QStringLiteral("worktree")).toString();
+    const QString gitDirB = QFileInfo(workB).path() + QStringLiteral("/git");
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(writeRandom(workA + QStringLiteral("/big%1.bin").arg(i), kBigFile));
+    QCOMPARE(m_fx->cli(0, {QStringLiteral("save"), a.value(QStringLiteral("id")).toString()}).exitCode, 0);
+    const CliRun cleared = m_fx->cli(0, {QStringLiteral("cache"), QStringLiteral("clear")});
+    QVERIFY2(cleared.exitCode == 0, qPrintable(cleared.describe()));
+    const QByteArray branch
+        = GitCli::inRepo(gitDirB, {QStringLiteral("rev-parse"), QStringLiteral("session/") + idB}, workB).out;
+    QVERIFY(!branch.isEmpty());
+
+    QProcess sync;
+    m_fx->startCli(0, {QStringLiteral("sync"), idB, QStringLiteral("--json"), QStringLiteral("--progress")}, sync);
+    QVERIFY(sync.waitForStarted());
+    QByteArray out;
+    bool sent = false;
+    QDeadlineTimer deadline(120000);
+    while (!sent && !deadline.hasExpired() && sync.state() == QProcess::Running) {
+        sync.waitForReadyRead(100);
+        out += sync.readAllStandardOutput();
+        for (const QByteArray &line : out.split('\n')) {
+            const QJsonObject p = QJsonDocument::fromJson(line).object().value(QStringLiteral("progress")).toObject();
+            if (p.value(QStringLiteral("phase")).toString() == QLatin1String("download")) {
+                QVERIFY(p.value(QStringLiteral("cancellable")).toBool());
+                ::kill(pid_t(sync.processId()), SIGINT);
+                sent = true;
+                break;
+            }
+        }
+    }
+    QVERIFY2(sent, out.constData());
+    QVERIFY(sync.waitForFinished(120000));
+    out += sync.readAllStandardOutput();
+    const QByteArray err = sync.readAllStandardError();
+    QCOMPARE(sync.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(sync.exitCode() == 130, QByteArray(out.right(2000) + err).constData());
+    QVERIFY2(err.contains("Cancelling"), err.constData());
+    QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
+    QCOMPARE(
+        GitCli::inRepo(gitDirB, {QStringLiteral("rev-parse"), QStringLiteral("session/") + idB}, workB).out, branch);
+    QVERIFY(!QFileInfo::exists(workB + QStringLiteral("/big0.bin")));
+
+    const CliRun again = m_fx->cli(0, {QStringLiteral("sync"), idB, QStringLiteral("--json")});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
+    QCOMPARE(QFileInfo(workB + QStringLiteral("/big0.bin")).size(), kBigFile);
 }
 
 QTEST_GUILESS_MAIN(tst_CliProgress)
