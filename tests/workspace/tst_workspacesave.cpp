@@ -86,11 +86,25 @@ void tst_WorkspaceSave::layout()
     QCOMPARE(
         GitCli::inRepo(s.gitDir, {QStringLiteral("rev-parse"), QStringLiteral("--is-bare-repository")}).out.trimmed(),
         QByteArray("false"));
+    // A segment's pack builder is bounded (deltas kept for the write, one thread's delta window):
+    // git's defaults let a first save of the whole kernel source peak at 317 MB.
+    const auto config = [&](const char *key) {
+        return GitCli::inRepo(s.gitDir, {QStringLiteral("config"), QStringLiteral("--get"), QLatin1String(key)})
+            .out.trimmed();
+    };
+    QCOMPARE(config("pack.deltaCacheSize"), QByteArray::number(16 << 20));
+    QCOMPARE(config("pack.windowMemory"), QByteArray::number(16 << 20));
+    // A repository made before the bounds gets them when it is opened again.
+    QVERIFY(GitCli::inRepo(
+        s.gitDir, {QStringLiteral("config"), QStringLiteral("--unset"), QStringLiteral("pack.deltaCacheSize")})
+                .ok());
+    QVERIFY(config("pack.deltaCacheSize").isEmpty());
     // Reopening finds the same repository.
     s.ws.reset();
     TestSession again = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(again.ws);
     QCOMPARE(again.ws->refId("session").value(), QByteArray(Workspace::kRootCommitId));
+    QCOMPARE(config("pack.deltaCacheSize"), QByteArray::number(16 << 20));
 }
 
 void tst_WorkspaceSave::refusesBadArguments()
