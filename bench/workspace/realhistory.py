@@ -2,6 +2,7 @@
 """Gives the files of a fresh git repository a history, the same for the same files every time:
 70 % of them (a seeded shuffle) in a first commit, then 30 commits that each add a thirtieth of
 the rest and append a line to 20 files already committed. Author, committer and dates are fixed.
+Files the tree's .gitignore names are left out, as `git add -A` would.
 usage: realhistory.py REPO"""
 import os
 import random
@@ -13,7 +14,7 @@ os.chdir(repo)
 env = dict(os.environ, GIT_AUTHOR_NAME='bench', GIT_AUTHOR_EMAIL='bench@example.com',
            GIT_COMMITTER_NAME='bench', GIT_COMMITTER_EMAIL='bench@example.com',
            GIT_AUTHOR_DATE='2024-01-01T00:00:00Z', GIT_COMMITTER_DATE='2024-01-01T00:00:00Z')
-listed = subprocess.run(['git', 'ls-files', '-o', '-z'], capture_output=True, check=True).stdout
+listed = subprocess.run(['git', 'ls-files', '-o', '--exclude-standard', '-z'], capture_output=True, check=True).stdout
 files = sorted(f for f in listed.split(b'\0') if f)
 rng = random.Random(25)
 rng.shuffle(files)

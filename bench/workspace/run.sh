@@ -2,7 +2,8 @@
 # Workspace benchmarks: each result a ratio measured in the same run (docs in bench/README.md).
 #   full save          vs  git init, add -A, commit, bundle create --all of the same files (target
 #                      < 1.1), and vs git bundle create --all of the repository (git with history)
-#   one-file save      vs  git bundle create --all          (target < 0.2: only the change travels)
+#   one-file save      vs  git bundle create --all          (target < 0.2: only the change travels),
+#                      and vs git's own: add -A, commit, bundle of the new commit, in a clone
 #   cold restore       vs  git clone of that bundle         (session new, empty warm cache)
 #   warm restore       vs  cold restore                     (target < 0.1): the spare session,
 #                      built in the background after the previous session, taken by rename
@@ -16,12 +17,13 @@
 # about 10,200 files, with 31 commits; made once and kept in ~/.cache/isolation-bench). Needs git,
 # python3, tar (and for --real, apt-get download and xz).
 #
-# usage: bench/workspace/run.sh BUILD_DIR [--real | --generated [--files N --mb M --commits C]] [--json FILE] [--keep]
+# usage: bench/workspace/run.sh BUILD_DIR [--real | --real-whole | --generated [--files N --mb M --commits C]] [--json FILE] [--keep]
 #   with neither --real nor --generated: both, the generated workspace first (./dev bench workspace)
+#   --real-whole: the whole kernel source (74,000 files, 1.2 GB) instead of four of its directories
 #   BUILD_DIR: a build tree with app/isolation-server and tests/hub/isolation-hub (use a Release one)
 set -euo pipefail
 
-BUILD=${1:?usage: run.sh BUILD_DIR [--real | --generated [--files N --mb M --commits C]] [--json FILE] [--keep]}
+BUILD=${1:?usage: run.sh BUILD_DIR [--real | --real-whole | --generated [--files N --mb M --commits C]] [--json FILE] [--keep]}
 shift
 if [ $# -eq 0 ]; then
   "$0" "$BUILD" --generated
@@ -33,6 +35,7 @@ COMMITS=20
 JSON=
 KEEP=0
 REAL=0
+WHOLE=
 while [ $# -gt 0 ]; do
   case "$1" in
     --files) FILES=$2; shift 2 ;;
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     --json) JSON=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --real) REAL=1; shift ;;
+    --real-whole) REAL=1; WHOLE=--whole; shift ;;
     --generated) REAL=0; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -110,7 +114,7 @@ bench_pair "$BUILD_ABS" "$WORK"
 
 # --- the workspace, and the file the one-file save changes
 if [ "$REAL" = 1 ]; then
-  REPO=$("$HERE/realtree.sh")
+  REPO=$("$HERE/realtree.sh" $WHOLE)
   FILES=$(git -C "$REPO" ls-files | wc -l)
   COMMITS=$(git -C "$REPO" rev-list --count HEAD)
   ONE=$(git -C "$REPO" ls-files '*.c' | sed -n 1p)
@@ -140,6 +144,19 @@ t0=$(now)
 t1=$(now)
 T_GITFIRST=$(elapsed "$t0" "$t1")
 rm -rf "$WORK/gitfirst" "$WORK/first.bundle"
+
+# git's own one-file save: the same change in the clone, added, committed and bundled as the new
+# commit alone (what travels). The clone's index is settled first: right after a clone every file
+# is as new as the index ("racily clean"), and git would hash them all again.
+sleep 1
+git -C "$WORK/clone" status --porcelain >/dev/null
+echo "one more line" >>"$WORK/clone/$ONE"
+t0=$(now)
+(cd "$WORK/clone" && git add -A && git -c gc.auto=0 -c user.name=bench -c user.email=bench@example.com commit -q -m "one file" \
+  && git bundle create -q "$WORK/one.bundle" HEAD~1..HEAD)
+t1=$(now)
+T_GITONE=$(elapsed "$t0" "$t1")
+rm -f "$WORK/one.bundle"
 
 # full save, measured with a fresh engine (its peak memory is the save's)
 "$HUB" --data "$WORK/hub" workspace create bench >/dev/null
@@ -189,6 +206,7 @@ cmp -s "$WARM/$ONE" "$W/$ONE" || { echo "warm restore differs" >&2; exit 1; }
 R_FULL=$(ratio "$T_FULL" "$T_BUNDLE")
 R_FIRST=$(ratio "$T_FULL" "$T_GITFIRST")
 R_ONE=$(ratio "$T_ONE" "$T_BUNDLE")
+R_ONEGIT=$(ratio "$T_ONE" "$T_GITONE")
 R_COLD=$(ratio "$T_COLD" "$T_CLONE")
 R_WARM=$(ratio "$T_WARM" "$T_COLD")
 R_LINKED=$(ratio "$T_LINKED" "$T_COLD")
@@ -201,10 +219,12 @@ workspace ($KIND): $FILES files, $((TREE_BYTES / 1048576)) MiB tree, $COMMITS co
 git bundle create --all   ${T_BUNDLE}s
 git clone of the bundle   ${T_CLONE}s
 git init/add/commit+bundle ${T_GITFIRST}s  (the same files into a new repository)
+git add/commit+bundle, one file ${T_GITONE}s  (the one-file change in the clone, the new commit bundled)
 full save                 ${T_FULL}s   ratio ${R_FIRST}  (vs git init/add/commit + bundle create --all; target < 1.1)
                                        ratio ${R_FULL}  (vs git bundle create --all of the repository)
   engine's phases         ${PROFILE_FULL}
 one-file save             ${T_ONE}s   ratio ${R_ONE}  (vs git bundle create --all; target < 0.2)
+                                       ratio ${R_ONEGIT}  (vs git's add/commit + bundle of the new commit)
   engine's phases         ${PROFILE_ONE}
 cold restore              ${T_COLD}s   ratio ${R_COLD}  (vs git clone of the bundle)
 warm restore              ${T_WARM}s   ratio ${R_WARM}  (vs cold restore; target < 0.1; the spare session)
@@ -215,9 +235,9 @@ TABLE
 if [ -n "$JSON" ]; then
   cat >"$JSON" <<JSONEOF
 {"kind": "$KIND", "files": $FILES, "treeBytes": $TREE_BYTES, "commits": $COMMITS, "bundleBytes": $BUNDLE_BYTES,
- "seconds": {"gitBundle": $T_BUNDLE, "gitClone": $T_CLONE, "gitFirstSave": $T_GITFIRST, "fullSave": $T_FULL, "oneFileSave": $T_ONE,
+ "seconds": {"gitBundle": $T_BUNDLE, "gitClone": $T_CLONE, "gitFirstSave": $T_GITFIRST, "gitOneFileSave": $T_GITONE, "fullSave": $T_FULL, "oneFileSave": $T_ONE,
              "coldRestore": $T_COLD, "warmRestore": $T_WARM, "warmRestoreNoSpare": $T_LINKED},
- "ratios": {"fullSaveVsBundle": $R_FULL, "fullSaveVsGitFirstSave": $R_FIRST, "oneFileSaveVsBundle": $R_ONE, "coldRestoreVsClone": $R_COLD,
+ "ratios": {"fullSaveVsBundle": $R_FULL, "fullSaveVsGitFirstSave": $R_FIRST, "oneFileSaveVsBundle": $R_ONE, "oneFileSaveVsGitOneFileSave": $R_ONEGIT, "coldRestoreVsClone": $R_COLD,
             "warmVsColdRestore": $R_WARM, "warmNoSpareVsColdRestore": $R_LINKED},
  "peakKiB": {"idle": $BASE_KIB, "save": $SAVE_PEAK_KIB, "coldRestore": $RESTORE_PEAK_KIB}}
 JSONEOF
