@@ -66,8 +66,44 @@ private Q_SLOTS:
     void ctrlCCancelsTheSync();
 
 private:
+    // Runs `isolation-server ARGS` (ARGS ask for --json --progress), sends it SIGINT at the first progress
+    // event of `phase` (which must say it is cancellable), and checks it ended as a cancel does:
+    // exit 130, "Cancelling" on stderr, the error code cancelled.
+    void cancelWithCtrlC(const QStringList &args, const QString &phase);
+
     std::unique_ptr<SessionFixture> m_fx;
 };
+
+void tst_CliProgress::cancelWithCtrlC(const QStringList &args, const QString &phase)
+{
+    QProcess cli;
+    m_fx->startCli(0, args, cli);
+    QVERIFY(cli.waitForStarted());
+    QByteArray out;
+    bool sent = false;
+    QDeadlineTimer deadline(120000);
+    while (!sent && !deadline.hasExpired() && cli.state() == QProcess::Running) {
+        cli.waitForReadyRead(100);
+        out += cli.readAllStandardOutput();
+        for (const QByteArray &line : out.split('\n')) {
+            const QJsonObject p = QJsonDocument::fromJson(line).object().value(QStringLiteral("progress")).toObject();
+            if (p.value(QStringLiteral("phase")).toString() == phase) {
+                QVERIFY(p.value(QStringLiteral("cancellable")).toBool());
+                ::kill(pid_t(cli.processId()), SIGINT);
+                sent = true;
+                break;
+            }
+        }
+    }
+    QVERIFY2(sent, out.constData());
+    QVERIFY(cli.waitForFinished(120000));
+    out += cli.readAllStandardOutput();
+    const QByteArray err = cli.readAllStandardError();
+    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(cli.exitCode() == 130, QByteArray(out.right(2000) + err).constData());
+    QVERIFY2(err.contains("Cancelling"), err.constData());
+    QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
+}
 
 void tst_CliProgress::initTestCase()
 {
@@ -199,33 +235,10 @@ void tst_CliProgress::ctrlCCancelsTheSave()
     // A save long enough to be caught: Ctrl-C (SIGINT) once its segment is being written.
     for (int i = 0; i < 3; ++i)
         QVERIFY(writeRandom(work + QStringLiteral("/big%1.bin").arg(i), kBigFile));
-    QProcess save;
-    m_fx->startCli(0, {QStringLiteral("save"), id, QStringLiteral("--json"), QStringLiteral("--progress")}, save);
-    QVERIFY(save.waitForStarted());
-    QByteArray out;
-    bool sent = false;
-    QDeadlineTimer deadline(120000);
-    while (!sent && !deadline.hasExpired() && save.state() == QProcess::Running) {
-        save.waitForReadyRead(100);
-        out += save.readAllStandardOutput();
-        for (const QByteArray &line : out.split('\n')) {
-            const QJsonObject p = QJsonDocument::fromJson(line).object().value(QStringLiteral("progress")).toObject();
-            if (p.value(QStringLiteral("phase")).toString() == QLatin1String("segment")) {
-                QVERIFY(p.value(QStringLiteral("cancellable")).toBool());
-                ::kill(pid_t(save.processId()), SIGINT);
-                sent = true;
-                break;
-            }
-        }
-    }
-    QVERIFY2(sent, out.constData());
-    QVERIFY(save.waitForFinished(120000));
-    out += save.readAllStandardOutput();
-    const QByteArray err = save.readAllStandardError();
-    QCOMPARE(save.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(save.exitCode() == 130, QByteArray(out.right(2000) + err).constData());
-    QVERIFY2(err.contains("Cancelling"), err.constData());
-    QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
+    cancelWithCtrlC({QStringLiteral("save"), id, QStringLiteral("--json"), QStringLiteral("--progress")},
+        QStringLiteral("segment"));
+    if (QTest::currentTestFailed())
+        return;
 
     // Nothing reached the hub; main is back where it was; the work stays on the session branch;
     // nothing is left on its way.
@@ -268,33 +281,10 @@ void tst_CliProgress::ctrlCCancelsTheSync()
         = GitCli::inRepo(gitDirB, {QStringLiteral("rev-parse"), QStringLiteral("session/") + idB}, workB).out;
     QVERIFY(!branch.isEmpty());
 
-    QProcess sync;
-    m_fx->startCli(0, {QStringLiteral("sync"), idB, QStringLiteral("--json"), QStringLiteral("--progress")}, sync);
-    QVERIFY(sync.waitForStarted());
-    QByteArray out;
-    bool sent = false;
-    QDeadlineTimer deadline(120000);
-    while (!sent && !deadline.hasExpired() && sync.state() == QProcess::Running) {
-        sync.waitForReadyRead(100);
-        out += sync.readAllStandardOutput();
-        for (const QByteArray &line : out.split('\n')) {
-            const QJsonObject p = QJsonDocument::fromJson(line).object().value(QStringLiteral("progress")).toObject();
-            if (p.value(QStringLiteral("phase")).toString() == QLatin1String("download")) {
-                QVERIFY(p.value(QStringLiteral("cancellable")).toBool());
-                ::kill(pid_t(sync.processId()), SIGINT);
-                sent = true;
-                break;
-            }
-        }
-    }
-    QVERIFY2(sent, out.constData());
-    QVERIFY(sync.waitForFinished(120000));
-    out += sync.readAllStandardOutput();
-    const QByteArray err = sync.readAllStandardError();
-    QCOMPARE(sync.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(sync.exitCode() == 130, QByteArray(out.right(2000) + err).constData());
-    QVERIFY2(err.contains("Cancelling"), err.constData());
-    QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
+    cancelWithCtrlC({QStringLiteral("sync"), idB, QStringLiteral("--json"), QStringLiteral("--progress")},
+        QStringLiteral("download"));
+    if (QTest::currentTestFailed())
+        return;
     QCOMPARE(
         GitCli::inRepo(gitDirB, {QStringLiteral("rev-parse"), QStringLiteral("session/") + idB}, workB).out, branch);
     QVERIFY(!QFileInfo::exists(workB + QStringLiteral("/big0.bin")));
