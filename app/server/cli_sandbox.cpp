@@ -8,7 +8,6 @@
 
 #include <QCommandLineParser>
 #include <QJsonArray>
-#include <QRandomGenerator>
 
 namespace isolation {
 
@@ -47,12 +46,7 @@ int runLaunch(const QStringList &arguments)
         body.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
     if (parser.isSet(QStringLiteral("agent")))
         body.insert(QStringLiteral("agent"), parser.value(QStringLiteral("agent")));
-    // The session's id is chosen here (as the engine would: "s" and 12 hex digits), so its progress
-    // can be followed from the start.
-    quint8 random[6];
-    QRandomGenerator::system()->generate(std::begin(random), std::end(random));
-    const QString id
-        = QStringLiteral("s") + QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(random), 6).toHex());
+    const QString id = verbs::newSessionId();
     body.insert(QStringLiteral("session"), id);
     const bool json = parser.isSet(QStringLiteral("json"));
     auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/launch"), body, id,

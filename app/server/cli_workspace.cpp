@@ -42,6 +42,7 @@ int runSession(const QStringList &arguments)
         "branch session/<id> off main; prints its id and worktree"));
     parser.addOption({QStringLiteral("workspace"), QStringLiteral("The workspace (name or id)."), QStringLiteral("W")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    parser.addOption(progress::option());
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("new"));
     if (int rc = parse(parser, arguments, 1, QStringLiteral("session takes one action: new")); rc >= 0)
         return rc;
@@ -53,8 +54,13 @@ int runSession(const QStringList &arguments)
     if (!client)
         return out::fail(client.error().message);
     const bool json = parser.isSet(QStringLiteral("json"));
-    auto r = client.value().call("POST", QStringLiteral("/v1/sessions"),
-        QJsonObject {{QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}});
+    // Filled from the warm cache, else downloaded from the hub and checked out: a restore, which
+    // shows its progress.
+    const QString id = verbs::newSessionId();
+    auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions"),
+        QJsonObject {
+            {QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}, {QStringLiteral("session"), id}},
+        id, progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
     if (!r)
         return apiFailure(r.error(), json);
     const QJsonObject s = r.value();
@@ -413,7 +419,7 @@ QList<Command> workspaceCommands()
     return {
         {QStringLiteral("workspaces"), QStringLiteral("workspaces [--json]"),
             QStringLiteral("List the member's workspaces (from the hub)."), runWorkspaces},
-        {QStringLiteral("session"), QStringLiteral("session new --workspace W [--json]"),
+        {QStringLiteral("session"), QStringLiteral("session new --workspace W [--json [--progress]]"),
             QStringLiteral("Start a session on a workspace; prints its id and worktree."), runSession},
         {QStringLiteral("sessions"), QStringLiteral("sessions [--json]"),
             QStringLiteral("List the sessions, with their sandboxes."), runSessions},

@@ -6,6 +6,7 @@
 #include "workspace/gitrepo.h"
 
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QUrl>
 
 namespace isolation::verbs {
@@ -31,6 +32,13 @@ int parse(QCommandLineParser &parser, const QStringList &arguments, int position
 }
 
 // The session id argument: usage error (and its exit code) when it cannot be one, else -1.
+QString newSessionId()
+{
+    quint8 random[6];
+    QRandomGenerator::system()->generate(std::begin(random), std::end(random));
+    return QStringLiteral("s") + QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(random), 6).toHex());
+}
+
 int badSessionId(const QString &id)
 {
     if (GitRepo::isValidSessionId(id))

@@ -221,7 +221,7 @@ void SessionManager::create(const QString &workspace, Done<Session *> done, cons
 {
     static const QRegularExpression idFormat(QStringLiteral("^s[0-9a-f]{12}$"));
     if (!id.isEmpty() && (!idFormat.match(id).hasMatch() || session(id) || QFileInfo::exists(sessionsDir() + QLatin1Char('/') + id))) {
-        done(SessionError::failed(tr("%1 cannot name a new session (s and 12 hex digits, not used yet)").arg(id)));
+        done(SessionError::invalid(tr("%1 cannot name a new session (s and 12 hex digits, not used yet)").arg(id)));
         return;
     }
     QPointer<SessionManager> self(this);

@@ -158,12 +158,21 @@ void addSessionList(HttpServer &http, const Sessions &sessions)
             reply.send(notRunning());
             return;
         }
+        // The caller may name the session (so it can follow its progress from the first event).
+        const QJsonValue id = o.value(QStringLiteral("session"));
+        if (!id.isUndefined() && !id.isString()) {
+            reply.send(badRequest(QStringLiteral("session must be a string")));
+            return;
+        }
         const Door door = doorOfClient(request.header("user-agent"));
-        m->create(workspace, [reply, door, log = m->activity()](Result<Session *, SessionError> r) {
-            if (r)
-                recordSession(log, QStringLiteral("created"), r.value()->id(), r.value()->workspaceName(), door);
-            reply.send(r ? HttpResponse::json(201, toJson(*r.value())) : failure(r.error()));
-        });
+        m->create(
+            workspace,
+            [reply, door, log = m->activity()](Result<Session *, SessionError> r) {
+                if (r)
+                    recordSession(log, QStringLiteral("created"), r.value()->id(), r.value()->workspaceName(), door);
+                reply.send(r ? HttpResponse::json(201, toJson(*r.value())) : failure(r.error()));
+            },
+            id.toString());
     });
     http.route("GET", QStringLiteral("/v1/sessions/{id}"), [sessions](const HttpRequest &request, HttpReply reply) {
         if (Session *s = findSession(sessions, request, reply))

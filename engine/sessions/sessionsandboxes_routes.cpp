@@ -160,8 +160,15 @@ void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxe
             reply.send(HttpResponse::error(400, QStringLiteral("bad_request"), QStringLiteral("give the workspace")));
             return;
         }
+        const QJsonValue id = o.value(QStringLiteral("session"));
+        if (!id.isUndefined() && !id.isString()) {
+            reply.send(
+                HttpResponse::error(400, QStringLiteral("bad_request"), QStringLiteral("session must be a string")));
+            return;
+        }
         SessionSandboxes::Launch launch;
         launch.workspace = workspace;
+        launch.sessionId = id.toString(); // chosen by the caller, to follow its progress from the start
         launch.image = o.value(QStringLiteral("image")).toString();
         launch.agent = o.value(QStringLiteral("agent")).toString();
         s->launch(launch,

@@ -3,7 +3,8 @@
 // the terminal, cleared before the result; through a pipe nothing but the result; with --json
 // --progress the engine's progress events first, as JSON, then the result. Ctrl-C cancels a save
 // before its point of no return (nothing reaches the hub, main's merge is undone) and a sync
-// before its merge (the session as it was): exit code 130.
+// before its merge (the session as it was): exit code 130. `session new` shows the restore (the
+// download from the hub and the checkout) the same way.
 #include "sessionfixture.h"
 
 #include "../workspace/gitcli.h"
@@ -62,6 +63,7 @@ private Q_SLOTS:
     void saveAndSyncOnATerminal();
     void pipeGetsOnlyTheResult();
     void jsonStreamsTheEvents();
+    void sessionNewShowsTheRestore();
     void ctrlCCancelsTheSave();
     void ctrlCCancelsTheSync();
 
@@ -214,6 +216,73 @@ void tst_CliProgress::jsonStreamsTheEvents()
     const QJsonObject result = QJsonDocument::fromJson(rest, &error).object();
     QVERIFY2(error.error == QJsonParseError::NoError, rest.constData());
     QVERIFY(result.value(QStringLiteral("published")).toBool());
+}
+
+// A session of a workspace the warm cache does not have is a restore: `session new` shows its
+// download and checkout, as JSON lines with --json --progress and as a line on a terminal.
+void tst_CliProgress::sessionNewShowsTheRestore()
+{
+    const QString name = QStringLiteral("progress-restore");
+    QVERIFY(!m_fx->createWorkspace(name).isEmpty());
+    const QJsonObject first = m_fx->newSession(0, name);
+    QVERIFY(!first.isEmpty());
+    QVERIFY(writeRandom(first.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin"), kBigFile));
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), first.value(QStringLiteral("id")).toString()});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    // No session of it left, and the warm cache emptied: the next session comes from the hub.
+    const QJsonValue workspaceId = first.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("id"));
+    auto forget = [this, workspaceId](const QString &id) {
+        const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), id});
+        QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
+        const CliRun cleared
+            = m_fx->cli(0, {QStringLiteral("cache"), QStringLiteral("clear"), QStringLiteral("--json")});
+        QVERIFY2(cleared.exitCode == 0 && !cleared.json().value(QStringLiteral("kept")).toArray().contains(workspaceId),
+            qPrintable(cleared.describe()));
+    };
+    forget(first.value(QStringLiteral("id")).toString());
+
+    const CliRun opened = m_fx->cli(0,
+        {QStringLiteral("session"), QStringLiteral("new"), QStringLiteral("--workspace"), name,
+            QStringLiteral("--json"), QStringLiteral("--progress")});
+    QVERIFY2(opened.exitCode == 0, qPrintable(opened.describe()));
+    QByteArray rest = opened.out;
+    QSet<QString> phases;
+    qint64 downloadTotal = -1;
+    QString session;
+    while (rest.startsWith("{\"progress\":")) {
+        const qsizetype end = rest.indexOf('\n');
+        QVERIFY(end > 0);
+        const QJsonObject p
+            = QJsonDocument::fromJson(rest.left(end)).object().value(QStringLiteral("progress")).toObject();
+        session = p.value(QStringLiteral("session")).toString();
+        if (p.value(QStringLiteral("operation")).toString() == QLatin1String("open"))
+            phases.insert(p.value(QStringLiteral("phase")).toString());
+        if (p.value(QStringLiteral("phase")).toString() == QLatin1String("download"))
+            downloadTotal = std::max(downloadTotal, p.value(QStringLiteral("totalBytes")).toInteger(-1));
+        rest = rest.mid(end + 1);
+    }
+    QVERIFY2(phases.contains(QStringLiteral("download")) && phases.contains(QStringLiteral("checkout")),
+        qPrintable(QStringList(phases.values()).join(QLatin1Char(','))));
+    QVERIFY2(downloadTotal > kBigFile, qPrintable(QString::number(downloadTotal))); // the encrypted segment
+    const QJsonObject result = QJsonDocument::fromJson(rest).object();
+    QCOMPARE(result.value(QStringLiteral("id")).toString(), session);
+    QCOMPARE(
+        QFileInfo(result.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin")).size(), kBigFile);
+    forget(session);
+
+    // On a terminal: the download's figures on the line, then only the id and the worktree.
+    const CliRun shown = m_fx->cliOnTerminal(
+        0, {QStringLiteral("session"), QStringLiteral("new"), QStringLiteral("--workspace"), name}, 100);
+    QVERIFY2(shown.exitCode == 0, qPrintable(shown.describe()));
+    QList<QByteArray> lines = drawnLines(shown.out);
+    QVERIFY2(lines.size() >= 2, shown.out.constData());
+    const QByteArray last = lines.takeLast();
+    QVERIFY2(QRegularExpression(QStringLiteral("^s[0-9a-f]{12}$")).match(QString::fromUtf8(last)).hasMatch(),
+        shown.out.constData());
+    bool downloading = false;
+    for (const QByteArray &l : lines)
+        downloading = downloading || (l.startsWith("Opening: downloading ") && l.contains(" MiB ("));
+    QVERIFY2(downloading, shown.out.constData());
 }
 
 void tst_CliProgress::ctrlCCancelsTheSave()
