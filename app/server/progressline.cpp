@@ -203,7 +203,8 @@ QCommandLineOption option()
 {
     return {QStringLiteral("progress"),
         QStringLiteral("With --json: stream the progress first, one JSON object per line ({\"progress\": {...}}, "
-                       "the data of the engine's session.progress events), then the result. On a terminal a "
+                       "the data of the engine's session.progress events; {\"sandbox\": {\"session\", \"state\", "
+                       "\"reason\"}} each time the session's sandbox moves), then the result. On a terminal a "
                        "progress line shows without it.")};
 }
 
@@ -248,12 +249,29 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
     };
     bool idle = false; // the session's operation ended (its last event came)
     QEventLoop *draining = nullptr;
+    auto writeJsonLine = [](const QJsonObject &o) {
+        const QByteArray out = QJsonDocument(o).toJson(QJsonDocument::Compact);
+        std::fwrite(out.constData(), 1, size_t(out.size()), stdout);
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
+    };
+    QJsonObject lastSandbox; // the sandbox's state and reason as last streamed
     QObject::connect(&follower, &EventFollower::event, &follower, [&](const LocalApiEvent &e) {
         if ((e.kind == QLatin1String("session.changed") || e.kind == QLatin1String("session.added"))
             && e.data.value(QStringLiteral("id")).toString() == session) {
             if (mode == Mode::Line) {
                 line.updateSession(e.data, clock.elapsed());
                 draw();
+                return;
+            }
+            // A line each time the sandbox's state or reason moves (a build's latest step, say).
+            const QJsonObject sandbox = e.data.value(QStringLiteral("sandbox")).toObject();
+            const QJsonObject now {{QStringLiteral("session"), session},
+                {QStringLiteral("state"), sandbox.value(QStringLiteral("state")).toString()},
+                {QStringLiteral("reason"), sandbox.value(QStringLiteral("reason")).toString()}};
+            if (mode == Mode::Json && !sandbox.isEmpty() && now != lastSandbox) {
+                lastSandbox = now;
+                writeJsonLine(QJsonObject {{QStringLiteral("sandbox"), now}});
             }
             return;
         }
@@ -264,11 +282,7 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
         if (idle && draining)
             draining->quit();
         if (mode == Mode::Json) {
-            const QByteArray out
-                = QJsonDocument(QJsonObject {{QStringLiteral("progress"), e.data}}).toJson(QJsonDocument::Compact);
-            std::fwrite(out.constData(), 1, size_t(out.size()), stdout);
-            std::fputc('\n', stdout);
-            std::fflush(stdout);
+            writeJsonLine(QJsonObject {{QStringLiteral("progress"), e.data}});
             return;
         }
         line.update(e.data, clock.elapsed());

@@ -22,6 +22,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRegularExpression>
+#include <QSet>
 #include <QSignalSpy>
 #include <QProcess>
 #include <QTcpServer>
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void launchSaveFinishLaunchElsewhere();
+    void cliLaunchShowsItsProgress();
     void hubPageLaunchesAndOpensATerminal();
     void inABrowserFromTheHubPageToATerminal();
     void launchClonesAndRunsAnAgent();
@@ -312,6 +314,78 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
 // The member's page on the hub (/sessions): create a workspace, launch a session on a computer,
 // see it running, open its terminal view (a redirect to the view's own preview origin); a form
 // without the page's CSRF token is refused.
+// `isolation-server launch` (the member's own launch, not the cloud's) shows how far it got: with
+// --json --progress, the session's opening as progress events and each state its sandbox passes
+// through as a line of its own, then the result; on a terminal, a line redrawn in place that names
+// the sandbox's state, cleared before the result (issue 25, point 4).
+void tst_SessionLaunch::cliLaunchShowsItsProgress()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("cli-launched")).isEmpty());
+    const CliRun launched = m_fx->cli(0,
+        {QStringLiteral("launch"), QStringLiteral("--workspace"), QStringLiteral("cli-launched"),
+            QStringLiteral("--json"), QStringLiteral("--progress")});
+    QVERIFY2(launched.exitCode == 0, qPrintable(launched.describe()));
+    QByteArray rest = launched.out;
+    QStringList states; // of the sandbox, in the order streamed
+    QSet<QString> operations;
+    QString session;
+    while (rest.startsWith("{\"progress\":") || rest.startsWith("{\"sandbox\":")) {
+        const qsizetype end = rest.indexOf('\n');
+        QVERIFY(end > 0);
+        QJsonParseError error;
+        const QJsonObject line = QJsonDocument::fromJson(rest.left(end), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, rest.left(end).constData());
+        if (line.contains(QStringLiteral("sandbox"))) {
+            const QJsonObject sandbox = line.value(QStringLiteral("sandbox")).toObject();
+            session = sandbox.value(QStringLiteral("session")).toString();
+            if (states.isEmpty() || states.last() != sandbox.value(QStringLiteral("state")).toString())
+                states.append(sandbox.value(QStringLiteral("state")).toString());
+        } else {
+            const QJsonObject p = line.value(QStringLiteral("progress")).toObject();
+            if (!p.value(QStringLiteral("operation")).toString().isEmpty())
+                operations.insert(p.value(QStringLiteral("operation")).toString());
+        }
+        rest = rest.mid(end + 1);
+    }
+    QVERIFY2(operations.contains(QStringLiteral("open")), launched.out.constData());
+    // The sandbox on its way: created, then started (what comes after "running" is the answer's).
+    QVERIFY2(states.contains(QStringLiteral("creating")) && states.contains(QStringLiteral("starting"))
+            && states.indexOf(QStringLiteral("creating")) < states.indexOf(QStringLiteral("starting")),
+        qPrintable(states.join(QLatin1Char(','))));
+    QJsonParseError error;
+    const QJsonObject result = QJsonDocument::fromJson(rest, &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, rest.constData());
+    QCOMPARE(result.value(QStringLiteral("id")).toString(), session);
+    QCOMPARE(result.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
+        QStringLiteral("running"));
+
+    // On a terminal: the line names the sandbox's state with the time in it, and only the result stays.
+    const CliRun shown = m_fx->cliOnTerminal(
+        0, {QStringLiteral("launch"), QStringLiteral("--workspace"), QStringLiteral("cli-launched")}, 100);
+    QVERIFY2(shown.exitCode == 0, qPrintable(shown.describe()));
+    bool sandboxLine = false;
+    const QByteArray clear = "\r\033[K";
+    for (qsizetype at = shown.out.indexOf(clear); at >= 0; at = shown.out.indexOf(clear, at + 1)) {
+        const QByteArray drawn = shown.out.mid(at + clear.size(), 40);
+        sandboxLine = sandboxLine
+            || QRegularExpression(QStringLiteral("^\\[\\d+:\\d\\d\\] Sandbox (creating|starting)"))
+                   .match(QString::fromUtf8(drawn))
+                   .hasMatch();
+    }
+    QVERIFY2(sandboxLine, shown.out.constData());
+    const QString tail = QString::fromUtf8(shown.out.mid(shown.out.lastIndexOf(clear) + clear.size()));
+    const QRegularExpressionMatch answer
+        = QRegularExpression(QStringLiteral("^(s[0-9a-f]{12})\r?\nsandbox \\S+ \\(%1\\), running\r?\n$")
+                                 .arg(QRegularExpression::escape(kSandbox)))
+              .match(tail);
+    QVERIFY2(answer.hasMatch(), qPrintable(tail));
+
+    for (const QString &id : {session, answer.captured(1)}) {
+        const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), id, QStringLiteral("--discard")});
+        QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
+    }
+}
+
 void tst_SessionLaunch::hubPageLaunchesAndOpensATerminal()
 {
     QNetworkAccessManager net; // its cookie jar keeps the page session
