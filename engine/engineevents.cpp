@@ -109,6 +109,21 @@ void EngineEvents::watch(SessionManager *sessions)
         if (sessions->session(s->id()) == s)
             sessionChanged(s);
     });
+    connect(sessions, &SessionManager::exportProgress, this,
+        [this](const QString &workspace, const QString &name, const QString &operation, const QString &phase,
+            qint64 bytes, qint64 total) {
+            QJsonObject data {{QStringLiteral("workspace"), workspace}, {QStringLiteral("name"), name}};
+            if (operation.isEmpty()) {
+                data.insert(QStringLiteral("operation"), QJsonValue()); // ended
+            } else {
+                data.insert(QStringLiteral("operation"), operation);
+                data.insert(QStringLiteral("phase"), phase);
+                data.insert(QStringLiteral("bytes"), bytes);
+                if (total >= 0)
+                    data.insert(QStringLiteral("totalBytes"), total);
+            }
+            m_hub.publish("workspace.progress", data);
+        });
     connect(sessions, &SessionManager::sessionRemoved, this, [this](const QString &id) {
         m_seen.remove(id);
         m_hub.publish("session.removed", QJsonObject {{QStringLiteral("session"), id}});

@@ -373,6 +373,7 @@ int runWorkspace(const QStringList &arguments)
         "  bundle W OUT.bundle   one ordinary git bundle of main and every session branch (git clone reads it)\n"
         "  export W OUT.tar.gz   the definition and main's files, every credential left out"));
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print the LocalAPI's JSON.")});
+    parser.addOption(progress::option());
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("bundle or export"));
     parser.addPositionalArgument(QStringLiteral("workspace"), QStringLiteral("The workspace (name or id)."));
     parser.addPositionalArgument(QStringLiteral("out"), QStringLiteral("The file to write."));
@@ -386,8 +387,11 @@ int runWorkspace(const QStringList &arguments)
     if (!client)
         return out::fail(client.error().message);
     const QString target = QFileInfo(p.at(2)).absoluteFilePath();
-    auto r = client.value().call("POST", QStringLiteral("/v1/workspaces/%1/%2").arg(pathSegment(p.at(1)), p.at(0)),
-        QJsonObject {{QStringLiteral("path"), target}});
+    auto r = progress::call(client.value(), "POST",
+        QStringLiteral("/v1/workspaces/%1/%2").arg(pathSegment(p.at(1)), p.at(0)),
+        QJsonObject {{QStringLiteral("path"), target}}, p.at(1),
+        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))), progress::Interrupt::Exit,
+        progress::Subject::Workspace);
     if (!r)
         return apiFailure(r.error(), json);
     const QJsonObject e = r.value();
@@ -429,7 +433,7 @@ QList<Command> workspaceCommands()
             QStringLiteral("Fetch the hub's main and merge it into the session."), runSync},
         {QStringLiteral("changes"), QStringLiteral("changes S [--refresh] [--json]"),
             QStringLiteral("Touched files, commits ahead/behind main; --refresh asks the hub."), runChanges},
-        {QStringLiteral("workspace"), QStringLiteral("workspace bundle|export W OUT [--json]"),
+        {QStringLiteral("workspace"), QStringLiteral("workspace bundle|export W OUT [--json [--progress]]"),
             QStringLiteral("Write a workspace as a git bundle, or its files (no credentials) as .tar.gz."),
             runWorkspace},
     };

@@ -39,6 +39,8 @@ QString operationText(const QString &operation)
         return QStringLiteral("Syncing");
     if (operation == QLatin1String("open"))
         return QStringLiteral("Opening");
+    if (operation == QLatin1String("bundle") || operation == QLatin1String("export"))
+        return QStringLiteral("Exporting");
     return operation;
 }
 
@@ -55,7 +57,8 @@ QString phaseText(const QString &phase)
         {QStringLiteral("settle"), QStringLiteral("settling")},
         {QStringLiteral("cache"), QStringLiteral("from the warm cache")},
         {QStringLiteral("recover"), QStringLiteral("recovering")},
-        {QStringLiteral("checkout"), QStringLiteral("checking out")}};
+        {QStringLiteral("checkout"), QStringLiteral("checking out")},
+        {QStringLiteral("write"), QStringLiteral("writing the file")}};
     return names.value(phase, phase);
 }
 
@@ -203,7 +206,8 @@ QCommandLineOption option()
 {
     return {QStringLiteral("progress"),
         QStringLiteral("With --json: stream the progress first, one JSON object per line ({\"progress\": {...}}, "
-                       "the data of the engine's session.progress events; {\"sandbox\": {\"session\", \"state\", "
+                       "the data of the engine's session.progress or workspace.progress events; {\"sandbox\": "
+                       "{\"session\", \"state\", "
                        "\"reason\"}} each time the session's sandbox moves), then the result. On a terminal a "
                        "progress line shows without it.")};
 }
@@ -219,7 +223,7 @@ Mode modeFor(bool json, bool jsonProgress)
 }
 
 Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByteArray &method, const QString &path,
-    const QJsonObject &body, const QString &session, Mode mode, Interrupt interrupt)
+    const QJsonObject &body, const QString &session, Mode mode, Interrupt interrupt, Subject kind)
 {
     if (mode == Mode::Quiet && interrupt == Interrupt::Exit)
         return client.call(method, path, body);
@@ -257,7 +261,12 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
     };
     QJsonObject lastSandbox; // the sandbox's state and reason as last streamed
     QObject::connect(&follower, &EventFollower::event, &follower, [&](const LocalApiEvent &e) {
-        if ((e.kind == QLatin1String("session.changed") || e.kind == QLatin1String("session.added"))
+        if (kind == Subject::Workspace) {
+            if (e.kind != QLatin1String("workspace.progress")
+                || (e.data.value(QStringLiteral("workspace")).toString() != session
+                    && e.data.value(QStringLiteral("name")).toString() != session))
+                return;
+        } else if ((e.kind == QLatin1String("session.changed") || e.kind == QLatin1String("session.added"))
             && e.data.value(QStringLiteral("id")).toString() == session) {
             if (mode == Mode::Line) {
                 line.updateSession(e.data, clock.elapsed());
@@ -275,8 +284,9 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
             }
             return;
         }
-        if (e.kind != QLatin1String("session.progress")
-            || e.data.value(QStringLiteral("session")).toString() != session)
+        if (kind == Subject::Session
+            && (e.kind != QLatin1String("session.progress")
+                || e.data.value(QStringLiteral("session")).toString() != session))
             return;
         idle = e.data.value(QStringLiteral("operation")).isNull();
         if (idle && draining)

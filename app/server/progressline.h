@@ -1,6 +1,7 @@
-// The progress of a verb that takes long (save, sync, launch, resume, suspend, restore): the
-// engine's events for the session (session.progress, and the sandbox's state as session.changed
-// reports it), shown while the LocalAPI call runs. On a terminal, one line on stderr redrawn in
+// The progress of a verb that takes long (save, sync, session new, launch, resume, suspend, restore,
+// a workspace's bundle or export): the engine's events for the session (session.progress, and the
+// sandbox's state as session.changed reports it) or the workspace (workspace.progress), shown
+// while the LocalAPI call runs. On a terminal, one line on stderr redrawn in
 // place (operation, phase, bytes done and total, rate, time left, time so far) and cleared at the
 // end; with --json --progress, each event as a line of JSON on stdout before the result; otherwise
 // nothing at all (a pipe or a file gets only the result).
@@ -69,10 +70,18 @@ enum class Interrupt {
             // waits for its answer (Cancelled: exit code 130); a second ends the process at once
 };
 
+// Whose progress a call shows.
+enum class Subject {
+    Session, // session.progress (and the sandbox's states) of the session with that id
+    Workspace, // workspace.progress (an export) of the workspace with that id or name
+};
+
 // `client.call(method, path, body)` on a worker thread while this thread shows the progress of
-// `session` as `mode` says, and Ctrl-C does what `interrupt` says.
+// `subject` (a session id, or with Subject::Workspace a workspace's id or name) as `mode` says,
+// and Ctrl-C does what `interrupt` says.
 Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByteArray &method, const QString &path,
-    const QJsonObject &body, const QString &session, Mode mode, Interrupt interrupt = Interrupt::Exit);
+    const QJsonObject &body, const QString &subject, Mode mode, Interrupt interrupt = Interrupt::Exit,
+    Subject kind = Subject::Session);
 
 } // namespace progress
 

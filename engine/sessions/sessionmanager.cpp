@@ -332,9 +332,18 @@ void SessionManager::exportWorkspace(
             self->makeStore(w.value().id, session), *self->m_exportWorker, *self->m_cache, self);
         self->m_exports.removeAll(nullptr);
         self->m_exports.append(job);
-        job->run(path, [self, oneOff, session, done](Result<ExportReport, SessionError> r) {
+        const QString operation
+            = kind == WorkspaceExport::Kind::Bundle ? QStringLiteral("bundle") : QStringLiteral("export");
+        const StoreClient::Workspace target = w.value();
+        connect(job, &WorkspaceExport::progress, self,
+            [self, target, operation](const QString &phase, qint64 bytes, qint64 total) {
+                Q_EMIT self->exportProgress(target.id, target.name, operation, phase, bytes, total);
+            });
+        job->run(path, [self, oneOff, session, done, target](Result<ExportReport, SessionError> r) {
             if (oneOff && self && self->m_client)
                 self->m_client->endSession(session);
+            if (self)
+                Q_EMIT self->exportProgress(target.id, target.name, {}, {}, 0, -1);
             done(r);
         });
     });

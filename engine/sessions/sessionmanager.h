@@ -89,6 +89,10 @@ Q_SIGNALS:
     void sessionAdded(isolation::Session *session);
     void sessionChanged(isolation::Session *session);
     void sessionRemoved(const QString &id);
+    // An export of a workspace moved on (`operation` "bundle" or "export"), or ended (`operation`
+    // empty).
+    void exportProgress(const QString &workspaceId, const QString &name, const QString &operation, const QString &phase,
+        qint64 bytes, qint64 total);
 
 private:
     void resolve(const QString &workspace, Done<StoreClient::Workspace> done);

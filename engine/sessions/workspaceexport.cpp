@@ -62,6 +62,7 @@ void WorkspaceExport::run(const QString &pathIn, std::function<void(Result<Expor
 void WorkspaceExport::start(const QString &path)
 {
     QPointer<WorkspaceExport> self(this);
+    Q_EMIT progress(QStringLiteral("fetch"), 0, -1);
     m_store->fetchManifest({}, [self, path](StoreResult<WorkspaceStore::Fetched> f) {
         if (!self || !self->m_done)
             return;
@@ -80,8 +81,10 @@ void WorkspaceExport::start(const QString &path)
         const Kind kind = self->m_kind;
         const Target target = self->m_target;
         // Runs on the worker, the mirror leased and current: write the file, whole or not at all.
-        MirrorSync::Hook write = [kind, target, path, report, generation = manifest.generation](
+        MirrorSync::Hook write = [self, kind, target, path, report, generation = manifest.generation](
                                      WarmCache::Lease &lease) -> Result<void, SessionError> {
+            QMetaObject::invokeMethod(
+                self.data(), [self] { Q_EMIT self->progress(QStringLiteral("write"), 0, -1); }, Qt::QueuedConnection);
             lease.setName(target.name);
             auto mirror = lease.mirror();
             if (!mirror)
@@ -121,8 +124,12 @@ void WorkspaceExport::start(const QString &path)
             return {};
         };
         auto *mirror = new MirrorSync(self->m_worker, *self->m_store, self->m_cache, self);
-        mirror->run(
-            manifest, f.value().etag, {}, write, {}, [self, report, path](Result<MirrorSync::Stats, SessionError> r) {
+        MirrorSync::Progress moved = [self](const QString &phase, qint64 bytes, qint64 total) {
+            if (self)
+                Q_EMIT self->progress(phase, bytes, total);
+        };
+        mirror->run(manifest, f.value().etag, {}, write, moved,
+            [self, report, path](Result<MirrorSync::Stats, SessionError> r) {
                 if (!self || !self->m_done)
                     return;
                 if (!r && r.error().code == SessionError::Code::NotFound && self->m_refetches < kMaxManifestRefetches) {

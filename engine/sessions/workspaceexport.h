@@ -53,6 +53,11 @@ public:
     // Ends it now with `why` (the store is about to go).
     void abort(const SessionError &why);
 
+Q_SIGNALS:
+    // How far it got, on this object's thread: "fetch" (the hub's manifest), the mirror's phases
+    // ("plan", "download" with bytes of a segment's total, "apply", "update"), then "write".
+    void progress(const QString &phase, qint64 bytes, qint64 total);
+
 private:
     void start(const QString &path);
     void finish(Result<ExportReport, SessionError> result);

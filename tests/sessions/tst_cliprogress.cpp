@@ -19,6 +19,7 @@
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
@@ -63,7 +64,7 @@ private Q_SLOTS:
     void saveAndSyncOnATerminal();
     void pipeGetsOnlyTheResult();
     void jsonStreamsTheEvents();
-    void sessionNewShowsTheRestore();
+    void restoreAndExportShowTheDownload();
     void ctrlCCancelsTheSave();
     void ctrlCCancelsTheSync();
 
@@ -219,8 +220,9 @@ void tst_CliProgress::jsonStreamsTheEvents()
 }
 
 // A session of a workspace the warm cache does not have is a restore: `session new` shows its
-// download and checkout, as JSON lines with --json --progress and as a line on a terminal.
-void tst_CliProgress::sessionNewShowsTheRestore()
+// download and checkout, as JSON lines with --json --progress and as a line on a terminal. An
+// export of it (bundle, tree) shows its download and its writing the same way.
+void tst_CliProgress::restoreAndExportShowTheDownload()
 {
     const QString name = QStringLiteral("progress-restore");
     QVERIFY(!m_fx->createWorkspace(name).isEmpty());
@@ -283,6 +285,56 @@ void tst_CliProgress::sessionNewShowsTheRestore()
     for (const QByteArray &l : lines)
         downloading = downloading || (l.startsWith("Opening: downloading ") && l.contains(" MiB ("));
     QVERIFY2(downloading, shown.out.constData());
+    forget(QString::fromUtf8(last));
+
+    // The bundle: workspace.progress events as JSON lines, download then write, then the result.
+    QTemporaryDir out;
+    QVERIFY(out.isValid());
+    const QString bundle = out.filePath(QStringLiteral("w.bundle"));
+    const CliRun bundled = m_fx->cli(0,
+        {QStringLiteral("workspace"), QStringLiteral("bundle"), name, bundle, QStringLiteral("--json"),
+            QStringLiteral("--progress")});
+    QVERIFY2(bundled.exitCode == 0, qPrintable(bundled.describe()));
+    rest = bundled.out;
+    QStringList exportPhases;
+    downloadTotal = -1;
+    while (rest.startsWith("{\"progress\":")) {
+        const qsizetype end = rest.indexOf('\n');
+        QVERIFY(end > 0);
+        const QJsonObject p
+            = QJsonDocument::fromJson(rest.left(end)).object().value(QStringLiteral("progress")).toObject();
+        QCOMPARE(p.value(QStringLiteral("name")).toString(), name);
+        const QString phase = p.value(QStringLiteral("phase")).toString();
+        if (p.value(QStringLiteral("operation")).toString() == QLatin1String("bundle")
+            && (exportPhases.isEmpty() || exportPhases.last() != phase))
+            exportPhases.append(phase);
+        if (phase == QLatin1String("download"))
+            downloadTotal = std::max(downloadTotal, p.value(QStringLiteral("totalBytes")).toInteger(-1));
+        rest = rest.mid(end + 1);
+    }
+    QVERIFY2(exportPhases.contains(QStringLiteral("download")) && exportPhases.endsWith(QStringLiteral("write"))
+            && exportPhases.indexOf(QStringLiteral("download")) < exportPhases.indexOf(QStringLiteral("write")),
+        qPrintable(exportPhases.join(QLatin1Char(','))));
+    QVERIFY2(downloadTotal > kBigFile, qPrintable(QString::number(downloadTotal)));
+    QCOMPARE(QJsonDocument::fromJson(rest).object().value(QStringLiteral("path")).toString(), bundle);
+    QVERIFY(QFileInfo(bundle).size() > kBigFile);
+
+    // The tree export on a terminal, from an empty warm cache again: the figures, then the result.
+    const CliRun cleared = m_fx->cli(0, {QStringLiteral("cache"), QStringLiteral("clear")});
+    QVERIFY2(cleared.exitCode == 0, qPrintable(cleared.describe()));
+    const QString tarball = out.filePath(QStringLiteral("w.tar.gz"));
+    const CliRun exported
+        = m_fx->cliOnTerminal(0, {QStringLiteral("workspace"), QStringLiteral("export"), name, tarball}, 100);
+    QVERIFY2(exported.exitCode == 0, qPrintable(exported.describe()));
+    lines = drawnLines(exported.out);
+    const QByteArray wrote = "Wrote " + tarball.toUtf8();
+    QVERIFY2(lines.size() >= 2 && lines.takeLast().startsWith(wrote), exported.out.constData());
+    bool exportDownload = false, writing = false;
+    for (const QByteArray &l : lines) {
+        exportDownload = exportDownload || (l.startsWith("Exporting: downloading ") && l.contains(" MiB ("));
+        writing = writing || l.startsWith("Exporting: writing the file");
+    }
+    QVERIFY2(exportDownload && writing, exported.out.constData());
 }
 
 void tst_CliProgress::ctrlCCancelsTheSave()
