@@ -206,10 +206,9 @@ QCommandLineOption option()
 {
     return {QStringLiteral("progress"),
         QStringLiteral("With --json: stream the progress first, one JSON object per line ({\"progress\": {...}}, "
-                       "the data of the engine's session.progress or workspace.progress events; {\"sandbox\": "
-                       "{\"session\", \"state\", "
-                       "\"reason\"}} each time the session's sandbox moves), then the result. On a terminal a "
-                       "progress line shows without it.")};
+                       "the data of the engine's session.progress or workspace.progress events; "
+                       "{\"sandbox\": {\"session\", \"state\", \"reason\"}} each time the session's sandbox "
+                       "moves), then the result. On a terminal a progress line shows without it.")};
 }
 
 Mode modeFor(bool json, bool jsonProgress)

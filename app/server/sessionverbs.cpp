@@ -31,7 +31,6 @@ int parse(QCommandLineParser &parser, const QStringList &arguments, int position
     return -1;
 }
 
-// The session id argument: usage error (and its exit code) when it cannot be one, else -1.
 QString newSessionId()
 {
     quint8 random[6];
@@ -39,6 +38,7 @@ QString newSessionId()
     return QStringLiteral("s") + QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(random), 6).toHex());
 }
 
+// The session id argument: usage error (and its exit code) when it cannot be one, else -1.
 int badSessionId(const QString &id)
 {
     if (GitRepo::isValidSessionId(id))
