@@ -10,12 +10,13 @@
 #   warm, no spare     vs  cold restore                     (the cache's objects linked, every
 #                      file checked out: what a start costs before the spare is ready)
 #   peak memory (VmHWM of the engine process) of a save and of a cold restore (target < 150 MB
-#   for a 1 GB workspace: run with --mb 1024)
+#   for a 1 GB workspace: run with --mb 1024), beside git's for the same work (the largest
+#   process of git's first save, and of git clone of the bundle: GNU time's maximum RSS)
 # Starts its own isolation-hub and `isolation-server up` (ISOLATION_HOME in a temporary
 # directory), pairs them, generates the workspace with generate.py, or with --real takes a real
 # source tree (realtree.sh: Linux's fs/, kernel/, net/, drivers/net/ from Debian's linux-source-6.1,
 # about 10,200 files, with 31 commits; made once and kept in ~/.cache/isolation-bench). Needs git,
-# python3, tar (and for --real, apt-get download and xz).
+# python3, tar, GNU time (and for --real, apt-get download and xz).
 #
 # usage: bench/workspace/run.sh BUILD_DIR [--real | --real-whole | --generated [--files N --mb M --commits C]] [--json FILE] [--keep]
 #   with neither --real nor --generated: both, the generated workspace first (./dev bench workspace)
@@ -99,6 +100,8 @@ sys.exit(1)' "$1"; then return 0; fi
   echo "no spare session of $1 after 300 s" >&2; cat "$WORK/up.log" >&2; exit 1
 }
 peak_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$UP_PID/status"; }
+# Runs a command under GNU time; its largest process's peak RSS (KiB) goes to $WORK/peer-kib.
+peak_of() { /usr/bin/time -f %M -o "$WORK/peer-kib" "$@"; }
 # Runs `session new` and prints its worktree.
 new_session() { cli session new --workspace "$1" | sed -n 2p; }
 session_id() { basename "$(dirname "$1")"; }
@@ -132,17 +135,19 @@ TREE_BYTES=$(du -sb --exclude=.git "$REPO" | cut -f1)
 t0=$(now); git -C "$REPO" bundle create -q "$WORK/base.bundle" --all; t1=$(now)
 T_BUNDLE=$(elapsed "$t0" "$t1")
 BUNDLE_BYTES=$(stat -c %s "$WORK/base.bundle")
-t0=$(now); git clone -q "$WORK/base.bundle" "$WORK/clone"; t1=$(now)
+t0=$(now); peak_of git clone -q "$WORK/base.bundle" "$WORK/clone"; t1=$(now)
 T_CLONE=$(elapsed "$t0" "$t1")
+GIT_CLONE_KIB=$(cat "$WORK/peer-kib")
 
 # git's own first save: the same files into a new repository, added, committed and bundled
 mkdir -p "$WORK/gitfirst"
 fill "$WORK/gitfirst"
 t0=$(now)
-(cd "$WORK/gitfirst" && git init -q && git add -A && git -c gc.auto=0 -c user.name=bench -c user.email=bench@example.com commit -q -m first \
-  && git bundle create -q "$WORK/first.bundle" --all)
+(cd "$WORK/gitfirst" && peak_of bash -c 'git init -q && git add -A && git -c gc.auto=0 -c user.name=bench -c user.email=bench@example.com commit -q -m first \
+  && git bundle create -q "$1" --all' _ "$WORK/first.bundle")
 t1=$(now)
 T_GITFIRST=$(elapsed "$t0" "$t1")
+GIT_FIRST_KIB=$(cat "$WORK/peer-kib")
 rm -rf "$WORK/gitfirst" "$WORK/first.bundle"
 
 # git's own one-file save: the same change in the clone, added, committed and bundled as the new
@@ -213,6 +218,10 @@ R_LINKED=$(ratio "$T_LINKED" "$T_COLD")
 SAVE_MB=$(awk -v k="$SAVE_PEAK_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
 RESTORE_MB=$(awk -v k="$RESTORE_PEAK_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
 IDLE_MB=$(awk -v k="$BASE_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+GIT_FIRST_MB=$(awk -v k="$GIT_FIRST_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+GIT_CLONE_MB=$(awk -v k="$GIT_CLONE_KIB" 'BEGIN { printf "%.1f", k / 1024 }')
+R_SAVE_MEM=$(ratio "$SAVE_PEAK_KIB" "$GIT_FIRST_KIB")
+R_RESTORE_MEM=$(ratio "$RESTORE_PEAK_KIB" "$GIT_CLONE_KIB")
 
 cat <<TABLE
 workspace ($KIND): $FILES files, $((TREE_BYTES / 1048576)) MiB tree, $COMMITS commits (git bundle $((BUNDLE_BYTES / 1048576)) MiB)
@@ -230,6 +239,7 @@ cold restore              ${T_COLD}s   ratio ${R_COLD}  (vs git clone of the bun
 warm restore              ${T_WARM}s   ratio ${R_WARM}  (vs cold restore; target < 0.1; the spare session)
 warm restore, no spare    ${T_LINKED}s   ratio ${R_LINKED}  (vs cold restore; objects linked, files checked out)
 peak memory (engine)      save ${SAVE_MB} MB, cold restore ${RESTORE_MB} MB (idle ${IDLE_MB} MB; target < 150 MB at 1 GB)
+  git's, same work        first save ${GIT_FIRST_MB} MB (ratio ${R_SAVE_MEM}), clone ${GIT_CLONE_MB} MB (ratio ${R_RESTORE_MEM}); git's largest process
 TABLE
 
 if [ -n "$JSON" ]; then
@@ -239,6 +249,7 @@ if [ -n "$JSON" ]; then
              "coldRestore": $T_COLD, "warmRestore": $T_WARM, "warmRestoreNoSpare": $T_LINKED},
  "ratios": {"fullSaveVsBundle": $R_FULL, "fullSaveVsGitFirstSave": $R_FIRST, "oneFileSaveVsBundle": $R_ONE, "oneFileSaveVsGitOneFileSave": $R_ONEGIT, "coldRestoreVsClone": $R_COLD,
             "warmVsColdRestore": $R_WARM, "warmNoSpareVsColdRestore": $R_LINKED},
- "peakKiB": {"idle": $BASE_KIB, "save": $SAVE_PEAK_KIB, "coldRestore": $RESTORE_PEAK_KIB}}
+ "peakKiB": {"idle": $BASE_KIB, "save": $SAVE_PEAK_KIB, "coldRestore": $RESTORE_PEAK_KIB, "gitFirstSave": $GIT_FIRST_KIB, "gitClone": $GIT_CLONE_KIB},
+ "memoryRatios": {"saveVsGitFirstSave": $R_SAVE_MEM, "coldRestoreVsGitClone": $R_RESTORE_MEM}}
 JSONEOF
 fi
