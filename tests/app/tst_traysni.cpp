@@ -1,6 +1,6 @@
 // The real isolation-tray on a desktop whose tray is the D-Bus StatusNotifierItem one (KDE, and
 // GNOME with the AppIndicator extension), not XEmbed: a private session bus with a real
-// StatusNotifierWatcher and StatusNotifierHost (gtk-sni-tray-standalone --watcher) on Xvfb, and no
+// StatusNotifierWatcher (status-notifier-watcher) and StatusNotifierHost (gtk-sni-tray-standalone) on Xvfb, and no
 // XEmbed tray at all. The icon registers with the watcher, carries its pixmaps, title and tooltip,
 // exports its menu over com.canonical.dbusmenu with the tray's entries, and a host's activation
 // and menu clicks reach the tray: Activate opens the window, Settings… opens the settings.

@@ -116,10 +116,31 @@ bool DesktopSession::start(int parts, QString *error)
         }
     }
     if ((parts & NotifierHost) == NotifierHost) {
+        // The StatusNotifierWatcher first, on its own: gtk-sni-tray-standalone's --watcher starts one
+        // in its own process but may register its host before the name is taken, and then exits
+        // ("org.kde.StatusNotifierWatcher was not provided by any .service files"; once in CI).
+        QProcess *watcher = launch(QStringLiteral("status-notifier-watcher"), {}, error);
+        if (!watcher)
+            return false;
+        if (!waitFor(
+                [this, watcher] {
+                    return watcher->state() == QProcess::NotRunning
+                        || run(QStringLiteral("dbus-send"),
+                            {QStringLiteral("--session"), QStringLiteral("--print-reply"),
+                                QStringLiteral("--dest=org.freedesktop.DBus"), QStringLiteral("/"),
+                                QStringLiteral("org.freedesktop.DBus.NameHasOwner"),
+                                QStringLiteral("string:org.kde.StatusNotifierWatcher")})
+                               .contains("boolean true");
+                },
+                15000)
+            || watcher->state() == QProcess::NotRunning) {
+            *error
+                = QStringLiteral("status-notifier-watcher did not take org.kde.StatusNotifierWatcher within 15 s: %1")
+                      .arg(QString::fromLocal8Bit(watcher->readAllStandardError().right(2000)));
+            return false;
+        }
         QProcess *host = launch(QStringLiteral("gtk-sni-tray-standalone"),
-            {QStringLiteral("--watcher"), QStringLiteral("--top"), QStringLiteral("--end"), QStringLiteral("-s"),
-                QStringLiteral("32")},
-            error);
+            {QStringLiteral("--top"), QStringLiteral("--end"), QStringLiteral("-s"), QStringLiteral("32")}, error);
         if (!host)
             return false;
         // Items are shown once the watcher says a host registered (Qt asks exactly this). GTK's

@@ -25,8 +25,8 @@ public:
         Display = 0x4, // Xvfb
         TrayHost = 0x8 | Display, // trayer, the XEmbed system tray
         Notifications = 0x10 | Bus | Display, // dunst, org.freedesktop.Notifications
-        // gtk-sni-tray-standalone --watcher: org.kde.StatusNotifierWatcher and a registered
-        // StatusNotifierHost on the session bus (what KDE, and GNOME with AppIndicator, offer)
+        // status-notifier-watcher (org.kde.StatusNotifierWatcher) and gtk-sni-tray-standalone (a
+        // registered StatusNotifierHost) on the session bus (what KDE, and GNOME with AppIndicator, offer)
         NotifierHost = 0x20 | Bus | Display,
         Everything = Keyring | TrayHost | Notifications,
     };
