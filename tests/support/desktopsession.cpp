@@ -96,22 +96,31 @@ bool DesktopSession::start(int parts, QString *error)
     if ((parts & Display) == Display && !startDisplay(error))
         return false;
     if ((parts & TrayHost) == TrayHost) {
-        if (!launch(QStringLiteral("trayer"),
-                {QStringLiteral("--edge"), QStringLiteral("top"), QStringLiteral("--align"), QStringLiteral("right"),
-                    QStringLiteral("--widthtype"), QStringLiteral("request"), QStringLiteral("--height"),
-                    QStringLiteral("24"), QStringLiteral("--SetDockType"), QStringLiteral("true")},
-                error))
+        QProcess *trayer = launch(QStringLiteral("trayer"),
+            {QStringLiteral("--edge"), QStringLiteral("top"), QStringLiteral("--align"), QStringLiteral("right"),
+                QStringLiteral("--widthtype"), QStringLiteral("request"), QStringLiteral("--height"),
+                QStringLiteral("24"), QStringLiteral("--SetDockType"), QStringLiteral("true")},
+            error);
+        if (!trayer)
             return false;
-        // trayer maps its window once it owns the tray selection.
+        // trayer maps its window once it owns the tray selection. Under the whole suite's load
+        // (two tests with desktops at once) 15 s were once not enough: wait up to a minute, and
+        // stop at once (saying why) if it exits.
         if (!waitFor(
-                [this] {
-                    return !run(QStringLiteral("xdotool"),
-                        {QStringLiteral("search"), QStringLiteral("--classname"), QStringLiteral("trayer")})
+                [this, trayer] {
+                    return trayer->state() == QProcess::NotRunning
+                        || !run(QStringLiteral("xdotool"),
+                            {QStringLiteral("search"), QStringLiteral("--classname"), QStringLiteral("trayer")})
                                 .trimmed()
                                 .isEmpty();
                 },
-                15000)) {
-            *error = QStringLiteral("trayer did not map its window");
+                60000)
+            || trayer->state() == QProcess::NotRunning) {
+            *error = QStringLiteral("trayer did not map its window within 60 s (%1): %2")
+                         .arg(trayer->state() == QProcess::NotRunning
+                                 ? QStringLiteral("it exited with %1").arg(trayer->exitCode())
+                                 : QStringLiteral("still running"),
+                             QString::fromLocal8Bit(trayer->readAllStandardError().right(2000)));
             return false;
         }
     }
