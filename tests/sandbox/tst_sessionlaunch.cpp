@@ -311,9 +311,6 @@ void tst_SessionLaunch::launchSaveFinishLaunchElsewhere()
     QVERIFY(containerOf(session).isEmpty());
 }
 
-// The member's page on the hub (/sessions): create a workspace, launch a session on a computer,
-// see it running, open its terminal view (a redirect to the view's own preview origin); a form
-// without the page's CSRF token is refused.
 // `isolation-server launch` (the member's own launch, not the cloud's) shows how far it got: with
 // --json --progress, the session's opening as progress events and each state its sandbox passes
 // through as a line of its own, then the result; on a terminal, a line redrawn in place that names
@@ -386,6 +383,9 @@ void tst_SessionLaunch::cliLaunchShowsItsProgress()
     }
 }
 
+// The member's page on the hub (/sessions): create a workspace, launch a session on a computer,
+// see it running, open its terminal view (a redirect to the view's own preview origin); a form
+// without the page's CSRF token is refused.
 void tst_SessionLaunch::hubPageLaunchesAndOpensATerminal()
 {
     QNetworkAccessManager net; // its cookie jar keeps the page session
