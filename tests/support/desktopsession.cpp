@@ -244,26 +244,49 @@ bool DesktopSession::startKeyring(QString *error)
 
 bool DesktopSession::startDisplay(QString *error)
 {
-    // -displayfd: the server picks a free display and prints its number when it accepts clients.
-    QProcess *x = launch(QStringLiteral("Xvfb"),
-        {QStringLiteral("-displayfd"), QStringLiteral("1"), QStringLiteral("-screen"), QStringLiteral("0"),
-            QStringLiteral("1280x800x24"), QStringLiteral("-nolisten"), QStringLiteral("tcp")},
-        error);
-    if (!x)
-        return false;
-    if (!waitFor([x] { return x->canReadLine() || x->waitForReadyRead(50); }, 15000)) {
-        *error = QStringLiteral("Xvfb did not report a display: %1").arg(QString::fromUtf8(x->readAllStandardError()));
-        return false;
+    // A display a client can open: the number Xvfb reports is checked with xdpyinfo, and a server
+    // that cannot be reached is replaced (once in CI, trayer could not open the display Xvfb had
+    // just reported, while another test's desktop was going away beside it).
+    for (int attempt = 1;; ++attempt) {
+        // -displayfd: the server picks a free display and prints its number when it accepts clients.
+        QProcess *x = launch(QStringLiteral("Xvfb"),
+            {QStringLiteral("-displayfd"), QStringLiteral("1"), QStringLiteral("-screen"), QStringLiteral("0"),
+                QStringLiteral("1280x800x24"), QStringLiteral("-nolisten"), QStringLiteral("tcp")},
+            error);
+        if (!x)
+            return false;
+        if (!waitFor([x] { return x->canReadLine() || x->waitForReadyRead(50); }, 15000)) {
+            *error
+                = QStringLiteral("Xvfb did not report a display: %1").arg(QString::fromUtf8(x->readAllStandardError()));
+            return false;
+        }
+        bool ok = false;
+        const int display = x->readLine().trimmed().toInt(&ok);
+        if (!ok) {
+            *error = QStringLiteral("Xvfb reported no display number");
+            return false;
+        }
+        const QString name = QStringLiteral(":%1").arg(display);
+        const bool opens = waitFor(
+                               [this, x, &name] {
+                                   int rc = -1;
+                                   run(QStringLiteral("xdpyinfo"), {QStringLiteral("-display"), name}, &rc);
+                                   return rc == 0 || x->state() == QProcess::NotRunning;
+                               },
+                               5000)
+            && x->state() == QProcess::Running;
+        if (opens) {
+            m_env.insert(QStringLiteral("DISPLAY"), name);
+            m_env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
+            return true;
+        }
+        x->kill();
+        x->waitForFinished(5000);
+        if (attempt == 3) {
+            *error = QStringLiteral("no client could open the display Xvfb reported (%1), three times").arg(name);
+            return false;
+        }
     }
-    bool ok = false;
-    const int display = x->readLine().trimmed().toInt(&ok);
-    if (!ok) {
-        *error = QStringLiteral("Xvfb reported no display number");
-        return false;
-    }
-    m_env.insert(QStringLiteral("DISPLAY"), QStringLiteral(":%1").arg(display));
-    m_env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
-    return true;
 }
 
 void DesktopSession::enterThisProcess() const
