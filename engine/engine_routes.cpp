@@ -29,6 +29,8 @@ HttpResponse statusError(const Error &e)
         return HttpResponse::error(404, QStringLiteral("not_found"), e.message);
     case Error::Code::Unavailable:
         return HttpResponse::error(503, QStringLiteral("unavailable"), e.message);
+    case Error::Code::Cancelled:
+        return HttpResponse::error(409, QStringLiteral("cancelled"), e.message);
     case Error::Code::Failed:
         break;
     }

@@ -49,8 +49,10 @@ int runLaunch(const QStringList &arguments)
     const QString id = verbs::newSessionId();
     body.insert(QStringLiteral("session"), id);
     const bool json = parser.isSet(QStringLiteral("json"));
+    // Ctrl-C cancels it: the session's start, a clone or the sandbox's launch stopped, and nothing
+    // of it left (the sandbox deleted, the session removed).
     auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions/launch"), body, id,
-        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
+        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))), progress::Interrupt::Cancel);
     if (!r)
         return apiFailure(r.error(), json);
     if (parser.isSet(QStringLiteral("json"))) {

@@ -55,12 +55,12 @@ int runSession(const QStringList &arguments)
         return out::fail(client.error().message);
     const bool json = parser.isSet(QStringLiteral("json"));
     // Filled from the warm cache, else downloaded from the hub and checked out: a restore, which
-    // shows its progress.
+    // shows its progress; Ctrl-C cancels it until the checkout (the session is removed).
     const QString id = verbs::newSessionId();
     auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions"),
         QJsonObject {
             {QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}, {QStringLiteral("session"), id}},
-        id, progress::modeFor(json, parser.isSet(QStringLiteral("progress"))));
+        id, progress::modeFor(json, parser.isSet(QStringLiteral("progress"))), progress::Interrupt::Cancel);
     if (!r)
         return apiFailure(r.error(), json);
     const QJsonObject s = r.value();

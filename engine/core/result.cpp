@@ -13,6 +13,8 @@ QString errorCodeName(Error::Code code)
         return QStringLiteral("unavailable");
     case Error::Code::Failed:
         return QStringLiteral("failed");
+    case Error::Code::Cancelled:
+        return QStringLiteral("cancelled");
     }
     return QStringLiteral("failed");
 }

@@ -18,6 +18,7 @@ struct Error
         NotFound, // the thing named does not exist
         Unavailable, // a peer or resource is not there now; retrying may help
         Failed, // the operation failed for a reason given in the message
+        Cancelled, // stopped on the caller's request (Cancel), what it did undone
     };
 
     Code code = Code::Failed;
@@ -29,6 +30,7 @@ struct Error
     static Error notFound(QString m) { return {Code::NotFound, std::move(m)}; }
     static Error unavailable(QString m) { return {Code::Unavailable, std::move(m)}; }
     static Error failed(QString m) { return {Code::Failed, std::move(m)}; }
+    static Error cancelled(QString m) { return {Code::Cancelled, std::move(m)}; }
 };
 
 QString errorCodeName(Error::Code code);

@@ -24,6 +24,8 @@ HttpResponse errorResponse(const Error &e)
         return Doorman::refusal(409, QStringLiteral("refused"), e.message);
     case Error::Code::Unavailable:
         return Doorman::refusal(503, QStringLiteral("unavailable"), e.message);
+    case Error::Code::Cancelled:
+        return Doorman::refusal(409, QStringLiteral("cancelled"), e.message);
     case Error::Code::Failed:
         break;
     }

@@ -209,9 +209,26 @@ void SandboxLauncher::create(quint64 generation)
     m_lifecycle->createSandbox(spec, [self, generation, lifecycle](Result<QJsonObject, LifecycleError> r) {
         if (!self || generation != self->m_generation) {
             // remove() came first, or this launcher is gone: no one would ever know the sandbox,
-            // so what was created goes at once.
-            if (r.ok())
-                lifecycle->deleteSandbox(r.value().value(QStringLiteral("id")).toString(), [](auto) {});
+            // so what was created goes at once (and a removal waiting for it is done then).
+            Callback removed = self ? std::exchange(self->m_removedAfterCreate, {}) : Callback();
+            const auto finished = [self, removed](Result<void, SandboxError> result) {
+                if (!self || !removed)
+                    return;
+                if (self->m_state == SandboxState::Deleting)
+                    self->setState(result ? SandboxState::Deleted : SandboxState::Failed);
+                removed(result);
+            };
+            if (!r.ok()) {
+                finished({});
+                return;
+            }
+            lifecycle->deleteSandbox(
+                r.value().value(QStringLiteral("id")).toString(), [finished](Result<QJsonObject, LifecycleError> d) {
+                    if (d.ok() || (d.error().code == LifecycleError::Code::Rejected && d.error().status == 404))
+                        finished({});
+                    else
+                        finished(fromLifecycle(d.error(), QStringLiteral("cannot delete the sandbox")));
+                });
             return;
         }
         if (!r.ok())
@@ -585,8 +602,15 @@ void SandboxLauncher::remove(Callback done)
         *m_buildCancel = true;
     if (Callback pending = std::exchange(m_pending, {}))
         later(std::move(pending), SandboxError::cancelled(QStringLiteral("the sandbox was removed")));
+    if (m_id.isEmpty() && m_state == SandboxState::Creating) {
+        // A create in flight: its answer deletes what it made, then this removal is done.
+        if (Callback earlier = std::exchange(m_removedAfterCreate, std::move(done)))
+            later(std::move(earlier), SandboxError::cancelled(QStringLiteral("another removal took over")));
+        setState(SandboxState::Deleting);
+        return;
+    }
     if (m_id.isEmpty()) {
-        // Nothing made yet (or a create in flight: its answer deletes what it made).
+        // Nothing made yet.
         setState(SandboxState::Deleted);
         return later(std::move(done), {});
     }

@@ -98,7 +98,8 @@ public:
     // deleted again and fails the call.
     void snapshot(const QString &name, std::function<void(Result<QString, SandboxError>)> done);
     void resume(Callback done); // Paused → Running (execd answers again)
-    // Deletes the sandbox from any state; a launch in flight ends with Cancelled.
+    // Deletes the sandbox from any state; a launch in flight ends with Cancelled. `done` once
+    // nothing is left: while a create is in flight, after its answer (what it made deleted).
     void remove(Callback done);
 
     SandboxState state() const { return m_state; }
@@ -148,6 +149,7 @@ private:
     QString m_id;
     quint64 m_generation = 0; // bumped by remove(): callbacks of older steps stop
     Callback m_pending; // the launch or resume in flight
+    Callback m_removedAfterCreate; // a remove() while the create was in flight: done once it answered
     QElapsedTimer m_since;
     QString m_postCreateOutput;
     std::shared_ptr<std::atomic_bool> m_buildCancel; // the build in flight's

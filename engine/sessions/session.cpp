@@ -93,6 +93,12 @@ void Session::setPhase(const QString &phase, qint64 bytes, qint64 total)
 
 Result<void, SessionError> Session::cancel()
 {
+    if ((!m_flow || !m_flow->cancellable()) && m_launchCancel) {
+        if (!m_launchCancel())
+            return SessionError::invalid(tr("The sandbox's launch can no longer be cancelled"));
+        m_launchCancel = nullptr;
+        return {};
+    }
     if (!m_flow || !m_flow->cancellable())
         return SessionError::invalid(m_progress.operation.isEmpty()
                 ? tr("Nothing to cancel: no operation runs")
@@ -252,6 +258,8 @@ void Session::open(bool fresh, Done<void> done)
                     persist();
                 }
                 auto *flow = new SyncFlow(*this, ConflictMode::Stop, this);
+                if (fresh)
+                    flow->allowCancel(tr("Start cancelled: the new session is removed"));
                 runFlow(flow);
                 flow->run([done, finished](Result<SyncReport, SessionError> synced) {
                     done(synced ? Result<void, SessionError>() : Result<void, SessionError>(synced.error()));

@@ -70,10 +70,14 @@ public:
     // was not saved on the branch is gone with it). Invalid while the worktree is there.
     void restoreWorkTree(Done<void> done);
     void sync(ConflictMode mode, Done<SyncReport> done);
-    // Asks the running save or sync to stop and undo what it did (it then ends Cancelled). Invalid
-    // when nothing that can be cancelled runs: no save or sync, or one past its point of no return
-    // (a save's manifest on its way to the hub, a sync's merge into the session).
+    // Asks the running save, sync or start to stop and undo what it did (it then ends Cancelled),
+    // or else the launch of the session's sandbox (setLaunchCancel). Invalid when nothing that can
+    // be cancelled runs: no operation, or one past its point of no return (a save's manifest on its
+    // way to the hub, a sync's merge into the session, a start's checkout).
     Result<void, SessionError> cancel();
+    // While the session's sandbox is launched: how Cancel stops that launch (true: it will end
+    // Cancelled). Set and cleared by whoever launches it; null: no launch to stop.
+    void setLaunchCancel(std::function<bool()> cancel) { m_launchCancel = std::move(cancel); }
     void changes(bool refresh, Done<ChangesReport> done);
     // One file's diff against the session branch (on the worker; not queued behind operations,
     // it only reads).
@@ -133,6 +137,7 @@ private:
     QList<std::pair<SessionState, std::pair<QString, Op>>> m_queue;
     bool m_running = false;
     QPointer<SessionFlow> m_flow; // the save or sync running, stopped when the store goes
+    std::function<bool()> m_launchCancel;
     bool m_resumed = false;
     bool m_finishingStart = false; // a start the engine was stopped in was taken up again
 };

@@ -262,11 +262,13 @@ void SessionManager::create(const QString &workspace, Done<Session *> done, cons
                 done(s);
                 return;
             }
-            // Nothing of a session that could not start stays behind, at the hub neither.
+            // Nothing of a session that could not start (or whose start was cancelled) stays
+            // behind, at the hub neither, nor in a client's list.
             if (self) {
                 self->m_sessions.removeOne(s);
                 if (self->m_client)
                     self->m_client->endSession(s->id());
+                Q_EMIT self->sessionRemoved(s->id());
             }
             QObject::connect(s, &QObject::destroyed, [dir] { QDir(dir).removeRecursively(); });
             s->deleteLater();

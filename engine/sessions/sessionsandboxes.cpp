@@ -41,9 +41,10 @@ Error fromSession(const SessionError &e)
     case SessionError::Code::Conflict:
     case SessionError::Code::Storage:
     case SessionError::Code::WorktreeMissing:
-    case SessionError::Code::Cancelled:
     case SessionError::Code::Failed:
         break;
+    case SessionError::Code::Cancelled:
+        return Error::cancelled(e.message);
     }
     return Error::failed(e.message);
 }
@@ -55,8 +56,9 @@ Error fromSandbox(const SandboxError &e)
         return Error::invalidInput(e.message);
     case SandboxError::Code::Unavailable:
         return Error::unavailable(e.message);
-    case SandboxError::Code::Failed:
     case SandboxError::Code::Cancelled:
+        return Error::cancelled(e.message);
+    case SandboxError::Code::Failed:
         break;
     }
     return Error::failed(e.message);
@@ -358,23 +360,32 @@ void SessionSandboxes::launchInto(Session *s, const Launch &launch, std::shared_
     QPointer<Session> session(s);
     const QString id = s->id();
     // Nothing of a launch that failed stays: the launcher deleted its sandbox, the session goes.
-    const auto undo = [self, id, done](const Error &why) {
-        qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << why.message;
+    entry.undoLaunch = [self, id, done](const Error &why) {
+        if (why.code == Error::Code::Cancelled)
+            qCInfo(lcSessionSandboxes) << "session" << id << ": launch cancelled by the member";
+        else
+            qCWarning(lcSessionSandboxes) << "session" << id << "could not launch:" << why.message;
         self->dropEntry(id);
         self->m_sessions->remove(id, [done, why](Result<void, SessionError>) { done(why); });
     };
-    const auto start = [self, session, id, request = request.value(), vault, agent = launch.agent, done, undo] {
+    s->setLaunchCancel([self, id] { return self && self->cancelLaunch(id); });
+    const auto start = [self, session, id, request = request.value(), vault, agent = launch.agent, done] {
         if (!self || !session)
             return;
         qCInfo(lcSessionSandboxes) << "launching session" << id << "in image" << request.image;
         self->m_entries[id].launcher->launch(
-            request, vault.get(), [self, session, id, agent, done, undo](Result<void, SandboxError> r) {
+            request, vault.get(), [self, session, id, agent, done](Result<void, SandboxError> r) {
                 if (!self || !session)
                     return;
                 if (!r) {
-                    undo(fromSandbox(r.error()));
+                    // Cancelled by the member: the launch ends when its sandbox is deleted.
+                    const auto e = self->m_entries.find(id);
+                    if (e == self->m_entries.end() || !e->second.launchCancelled)
+                        self->failLaunch(id, fromSandbox(r.error()));
                     return;
                 }
+                session->setLaunchCancel(nullptr);
+                self->m_entries[id].undoLaunch = nullptr;
                 qCInfo(lcSessionSandboxes)
                     << "session" << id << "running in sandbox" << self->m_entries[id].launcher->sandboxId();
                 // A built image is known by its tag once built: the record names what runs.
@@ -391,11 +402,11 @@ void SessionSandboxes::launchInto(Session *s, const Launch &launch, std::shared_
     }
     auto cloned = std::make_shared<QList<ClonedRepository>>();
     cloneNext(s, launch.repositories, vault, cloned,
-        [self, session, cloned, start, undo, repositories = launch.repositories, vault](Result<void> r) {
+        [self, session, id, cloned, start, repositories = launch.repositories, vault](Result<void> r) {
             if (!self || !session)
                 return;
             if (!r) {
-                undo(r.error());
+                self->failLaunch(id, r.error());
                 return;
             }
             self->updateRecord(session, [cloned](SandboxRecord &r) { r.repositories = *cloned; });
@@ -403,6 +414,40 @@ void SessionSandboxes::launchInto(Session *s, const Launch &launch, std::shared_
             dropCloneKeys(repositories, vault.get());
             start();
         });
+}
+
+bool SessionSandboxes::cancelLaunch(const QString &sessionId)
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.undoLaunch || it->second.launchCancelled)
+        return false;
+    Entry &entry = it->second;
+    if (entry.cloner) {
+        entry.cloner->cancel(); // the clone ends Cancelled, leaving nothing; so does the launch
+        return true;
+    }
+    if (entry.launcher->state() == SandboxState::Running)
+        return false; // launched: its answer is on its way
+    entry.launchCancelled = true;
+    QPointer<SessionSandboxes> self(this);
+    entry.launcher->remove([self, sessionId](Result<void, SandboxError> removed) {
+        if (!self)
+            return;
+        self->failLaunch(sessionId,
+            removed ? Error::cancelled(tr("Launch cancelled: the sandbox and the session are removed"))
+                    : fromSandbox(removed.error()));
+    });
+    return true;
+}
+
+void SessionSandboxes::failLaunch(const QString &sessionId, const Error &why)
+{
+    const auto it = m_entries.find(sessionId);
+    if (it == m_entries.end() || !it->second.undoLaunch)
+        return;
+    if (Session *s = m_sessions->session(sessionId))
+        s->setLaunchCancel(nullptr);
+    std::exchange(it->second.undoLaunch, nullptr)(why);
 }
 
 void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault,
@@ -416,6 +461,8 @@ void SessionSandboxes::cloneNext(Session *session, QList<Launch::Repository> rep
     CloneRequest request = cloneRequest(repo, vault.get());
     request.worktree = session->workTree();
     auto *cloner = new RepoCloner(this);
+    if (const auto it = m_entries.find(session->id()); it != m_entries.end())
+        it->second.cloner = cloner;
     QPointer<SessionSandboxes> self(this);
     QPointer<Session> s(session);
     cloner->start(

@@ -16,6 +16,7 @@
 #include "sandbox/sandboxrecord.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 #include <QUrl>
@@ -30,6 +31,7 @@ namespace isolation {
 
 class HttpServer;
 class LifecycleClient;
+class RepoCloner;
 class RpcDispatcher;
 class RuntimeManager;
 class AgentSupervisor;
@@ -126,6 +128,10 @@ private:
         std::unique_ptr<SystemTimer> agentTimer; // before the agent: it outlives it
         std::unique_ptr<AgentSupervisor> agent;
         std::unique_ptr<SandboxControl> control; // saves asked from inside the sandbox
+        // While a launch runs: how it ends when it fails (the sandbox and the session removed).
+        std::function<void(const Error &)> undoLaunch;
+        QPointer<RepoCloner> cloner; // the repository being cloned for the launch
+        bool launchCancelled = false; // the launch's end waits for its sandbox's deletion
     };
     using Clones = std::shared_ptr<QList<ClonedRepository>>;
     // Launch, step by step: the launch secrets opened (null when there are none; an error refuses
@@ -134,6 +140,12 @@ private:
     Result<std::shared_ptr<SecretVault>> openLaunchSecrets(const Launch &launch) const;
     Result<void> runtimeReady() const;
     void launchInto(Session *session, const Launch &launch, std::shared_ptr<SecretVault> vault, Done done);
+    // The member's Cancel of a launch in flight: the clone stopped, or the sandbox deleted from
+    // whatever state it reached; the launch then ends Cancelled and the session goes. False once
+    // the sandbox runs (the launch is done).
+    bool cancelLaunch(const QString &sessionId);
+    // Ends the launch of `sessionId` in failure (`why`), once.
+    void failLaunch(const QString &sessionId, const Error &why);
     // Clones `repos` one after the other into the session's worktree; `done` with what was cloned.
     void cloneNext(Session *session, QList<Launch::Repository> repos, std::shared_ptr<SecretVault> vault, Clones cloned,
         std::function<void(Result<void>)> done);

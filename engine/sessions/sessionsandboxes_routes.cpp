@@ -133,6 +133,9 @@ void SessionSandboxes::addRoutes(HttpServer &http, std::function<SessionSandboxe
         case Error::Code::Unavailable:
             reply.send(HttpResponse::error(503, QStringLiteral("unavailable"), r.error().message));
             break;
+        case Error::Code::Cancelled:
+            reply.send(HttpResponse::error(409, QStringLiteral("cancelled"), r.error().message));
+            break;
         case Error::Code::Failed:
             reply.send(HttpResponse::error(500, QStringLiteral("internal"), r.error().message));
             break;

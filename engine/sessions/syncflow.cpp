@@ -56,7 +56,8 @@ bool SyncFlow::cancel()
     if (!cancellable())
         return false;
     m_cancelled = true;
-    qCInfo(lcSessions) << "sync of" << m_session.id() << "cancelled by the member";
+    qCInfo(lcSessions) << (m_cancelOutcome.isEmpty() ? "sync of" : "start of") << m_session.id()
+                       << "cancelled by the member";
     // Bringing the mirror up: stopped at once, as an abort does (the worker's tasks hold their own
     // lease of the cache). Settling a save or reading the manifest: taken when the answer comes
     // (a save being settled is not cut in the middle).
@@ -71,7 +72,9 @@ bool SyncFlow::stoppedByCancel()
 {
     if (!m_cancelled)
         return false;
-    finish(SessionError::cancelled(tr("Sync cancelled: the session's branch and files are as they were")));
+    finish(SessionError::cancelled(m_cancelOutcome.isEmpty()
+            ? tr("Sync cancelled: the session's branch and files are as they were")
+            : m_cancelOutcome));
     return true;
 }
 

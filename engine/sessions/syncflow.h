@@ -26,9 +26,14 @@ public:
     void abort(const SessionError &why) override;
     bool cancel() override;
     bool cancellable() const override;
-    // A member's own sync may be cancelled; the sync that ends a session's start may not (a start
-    // ends whole or not at all).
-    void allowCancel() { m_cancelAllowed = true; }
+    // A member's own sync may be cancelled, and so may the one that fills a new session (a start
+    // ends whole or not at all: a cancelled one removes the session, `outcome` says so). The sync
+    // that finishes a start the engine was stopped in may not (the session was there before).
+    void allowCancel(QString outcome = {})
+    {
+        m_cancelAllowed = true;
+        m_cancelOutcome = std::move(outcome);
+    }
 
 private:
     void fetch();
@@ -47,6 +52,7 @@ private:
     bool m_merging = false; // past the point of no return: the merge into the session runs
     bool m_cancelled = false;
     bool m_cancelAllowed = false;
+    QString m_cancelOutcome; // the error's message when cancelled; empty: a sync's own
 };
 
 } // namespace isolation

@@ -32,6 +32,8 @@ RpcDispatcher::Answer answerOf(const Result<QJsonObject> &result)
         return RpcDispatcher::refusal(404, QStringLiteral("not_found"), e.message);
     case Error::Code::Unavailable:
         return RpcDispatcher::refusal(503, QStringLiteral("unavailable"), e.message);
+    case Error::Code::Cancelled:
+        return RpcDispatcher::refusal(409, QStringLiteral("cancelled"), e.message);
     case Error::Code::Failed:
         break;
     }

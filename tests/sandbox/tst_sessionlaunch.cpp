@@ -30,6 +30,7 @@
 #include <QTest>
 #include <QUrlQuery>
 
+#include <csignal>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void launchSaveFinishLaunchElsewhere();
     void cliLaunchShowsItsProgress();
+    void ctrlCCancelsALaunch();
     void hubPageLaunchesAndOpensATerminal();
     void inABrowserFromTheHubPageToATerminal();
     void launchClonesAndRunsAnAgent();
@@ -56,6 +58,13 @@ private:
     QJsonObject sessionOf(int i, const QString &id) const;
     // The container of a sandbox (the stand-in labels it with the sandbox id).
     static QString containerOf(const QJsonObject &session);
+    // The label the stand-in gives the containers of a session (the launch's metadata, as JSON).
+    static QString sessionLabel(const QString &session)
+    {
+        return QStringLiteral("io.isolation.standin.metadata=")
+            + QString::fromUtf8(
+                QJsonDocument(QJsonObject {{QStringLiteral("session"), session}}).toJson(QJsonDocument::Compact));
+    }
     static Run inSandbox(const QJsonObject &session, const QString &shell);
 
     RuntimeFixture m_docker;
@@ -355,6 +364,7 @@ void tst_SessionLaunch::cliLaunchShowsItsProgress()
     QCOMPARE(result.value(QStringLiteral("id")).toString(), session);
     QCOMPARE(result.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")).toString(),
         QStringLiteral("running"));
+    QCOMPARE(containersWithLabel(sessionLabel(session)).size(), 1); // as ctrlCCancelsALaunch looks for them
 
     // On a terminal: the line names the sandbox's state with the time in it, and only the result stays.
     const CliRun shown = m_fx->cliOnTerminal(
@@ -381,6 +391,46 @@ void tst_SessionLaunch::cliLaunchShowsItsProgress()
         const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), id, QStringLiteral("--discard")});
         QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
     }
+}
+
+// Ctrl-C of `launch` once the sandbox is being created: the engine deletes what the create makes
+// (once its answer comes), the launch ends cancelled (exit 130), and nothing is left: no session,
+// no container of it.
+void tst_SessionLaunch::ctrlCCancelsALaunch()
+{
+    QVERIFY(!m_fx->createWorkspace(QStringLiteral("cli-cancelled")).isEmpty());
+    QProcess cli;
+    m_fx->startCli(0,
+        {QStringLiteral("launch"), QStringLiteral("--workspace"), QStringLiteral("cli-cancelled"),
+            QStringLiteral("--json"), QStringLiteral("--progress")},
+        cli);
+    QVERIFY(cli.waitForStarted());
+    QByteArray out;
+    QString session;
+    QDeadlineTimer deadline(120000);
+    while (session.isEmpty() && !deadline.hasExpired() && cli.state() == QProcess::Running) {
+        cli.waitForReadyRead(100);
+        out += cli.readAllStandardOutput();
+        for (const QByteArray &line : out.split('\n')) {
+            const QJsonObject sandbox
+                = QJsonDocument::fromJson(line).object().value(QStringLiteral("sandbox")).toObject();
+            if (sandbox.value(QStringLiteral("state")).toString() == QLatin1String("creating")) {
+                session = sandbox.value(QStringLiteral("session")).toString();
+                ::kill(pid_t(cli.processId()), SIGINT);
+                break;
+            }
+        }
+    }
+    QVERIFY2(!session.isEmpty(), out.constData());
+    QVERIFY(cli.waitForFinished(120000));
+    out += cli.readAllStandardOutput();
+    const QByteArray err = cli.readAllStandardError();
+    QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 130,
+        QByteArray(out.right(2000) + err).constData());
+    QVERIFY2(err.contains("Cancelling"), err.constData());
+    QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
+    QVERIFY(sessionOf(0, session).isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(containersWithLabel(sessionLabel(session)).isEmpty(), 30000);
 }
 
 // The member's page on the hub (/sessions): create a workspace, launch a session on a computer,

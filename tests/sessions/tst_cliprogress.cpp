@@ -4,7 +4,8 @@
 // --progress the engine's progress events first, as JSON, then the result. Ctrl-C cancels a save
 // before its point of no return (nothing reaches the hub, main's merge is undone) and a sync
 // before its merge (the session as it was): exit code 130. `session new` shows the restore (the
-// download from the hub and the checkout) the same way.
+// download from the hub and the checkout) the same way, and Ctrl-C cancels it before the checkout
+// (the new session removed).
 #include "sessionfixture.h"
 
 #include "../workspace/gitcli.h"
@@ -53,6 +54,33 @@ QList<QByteArray> drawnLines(const QByteArray &out)
     return lines;
 }
 
+// The {"progress": {...}} lines --json --progress prints first (each must parse), and what follows
+// them in `rest`: the result, indented JSON as without --progress.
+struct Streamed
+{
+    QList<QJsonObject> progress;
+    QByteArray rest;
+    bool wellFormed = true;
+};
+
+Streamed splitProgress(const QByteArray &out)
+{
+    Streamed s;
+    s.rest = out;
+    while (s.rest.startsWith("{\"progress\":")) {
+        const qsizetype end = s.rest.indexOf('\n');
+        QJsonParseError error;
+        const QJsonObject line = QJsonDocument::fromJson(s.rest.left(end), &error).object();
+        if (end < 0 || error.error != QJsonParseError::NoError) {
+            s.wellFormed = false;
+            return s;
+        }
+        s.progress.append(line.value(QStringLiteral("progress")).toObject());
+        s.rest = s.rest.mid(end + 1);
+    }
+    return s;
+}
+
 } // namespace
 
 class tst_CliProgress final : public QObject
@@ -67,17 +95,21 @@ private Q_SLOTS:
     void restoreAndExportShowTheDownload();
     void ctrlCCancelsTheSave();
     void ctrlCCancelsTheSync();
+    void ctrlCCancelsTheRestore();
 
 private:
     // Runs `isolation-server ARGS` (ARGS ask for --json --progress), sends it SIGINT at the first progress
     // event of `phase` (which must say it is cancellable), and checks it ended as a cancel does:
-    // exit 130, "Cancelling" on stderr, the error code cancelled.
-    void cancelWithCtrlC(const QStringList &args, const QString &phase);
+    // exit 130, "Cancelling" on stderr, the error code cancelled. `printed`: its standard output.
+    void cancelWithCtrlC(const QStringList &args, const QString &phase, QByteArray *printed = nullptr);
+    // The warm cache of engine 0 without the workspace: a clear keeps a mirror in use (an export
+    // that just answered, a spare being built), so it is asked again until the workspace is gone.
+    bool emptyCache(const QJsonValue &workspaceId) const;
 
     std::unique_ptr<SessionFixture> m_fx;
 };
 
-void tst_CliProgress::cancelWithCtrlC(const QStringList &args, const QString &phase)
+void tst_CliProgress::cancelWithCtrlC(const QStringList &args, const QString &phase, QByteArray *printed)
 {
     QProcess cli;
     m_fx->startCli(0, args, cli);
@@ -106,6 +138,22 @@ void tst_CliProgress::cancelWithCtrlC(const QStringList &args, const QString &ph
     QVERIFY2(cli.exitCode() == 130, QByteArray(out.right(2000) + err).constData());
     QVERIFY2(err.contains("Cancelling"), err.constData());
     QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
+    if (printed)
+        *printed = out;
+}
+
+bool tst_CliProgress::emptyCache(const QJsonValue &workspaceId) const
+{
+    QDeadlineTimer deadline(30000);
+    CliRun cleared;
+    do {
+        cleared = m_fx->cli(0, {QStringLiteral("cache"), QStringLiteral("clear"), QStringLiteral("--json")});
+        if (cleared.exitCode == 0 && !cleared.json().value(QStringLiteral("kept")).toArray().contains(workspaceId))
+            return true;
+        QTest::qWait(250);
+    } while (!deadline.hasExpired());
+    qWarning().noquote() << "the warm cache kept the workspace:" << cleared.describe();
+    return false;
 }
 
 void tst_CliProgress::initTestCase()
@@ -193,29 +241,23 @@ void tst_CliProgress::jsonStreamsTheEvents()
     QCOMPARE(saved.err, QByteArray());
 
     // Lines of {"progress": {...}}, then the result (indented JSON, as without --progress).
-    QByteArray rest = saved.out;
+    const Streamed streamed = splitProgress(saved.out);
+    QVERIFY2(streamed.wellFormed, saved.out.constData());
     QSet<QString> phases;
     qint64 uploadTotal = -1;
-    while (rest.startsWith("{\"progress\":")) {
-        const qsizetype end = rest.indexOf('\n');
-        QVERIFY(end > 0);
-        QJsonParseError error;
-        const QJsonObject line = QJsonDocument::fromJson(rest.left(end), &error).object();
-        QVERIFY2(error.error == QJsonParseError::NoError, rest.left(end).constData());
-        const QJsonObject p = line.value(QStringLiteral("progress")).toObject();
+    for (const QJsonObject &p : streamed.progress) {
         QCOMPARE(p.value(QStringLiteral("session")).toString(), id);
         if (p.value(QStringLiteral("operation")).toString() == QLatin1String("save"))
             phases.insert(p.value(QStringLiteral("phase")).toString());
         if (p.value(QStringLiteral("phase")).toString() == QLatin1String("upload"))
             uploadTotal = std::max(uploadTotal, p.value(QStringLiteral("totalBytes")).toInteger(-1));
-        rest = rest.mid(end + 1);
     }
     QVERIFY2(phases.contains(QStringLiteral("commit")) && phases.contains(QStringLiteral("upload")),
         qPrintable(QStringList(phases.values()).join(',')));
     QVERIFY2(uploadTotal > kBigFile, qPrintable(QString::number(uploadTotal))); // the encrypted segment
     QJsonParseError error;
-    const QJsonObject result = QJsonDocument::fromJson(rest, &error).object();
-    QVERIFY2(error.error == QJsonParseError::NoError, rest.constData());
+    const QJsonObject result = QJsonDocument::fromJson(streamed.rest, &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, streamed.rest.constData());
     QVERIFY(result.value(QStringLiteral("published")).toBool());
 }
 
@@ -233,24 +275,10 @@ void tst_CliProgress::restoreAndExportShowTheDownload()
     QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
     // No session of it left, and the warm cache emptied: the next session comes from the hub.
     const QJsonValue workspaceId = first.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("id"));
-    // The warm cache without the workspace: a clear keeps a mirror in use (the export that just
-    // answered, a spare being built), so it is asked again until the workspace is gone.
-    auto emptyCache = [this, workspaceId] {
-        QDeadlineTimer deadline(30000);
-        CliRun cleared;
-        do {
-            cleared = m_fx->cli(0, {QStringLiteral("cache"), QStringLiteral("clear"), QStringLiteral("--json")});
-            if (cleared.exitCode == 0 && !cleared.json().value(QStringLiteral("kept")).toArray().contains(workspaceId))
-                return true;
-            QTest::qWait(250);
-        } while (!deadline.hasExpired());
-        qWarning().noquote() << "the warm cache kept the workspace:" << cleared.describe();
-        return false;
-    };
-    auto forget = [this, &emptyCache](const QString &id) {
+    auto forget = [this, workspaceId](const QString &id) {
         const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), id});
         QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
-        QVERIFY(emptyCache());
+        QVERIFY(emptyCache(workspaceId));
     };
     forget(first.value(QStringLiteral("id")).toString());
 
@@ -258,26 +286,22 @@ void tst_CliProgress::restoreAndExportShowTheDownload()
         {QStringLiteral("session"), QStringLiteral("new"), QStringLiteral("--workspace"), name,
             QStringLiteral("--json"), QStringLiteral("--progress")});
     QVERIFY2(opened.exitCode == 0, qPrintable(opened.describe()));
-    QByteArray rest = opened.out;
+    Streamed streamed = splitProgress(opened.out);
+    QVERIFY2(streamed.wellFormed, opened.out.constData());
     QSet<QString> phases;
     qint64 downloadTotal = -1;
     QString session;
-    while (rest.startsWith("{\"progress\":")) {
-        const qsizetype end = rest.indexOf('\n');
-        QVERIFY(end > 0);
-        const QJsonObject p
-            = QJsonDocument::fromJson(rest.left(end)).object().value(QStringLiteral("progress")).toObject();
+    for (const QJsonObject &p : std::as_const(streamed.progress)) {
         session = p.value(QStringLiteral("session")).toString();
         if (p.value(QStringLiteral("operation")).toString() == QLatin1String("open"))
             phases.insert(p.value(QStringLiteral("phase")).toString());
         if (p.value(QStringLiteral("phase")).toString() == QLatin1String("download"))
             downloadTotal = std::max(downloadTotal, p.value(QStringLiteral("totalBytes")).toInteger(-1));
-        rest = rest.mid(end + 1);
     }
     QVERIFY2(phases.contains(QStringLiteral("download")) && phases.contains(QStringLiteral("checkout")),
         qPrintable(QStringList(phases.values()).join(QLatin1Char(','))));
     QVERIFY2(downloadTotal > kBigFile, qPrintable(QString::number(downloadTotal))); // the encrypted segment
-    const QJsonObject result = QJsonDocument::fromJson(rest).object();
+    const QJsonObject result = QJsonDocument::fromJson(streamed.rest).object();
     QCOMPARE(result.value(QStringLiteral("id")).toString(), session);
     QCOMPARE(
         QFileInfo(result.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big.bin")).size(), kBigFile);
@@ -306,14 +330,11 @@ void tst_CliProgress::restoreAndExportShowTheDownload()
         {QStringLiteral("workspace"), QStringLiteral("bundle"), name, bundle, QStringLiteral("--json"),
             QStringLiteral("--progress")});
     QVERIFY2(bundled.exitCode == 0, qPrintable(bundled.describe()));
-    rest = bundled.out;
+    streamed = splitProgress(bundled.out);
+    QVERIFY2(streamed.wellFormed, bundled.out.constData());
     QStringList exportPhases;
     downloadTotal = -1;
-    while (rest.startsWith("{\"progress\":")) {
-        const qsizetype end = rest.indexOf('\n');
-        QVERIFY(end > 0);
-        const QJsonObject p
-            = QJsonDocument::fromJson(rest.left(end)).object().value(QStringLiteral("progress")).toObject();
+    for (const QJsonObject &p : std::as_const(streamed.progress)) {
         QCOMPARE(p.value(QStringLiteral("name")).toString(), name);
         const QString phase = p.value(QStringLiteral("phase")).toString();
         if (p.value(QStringLiteral("operation")).toString() == QLatin1String("bundle")
@@ -321,17 +342,16 @@ void tst_CliProgress::restoreAndExportShowTheDownload()
             exportPhases.append(phase);
         if (phase == QLatin1String("download"))
             downloadTotal = std::max(downloadTotal, p.value(QStringLiteral("totalBytes")).toInteger(-1));
-        rest = rest.mid(end + 1);
     }
     QVERIFY2(exportPhases.contains(QStringLiteral("download")) && exportPhases.endsWith(QStringLiteral("write"))
             && exportPhases.indexOf(QStringLiteral("download")) < exportPhases.indexOf(QStringLiteral("write")),
         qPrintable(exportPhases.join(QLatin1Char(','))));
     QVERIFY2(downloadTotal > kBigFile, qPrintable(QString::number(downloadTotal)));
-    QCOMPARE(QJsonDocument::fromJson(rest).object().value(QStringLiteral("path")).toString(), bundle);
+    QCOMPARE(QJsonDocument::fromJson(streamed.rest).object().value(QStringLiteral("path")).toString(), bundle);
     QVERIFY(QFileInfo(bundle).size() > kBigFile);
 
     // The tree export on a terminal, from an empty warm cache again: the figures, then the result.
-    QVERIFY(emptyCache());
+    QVERIFY(emptyCache(workspaceId));
     const QString tarball = out.filePath(QStringLiteral("w.tar.gz"));
     const CliRun exported
         = m_fx->cliOnTerminal(0, {QStringLiteral("workspace"), QStringLiteral("export"), name, tarball}, 100);
@@ -423,6 +443,51 @@ void tst_CliProgress::ctrlCCancelsTheSync()
     const CliRun again = m_fx->cli(0, {QStringLiteral("sync"), idB, QStringLiteral("--json")});
     QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
     QCOMPARE(QFileInfo(workB + QStringLiteral("/big0.bin")).size(), kBigFile);
+}
+
+// Ctrl-C of `session new` while it downloads the workspace from the hub (no session of it here,
+// the warm cache emptied): exit 130, code cancelled, and nothing of the new session left, neither
+// in the engine's list nor on the disk. The next `session new` goes through and has the files.
+void tst_CliProgress::ctrlCCancelsTheRestore()
+{
+    const QString name = QStringLiteral("progress-restore-cancel");
+    QVERIFY(!m_fx->createWorkspace(name).isEmpty());
+    const QJsonObject first = m_fx->newSession(0, name);
+    QVERIFY(!first.isEmpty());
+    const QString work = first.value(QStringLiteral("worktree")).toString();
+    const QString sessionsDir = QFileInfo(QFileInfo(work).path()).path();
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(writeRandom(work + QStringLiteral("/big%1.bin").arg(i), kBigFile));
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), first.value(QStringLiteral("id")).toString()});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), first.value(QStringLiteral("id")).toString()});
+    QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
+    QVERIFY(emptyCache(first.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("id"))));
+
+    QByteArray printed;
+    cancelWithCtrlC({QStringLiteral("session"), QStringLiteral("new"), QStringLiteral("--workspace"), name,
+                        QStringLiteral("--json"), QStringLiteral("--progress")},
+        QStringLiteral("download"), &printed);
+    if (QTest::currentTestFailed())
+        return;
+    const Streamed streamed = splitProgress(printed);
+    QVERIFY2(streamed.wellFormed && !streamed.progress.isEmpty(), printed.constData());
+    const QString cancelled = streamed.progress.first().value(QStringLiteral("session")).toString();
+    QVERIFY(!cancelled.isEmpty());
+    const auto listed = [this] {
+        QStringList ids;
+        const QJsonObject list = m_fx->cli(0, {QStringLiteral("sessions"), QStringLiteral("--json")}).json();
+        for (const QJsonValue v : list.value(QStringLiteral("sessions")).toArray())
+            ids << v.toObject().value(QStringLiteral("id")).toString();
+        return ids;
+    };
+    QVERIFY2(!listed().contains(cancelled), qPrintable(listed().join(QLatin1Char(' '))));
+    QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(sessionsDir + QLatin1Char('/') + cancelled), 10000);
+
+    const QJsonObject again = m_fx->newSession(0, name);
+    QVERIFY(!again.isEmpty());
+    QCOMPARE(
+        QFileInfo(again.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big2.bin")).size(), kBigFile);
 }
 
 QTEST_GUILESS_MAIN(tst_CliProgress)
