@@ -497,6 +497,10 @@
         <source>It cannot be stopped now: wait for it to end</source>
         <translation>Das lässt sich jetzt nicht anhalten: warten Sie, bis es endet</translation>
     </message>
+    <message>
+        <source>Stop it: the new session is removed</source>
+        <translation>Anhalten: die neue Sitzung wird entfernt</translation>
+    </message>
 </context>
 <context>
     <name>isolation::ConflictsPage</name>
@@ -1292,6 +1296,14 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <source>The %1 can no longer be cancelled</source>
         <translation>Der Vorgang %1 kann nicht mehr abgebrochen werden</translation>
     </message>
+    <message>
+        <source>The sandbox&apos;s launch can no longer be cancelled</source>
+        <translation>Der Start der Sandbox kann nicht mehr abgebrochen werden</translation>
+    </message>
+    <message>
+        <source>Start cancelled: the new session is removed</source>
+        <translation>Start abgebrochen: die neue Sitzung wird entfernt</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SessionManager</name>
@@ -1459,6 +1471,10 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>The sandbox runtime is not ready</source>
         <translation>Die Sandbox-Laufzeitumgebung ist nicht bereit</translation>
+    </message>
+    <message>
+        <source>Launch cancelled: the sandbox and the session are removed</source>
+        <translation>Start abgebrochen: Sandbox und Sitzung werden entfernt</translation>
     </message>
 </context>
 <context>
@@ -1716,6 +1732,26 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
     <message>
         <source>Only a suspended sandbox can be resumed</source>
         <translation>Nur eine angehaltene Sandbox kann fortgesetzt werden</translation>
+    </message>
+    <message>
+        <source>Opening: %1</source>
+        <translation>Öffnen: %1</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>&amp;Abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>Wird abgebrochen…</translation>
+    </message>
+    <message>
+        <source>Stop it: the new session is removed</source>
+        <translation>Anhalten: die neue Sitzung wird entfernt</translation>
+    </message>
+    <message>
+        <source>It cannot be stopped now: wait for it to end</source>
+        <translation>Das lässt sich jetzt nicht anhalten: warten Sie, bis es endet</translation>
     </message>
 </context>
 <context>

@@ -491,6 +491,10 @@
         <source>It cannot be stopped now: wait for it to end</source>
         <translation>现在无法停止：请等待它结束</translation>
     </message>
+    <message>
+        <source>Stop it: the new session is removed</source>
+        <translation>停止：新会话将被移除</translation>
+    </message>
 </context>
 <context>
     <name>isolation::ConflictsPage</name>
@@ -1285,6 +1289,14 @@ Discard the unsaved work and finish?</source>
         <source>The %1 can no longer be cancelled</source>
         <translation>%1 已无法取消</translation>
     </message>
+    <message>
+        <source>The sandbox&apos;s launch can no longer be cancelled</source>
+        <translation>沙箱的启动已无法取消</translation>
+    </message>
+    <message>
+        <source>Start cancelled: the new session is removed</source>
+        <translation>启动已取消：新会话已被移除</translation>
+    </message>
 </context>
 <context>
     <name>isolation::SessionManager</name>
@@ -1451,6 +1463,10 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>The sandbox runtime is not ready</source>
         <translation>沙箱运行时尚未就绪</translation>
+    </message>
+    <message>
+        <source>Launch cancelled: the sandbox and the session are removed</source>
+        <translation>启动已取消：沙箱和会话已被移除</translation>
     </message>
 </context>
 <context>
@@ -1707,6 +1723,26 @@ Discard the unsaved work and finish?</source>
     <message>
         <source>Only a suspended sandbox can be resumed</source>
         <translation>只有已挂起的沙箱可以恢复</translation>
+    </message>
+    <message>
+        <source>Opening: %1</source>
+        <translation>正在打开：%1</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Stop it: the new session is removed</source>
+        <translation>停止：新会话将被移除</translation>
+    </message>
+    <message>
+        <source>It cannot be stopped now: wait for it to end</source>
+        <translation>现在无法停止：请等待它结束</translation>
     </message>
 </context>
 <context>

@@ -220,7 +220,9 @@ void ChangesPage::reload()
                 .arg(s->changes.ahead)
                 .arg(s->changes.behind)
                 .arg(s->changes.mergeInProgress ? tr("; a merge is in progress (save completes it)") : QString()));
-    const bool working = s && (s->state == api::SessionState::Saving || s->state == api::SessionState::Syncing);
+    const bool working = s
+        && (s->state == api::SessionState::Saving || s->state == api::SessionState::Syncing
+            || s->state == api::SessionState::Opening);
     m_progress->setVisible(working);
     m_cancel->setVisible(working);
     if (!working)
@@ -233,6 +235,8 @@ void ChangesPage::reload()
         m_cancel->setEnabled(!asked && s->progress.cancellable);
         if (asked)
             m_cancel->setToolTip(tr("Stopping at the next safe point; what was done is undone"));
+        else if (s->progress.cancellable && s->state == api::SessionState::Opening)
+            m_cancel->setToolTip(tr("Stop it: the new session is removed"));
         else if (s->progress.cancellable)
             m_cancel->setToolTip(tr("Stop it: nothing is published, and your work stays on the session"));
         else

@@ -6,6 +6,7 @@
 #include <QFutureWatcher>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QUrl>
 #include <QtConcurrent>
 
@@ -237,14 +238,21 @@ void SessionsController::clearConflicts(SessionSnapshot &snap)
     snap.regionsLeft.clear();
 }
 
-void SessionsController::createSession(const QString &workspace)
+QString SessionsController::createSession(const QString &workspace)
 {
     if (!m_engine.attached()) {
         Q_EMIT createFailed(tr("The engine is not running"));
-        return;
+        return {};
     }
+    // The engine's form of a session id: "s" and 12 hex digits (it refuses one in use).
+    QByteArray random(6, Qt::Uninitialized);
+    for (char &c : random)
+        c = char(QRandomGenerator::system()->bounded(256));
+    const QString id = QStringLiteral("s") + QString::fromLatin1(random.toHex());
     QPointer<SessionsController> self(this);
-    m_engine.client().post(QStringLiteral("/v1/sessions"), QJsonObject {{QStringLiteral("workspace"), workspace}},
+    m_engine.client().post(
+        QStringLiteral("/v1/sessions"),
+        QJsonObject {{QStringLiteral("workspace"), workspace}, {QStringLiteral("session"), id}},
         [self](EngineClient::Answer r) {
             if (!self)
                 return;
@@ -259,6 +267,7 @@ void SessionsController::createSession(const QString &workspace)
             Q_EMIT self->created(session.id);
         },
         EngineClient::LongTimeoutMs);
+    return id;
 }
 
 void SessionsController::refresh(const QString &id, bool askHub)

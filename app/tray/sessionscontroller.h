@@ -64,7 +64,10 @@ public:
     // Files resolved so far (no markers left) out of the conflicted ones, for one session.
     int resolvedCount(const QString &id) const;
 
-    void createSession(const QString &workspace);
+    // Starts a session on `workspace`; its id, chosen here so that its progress (and a Cancel,
+    // while the start may be cancelled) can be followed before the answer: created() or
+    // createFailed() follows.
+    QString createSession(const QString &workspace);
     void refresh(const QString &id, bool askHub = false);
     void save(const QString &id, const QStringList &files, const QString &message);
     void sync(const QString &id, bool resolve);

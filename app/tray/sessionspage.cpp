@@ -36,7 +36,8 @@ QString sessionStateText(const SessionSnapshot &s)
 {
     switch (s.state) {
     case api::SessionState::Opening:
-        return SessionsPage::tr("Opening…");
+        return s.progress.phase.isEmpty() ? SessionsPage::tr("Opening…")
+                                          : SessionsPage::tr("Opening: %1").arg(phaseText(s.progress));
     case api::SessionState::Ready:
         if (!s.conflicts.isEmpty())
             return SessionsPage::tr("Conflicts");
@@ -148,7 +149,11 @@ void SessionsPage::build()
     workspaceLabel->setBuddy(m_workspace);
     create->addWidget(workspaceLabel);
     create->addWidget(m_workspace, 1);
+    m_cancelCreate = new QPushButton(tr("&Cancel"), this);
+    m_cancelCreate->setObjectName(QStringLiteral("newSessionCancel"));
+    m_cancelCreate->hide();
     create->addWidget(m_create);
+    create->addWidget(m_cancelCreate);
     layout->addLayout(create);
 
     m_table = new QTableWidget(0, ColumnCount, this);
@@ -203,17 +208,30 @@ void SessionsPage::wire()
             return;
         m_create->setEnabled(false);
         m_status->setText(tr("Starting a session on %1…").arg(workspace));
-        m_sessions.createSession(workspace);
+        m_cancelCreateAsked = false;
+        m_creating = m_sessions.createSession(workspace);
+        updateActions();
+    });
+    connect(m_cancelCreate, &QPushButton::clicked, this, [this] {
+        const SessionSnapshot *s = m_sessions.snapshot(m_creating);
+        if (!s || !s->progress.cancellable)
+            return;
+        m_cancelCreateAsked = true;
+        m_sessions.cancel(m_creating);
+        updateActions();
     });
     connect(m_workspace, &QLineEdit::returnPressed, m_create, &QPushButton::click);
     connect(m_workspace, &QLineEdit::textChanged, this, &SessionsPage::updateActions);
     connect(&m_sessions, &SessionsController::created, this, [this](const QString &id) {
+        if (id == m_creating)
+            m_creating.clear();
         m_workspace->clear();
         m_status->setText(tr("Session %1 is ready.").arg(id));
         setCurrentSession(id);
         updateActions();
     });
     connect(&m_sessions, &SessionsController::createFailed, this, [this](const QString &message) {
+        m_creating.clear();
         m_status->setText(tr("No session started: %1").arg(message));
         updateActions();
     });
@@ -309,6 +327,14 @@ void SessionsPage::updateActions()
 {
     m_create->setEnabled(!m_workspace->text().trimmed().isEmpty() && m_sessions.paired());
     m_create->setToolTip(m_sessions.paired() ? QString() : tr("Pair this computer first: sessions come from the hub"));
+    // Cancel of the start under way: while the engine can still stop it (until the checkout);
+    // once asked, it waits for the start to end.
+    m_cancelCreate->setVisible(!m_creating.isEmpty());
+    const SessionSnapshot *opening = m_sessions.snapshot(m_creating);
+    m_cancelCreate->setText(m_cancelCreateAsked ? tr("Cancelling…") : tr("&Cancel"));
+    m_cancelCreate->setEnabled(!m_cancelCreateAsked && opening && opening->progress.cancellable);
+    m_cancelCreate->setToolTip(m_cancelCreate->isEnabled() ? tr("Stop it: the new session is removed")
+                                                           : tr("It cannot be stopped now: wait for it to end"));
     const SessionSnapshot *s = m_sessions.snapshot(currentSession());
     const bool ready = s && s->state == api::SessionState::Ready;
     QString why;

@@ -44,6 +44,9 @@ private:
     SessionsController &m_sessions;
     QLineEdit *m_workspace = nullptr;
     QPushButton *m_create = nullptr;
+    QPushButton *m_cancelCreate = nullptr; // shown while a session started here opens
+    QString m_creating; // that session's id
+    bool m_cancelCreateAsked = false;
     QTableWidget *m_table = nullptr;
     QPushButton *m_saveAll = nullptr;
     QPushButton *m_sync = nullptr;

@@ -19,6 +19,7 @@
 #include "pairedserver.h"
 #include "sessionpicker.h"
 #include "sessionscontroller.h"
+#include "sessionspage.h"
 #include "trayapplication.h"
 
 #include "core/paths.h"
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void saveSelectionMovedOnConflictResolve();
     void commandLineSessionAndSaveReachBothTrays();
     void cancelASaveFromTheChangesTab();
+    void cancelANewSessionWhileItDownloads();
     void finishFromTheMenuAsksAboutUnsavedWork();
 
 private:
@@ -637,6 +639,56 @@ void tst_TraySessions::cancelASaveFromTheChangesTab()
             .out.trimmed(),
         QByteArray::number(noise.size()));
     QVERIFY(hubManifest() != hubMainBefore);
+}
+
+// Cancel beside New session: with the warm cache emptied, a new session of "demo" (64 MiB saved
+// by the test before) downloads it; its row says so with the figures, Cancel is taken while the
+// engine says it may be, and the start ends "cancelled" with no session left, in the table or in
+// the engine.
+void tst_TraySessions::cancelANewSessionWhileItDownloads()
+{
+    SessionsController *sessions = m_tray->sessions();
+    const QStringList before = cliSessionIds();
+    QString cleared;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return cli({QStringLiteral("cache"), QStringLiteral("clear"), QStringLiteral("--json")}, &cleared) == 0
+                && QJsonDocument::fromJson(cleared.toUtf8()).object().value(QStringLiteral("kept")).toArray().isEmpty();
+        },
+        30000));
+    m_tray->window()->showTab(QStringLiteral("sessionsTab"));
+    find<QLineEdit>("newSessionWorkspace")->setText(QStringLiteral("demo"));
+    auto *cancel = find<QPushButton>("newSessionCancel");
+    QVERIFY(!cancel->isVisible());
+    QSignalSpy createFailed(sessions, &SessionsController::createFailed);
+    QSignalSpy created(sessions, &SessionsController::created);
+    QTest::mouseClick(find<QPushButton>("newSession"), Qt::LeftButton);
+    QVERIFY(cancel->isVisible());
+    QString opening; // the new session's id, once the engine tells of it
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            for (const QString &id : sessions->sessionIds()) {
+                const SessionSnapshot *s = sessions->snapshot(id);
+                if (!before.contains(id) && s->state == api::SessionState::Opening && s->progress.cancellable) {
+                    opening = id;
+                    return cancel->isEnabled();
+                }
+            }
+            return false;
+        }(),
+        30000);
+    const QString state = sessionStateText(*sessions->snapshot(opening));
+    QVERIFY2(state.startsWith(QLatin1String("Opening: ")), qPrintable(state));
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(!cancel->isEnabled()); // "Cancelling…" until the start ends
+    QTRY_VERIFY_WITH_TIMEOUT(!createFailed.isEmpty() || !created.isEmpty(), 60000);
+    QVERIFY2(created.isEmpty(), "the session started although Cancel was taken");
+    const QString said = createFailed.first().first().toString();
+    QVERIFY2(said.contains(QLatin1String("cancelled")), qPrintable(said));
+    QVERIFY(!cancel->isVisible());
+    QVERIFY2(find<QLabel>("sessionsStatus")->text().contains(said), qPrintable(find<QLabel>("sessionsStatus")->text()));
+    QTRY_VERIFY(!sessions->snapshot(opening));
+    QVERIFY(!cliSessionIds().contains(opening));
 }
 
 void tst_TraySessions::finishFromTheMenuAsksAboutUnsavedWork()
