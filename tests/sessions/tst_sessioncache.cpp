@@ -386,10 +386,12 @@ void tst_SessionCache::bundleClonesWithGit()
         {QStringLiteral("workspace"), QStringLiteral("bundle"), QStringLiteral("bundled"), out,
             QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
-    QVERIFY(GitCli::run({QStringLiteral("bundle"), QStringLiteral("verify"), out}).ok());
     const QString clone = m_fx->dir() + QStringLiteral("/bundled-clone");
     const GitRun cloned = GitCli::run({QStringLiteral("clone"), QStringLiteral("-q"), out, clone});
     QVERIFY2(cloned.ok(), qPrintable(cloned.describe()));
+    // In a repository: git 2.39 verifies a bundle only there (the test's own directory may be none).
+    const GitRun verified = GitCli::run({QStringLiteral("bundle"), QStringLiteral("verify"), out}, clone);
+    QVERIFY2(verified.ok(), qPrintable(verified.describe()));
     QCOMPARE(GitCli::readFile(clone + QStringLiteral("/src/main.c")), QByteArray("int main(void) { return 0; }\n"));
     QCOMPARE(GitCli::readFile(clone + QStringLiteral("/README")), QByteArray("readme\n"));
     QCOMPARE(GitCli::out({QStringLiteral("rev-parse"), QStringLiteral("HEAD")}, clone),
