@@ -118,6 +118,7 @@ void EngineEvents::watch(SessionManager *sessions)
             } else {
                 data.insert(QStringLiteral("operation"), operation);
                 data.insert(QStringLiteral("phase"), phase);
+                data.insert(QStringLiteral("cancellable"), true); // to its end: the file appears whole or not at all
                 data.insert(QStringLiteral("bytes"), bytes);
                 if (total >= 0)
                     data.insert(QStringLiteral("totalBytes"), total);

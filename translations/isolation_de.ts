@@ -2199,5 +2199,9 @@ Nicht gesicherte Arbeit verwerfen und beenden?</translation>
         <source>cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
+    <message>
+        <source>Export cancelled: no file was written</source>
+        <translation>Export abgebrochen: keine Datei wurde geschrieben</translation>
+    </message>
 </context>
 </TS>

@@ -2188,5 +2188,9 @@ Discard the unsaved work and finish?</source>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
+    <message>
+        <source>Export cancelled: no file was written</source>
+        <translation>导出已取消：未写入任何文件</translation>
+    </message>
 </context>
 </TS>

@@ -390,7 +390,7 @@ int runWorkspace(const QStringList &arguments)
     auto r = progress::call(client.value(), "POST",
         QStringLiteral("/v1/workspaces/%1/%2").arg(pathSegment(p.at(1)), p.at(0)),
         QJsonObject {{QStringLiteral("path"), target}}, p.at(1),
-        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))), progress::Interrupt::Exit,
+        progress::modeFor(json, parser.isSet(QStringLiteral("progress"))), progress::Interrupt::Cancel,
         progress::Subject::Workspace);
     if (!r)
         return apiFailure(r.error(), json);

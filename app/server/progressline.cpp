@@ -13,6 +13,7 @@
 #include <QSet>
 #include <QThread>
 #include <QTimer>
+#include <QUrl>
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -321,7 +322,11 @@ Result<QJsonObject, LocalApiError> call(const LocalApiClient &client, const QByt
                 writeErr("Stopped waiting: the engine goes on with it.\n");
                 std::_Exit(exitcode::Interrupted);
             }
-            const auto asked = client.call("POST", QStringLiteral("/v1/sessions/%1/cancel").arg(session), {});
+            // A session's operation, or the exports of a workspace.
+            const QString cancelPath = kind == Subject::Workspace
+                ? QStringLiteral("/v1/workspaces/%1/cancel").arg(QString::fromLatin1(QUrl::toPercentEncoding(session)))
+                : QStringLiteral("/v1/sessions/%1/cancel").arg(session);
+            const auto asked = client.call("POST", cancelPath, {});
             const QString said = asked ? QStringLiteral("Cancelling: what it did is being undone")
                                        : asked.error().message + QStringLiteral("; waiting for it to end");
             if (shown)

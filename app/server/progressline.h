@@ -66,8 +66,10 @@ Mode modeFor(bool json, bool jsonProgress);
 // What Ctrl-C (SIGINT) does while the call runs.
 enum class Interrupt {
     Exit, // the process ends at once (the engine goes on with the operation)
-    Cancel, // the first asks the engine to cancel the session's operation (POST .../cancel) and
-            // waits for its answer (Cancelled: exit code 130); a second ends the process at once
+    Cancel, // the first asks the engine to cancel the session's operation (POST
+            // /v1/sessions/{id}/cancel), or with Subject::Workspace the workspace's exports (POST
+            // /v1/workspaces/{w}/cancel), and waits for the answer (Cancelled: exit code 130); a
+            // second ends the process at once
 };
 
 // Whose progress a call shows.

@@ -351,6 +351,18 @@ void SessionManager::exportWorkspace(
     });
 }
 
+int SessionManager::cancelExports(const QString &workspace)
+{
+    int cancelled = 0;
+    for (const QPointer<WorkspaceExport> &e : std::as_const(m_exports)) {
+        if (e && (e->target().workspaceId == workspace || e->target().name == workspace)) {
+            e->cancel();
+            ++cancelled;
+        }
+    }
+    return cancelled;
+}
+
 QString SessionManager::cachedWorkspaceId(const QString &workspace) const
 {
     const QList<CacheEntry> entries = m_cache->list();

@@ -359,6 +359,26 @@ void addWorkspaces(HttpServer &http, const Sessions &sessions)
                     });
             });
     }
+    // The exports of the workspace under way, cancelled: each request ends 409 cancelled, no file.
+    http.route(
+        "POST", QStringLiteral("/v1/workspaces/{w}/cancel"), [sessions](const HttpRequest &request, HttpReply reply) {
+            SessionManager *m = sessions();
+            if (!m) {
+                reply.send(notRunning());
+                return;
+            }
+            const QString workspace = request.params.value(QStringLiteral("w"));
+            const int cancelled = m->cancelExports(workspace);
+            if (cancelled == 0) {
+                reply.send(HttpResponse::json(409,
+                    QJsonObject {{QStringLiteral("error"),
+                        QJsonObject {{QStringLiteral("code"), QStringLiteral("not_cancellable")},
+                            {QStringLiteral("message"), QStringLiteral("No export of %1 runs").arg(workspace)}}}}));
+                return;
+            }
+            reply.send(HttpResponse::json(202,
+                QJsonObject {{QStringLiteral("workspace"), workspace}, {QStringLiteral("cancelling"), cancelled}}));
+        });
 }
 
 // The warm cache: its state, evicting one workspace, clearing it.

@@ -46,6 +46,16 @@ void WorkspaceExport::abort(const SessionError &why)
     finish(why);
 }
 
+void WorkspaceExport::cancel()
+{
+    if (!m_done)
+        return;
+    m_cancelled->store(true);
+    if (m_mirror)
+        m_mirror->cancel();
+    finish(SessionError::cancelled(tr("Export cancelled: no file was written")));
+}
+
 void WorkspaceExport::finish(Result<ExportReport, SessionError> result)
 {
     if (auto done = std::exchange(m_done, nullptr))
@@ -81,8 +91,12 @@ void WorkspaceExport::start(const QString &path)
         const Kind kind = self->m_kind;
         const Target target = self->m_target;
         // Runs on the worker, the mirror leased and current: write the file, whole or not at all.
-        MirrorSync::Hook write = [self, kind, target, path, report, generation = manifest.generation](
-                                     WarmCache::Lease &lease) -> Result<void, SessionError> {
+        MirrorSync::Hook write
+            = [self, kind, target, path, report, generation = manifest.generation, cancelled = self->m_cancelled](
+                  WarmCache::Lease &lease) -> Result<void, SessionError> {
+            const auto stopped = [] { return SessionError::cancelled(tr("Export cancelled: no file was written")); };
+            if (cancelled->load())
+                return stopped();
             QMetaObject::invokeMethod(
                 self.data(), [self] { Q_EMIT self->progress(QStringLiteral("write"), 0, -1); }, Qt::QueuedConnection);
             lease.setName(target.name);
@@ -118,12 +132,15 @@ void WorkspaceExport::start(const QString &path)
                 report->files = written.value().files;
                 report->stripped = written.value().stripped;
             }
+            if (cancelled->load())
+                return stopped(); // `out` goes without a commit: the temporary file is removed
             if (!out.commit())
                 return SessionError::failed(tr("cannot write %1: %2").arg(path, out.errorString()));
             report->bytes = QFileInfo(path).size();
             return {};
         };
         auto *mirror = new MirrorSync(self->m_worker, *self->m_store, self->m_cache, self);
+        self->m_mirror = mirror;
         MirrorSync::Progress moved = [self](const QString &phase, qint64 bytes, qint64 total) {
             if (self)
                 Q_EMIT self->progress(phase, bytes, total);

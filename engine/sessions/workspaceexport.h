@@ -9,7 +9,9 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QPointer>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -52,6 +54,10 @@ public:
     void run(const QString &path, std::function<void(Result<ExportReport, SessionError>)> done);
     // Ends it now with `why` (the store is about to go).
     void abort(const SessionError &why);
+    // The member's Cancel: ends it now, Cancelled; the download stops at once, and a file being
+    // written is dropped instead of put in place (no file appears, not even in part).
+    void cancel();
+    const Target &target() const { return m_target; }
 
 Q_SIGNALS:
     // How far it got, on this object's thread: "fetch" (the hub's manifest), the mirror's phases
@@ -68,6 +74,8 @@ private:
     Worker &m_worker;
     WarmCache &m_cache;
     std::function<void(Result<ExportReport, SessionError>)> m_done;
+    QPointer<MirrorSync> m_mirror; // while the mirror is brought up and the file written
+    std::shared_ptr<std::atomic_bool> m_cancelled = std::make_shared<std::atomic_bool>(false);
     int m_refetches = 0; // a compacting save removed a segment while it was being read
 };
 

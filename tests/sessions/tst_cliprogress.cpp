@@ -5,7 +5,7 @@
 // before its point of no return (nothing reaches the hub, main's merge is undone) and a sync
 // before its merge (the session as it was): exit code 130. `session new` shows the restore (the
 // download from the hub and the checkout) the same way, and Ctrl-C cancels it before the checkout
-// (the new session removed).
+// (the new session removed); so do exports (no file written).
 #include "sessionfixture.h"
 
 #include "../workspace/gitcli.h"
@@ -96,6 +96,7 @@ private Q_SLOTS:
     void ctrlCCancelsTheSave();
     void ctrlCCancelsTheSync();
     void ctrlCCancelsTheRestore();
+    void ctrlCCancelsAnExport();
 
 private:
     // Runs `isolation-server ARGS` (ARGS ask for --json --progress), sends it SIGINT at the first progress
@@ -488,6 +489,40 @@ void tst_CliProgress::ctrlCCancelsTheRestore()
     QVERIFY(!again.isEmpty());
     QCOMPARE(
         QFileInfo(again.value(QStringLiteral("worktree")).toString() + QStringLiteral("/big2.bin")).size(), kBigFile);
+}
+
+// Ctrl-C of `workspace bundle` while it downloads the workspace (the warm cache emptied first):
+// exit 130, code cancelled, and no file in the directory, not even in part. The same export again
+// writes the bundle.
+void tst_CliProgress::ctrlCCancelsAnExport()
+{
+    const QString name = QStringLiteral("progress-export-cancel");
+    QVERIFY(!m_fx->createWorkspace(name).isEmpty());
+    const QJsonObject first = m_fx->newSession(0, name);
+    QVERIFY(!first.isEmpty());
+    const QString work = first.value(QStringLiteral("worktree")).toString();
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(writeRandom(work + QStringLiteral("/big%1.bin").arg(i), kBigFile));
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), first.value(QStringLiteral("id")).toString()});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), first.value(QStringLiteral("id")).toString()});
+    QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
+    QVERIFY(emptyCache(first.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("id"))));
+
+    QTemporaryDir out;
+    QVERIFY(out.isValid());
+    const QString bundle = out.filePath(QStringLiteral("w.bundle"));
+    cancelWithCtrlC({QStringLiteral("workspace"), QStringLiteral("bundle"), name, bundle, QStringLiteral("--json"),
+                        QStringLiteral("--progress")},
+        QStringLiteral("download"));
+    if (QTest::currentTestFailed())
+        return;
+    // A file being written when the Cancel came is dropped once its writer sees it.
+    QTRY_COMPARE_WITH_TIMEOUT(QDir(out.path()).entryList(QDir::Files | QDir::Hidden), QStringList(), 30000);
+
+    const CliRun again = m_fx->cli(0, {QStringLiteral("workspace"), QStringLiteral("bundle"), name, bundle});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
+    QVERIFY(QFileInfo(bundle).size() > 3 * kBigFile);
 }
 
 QTEST_GUILESS_MAIN(tst_CliProgress)
