@@ -355,10 +355,8 @@ int SessionManager::cancelExports(const QString &workspace)
 {
     int cancelled = 0;
     for (const QPointer<WorkspaceExport> &e : std::as_const(m_exports)) {
-        if (e && (e->target().workspaceId == workspace || e->target().name == workspace)) {
-            e->cancel();
+        if (e && (e->target().workspaceId == workspace || e->target().name == workspace) && e->cancel())
             ++cancelled;
-        }
     }
     return cancelled;
 }

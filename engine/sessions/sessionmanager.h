@@ -77,7 +77,8 @@ public:
     // `workspace` (name or id) written to `path`: one full git bundle, or main's tree as .tar.gz.
     void exportWorkspace(
         WorkspaceExport::Kind kind, const QString &workspace, const QString &path, Done<ExportReport> done);
-    // Cancels the exports of `workspace` (name or id) under way (WorkspaceExport::cancel); how many.
+    // Cancels the exports of `workspace` (name or id) under way (WorkspaceExport::cancel); how many
+    // were (one putting its file in place is not).
     int cancelExports(const QString &workspace);
 
     WarmCache &cache() { return *m_cache; }

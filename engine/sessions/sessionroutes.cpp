@@ -373,7 +373,10 @@ void addWorkspaces(HttpServer &http, const Sessions &sessions)
                 reply.send(HttpResponse::json(409,
                     QJsonObject {{QStringLiteral("error"),
                         QJsonObject {{QStringLiteral("code"), QStringLiteral("not_cancellable")},
-                            {QStringLiteral("message"), QStringLiteral("No export of %1 runs").arg(workspace)}}}}));
+                            {QStringLiteral("message"),
+                                QStringLiteral(
+                                    "No export of %1 can be cancelled: none runs, or it is putting its file in place")
+                                    .arg(workspace)}}}}));
                 return;
             }
             reply.send(HttpResponse::json(202,

@@ -46,14 +46,15 @@ void WorkspaceExport::abort(const SessionError &why)
     finish(why);
 }
 
-void WorkspaceExport::cancel()
+bool WorkspaceExport::cancel()
 {
-    if (!m_done)
-        return;
-    m_cancelled->store(true);
+    int running = Running;
+    if (!m_done || !m_stage->compare_exchange_strong(running, Cancelled))
+        return false;
     if (m_mirror)
         m_mirror->cancel();
     finish(SessionError::cancelled(tr("Export cancelled: no file was written")));
+    return true;
 }
 
 void WorkspaceExport::finish(Result<ExportReport, SessionError> result)
@@ -91,11 +92,10 @@ void WorkspaceExport::start(const QString &path)
         const Kind kind = self->m_kind;
         const Target target = self->m_target;
         // Runs on the worker, the mirror leased and current: write the file, whole or not at all.
-        MirrorSync::Hook write
-            = [self, kind, target, path, report, generation = manifest.generation, cancelled = self->m_cancelled](
-                  WarmCache::Lease &lease) -> Result<void, SessionError> {
+        MirrorSync::Hook write = [self, kind, target, path, report, generation = manifest.generation,
+                                     stage = self->m_stage](WarmCache::Lease &lease) -> Result<void, SessionError> {
             const auto stopped = [] { return SessionError::cancelled(tr("Export cancelled: no file was written")); };
-            if (cancelled->load())
+            if (stage->load() == Cancelled)
                 return stopped();
             QMetaObject::invokeMethod(
                 self.data(), [self] { Q_EMIT self->progress(QStringLiteral("write"), 0, -1); }, Qt::QueuedConnection);
@@ -132,7 +132,7 @@ void WorkspaceExport::start(const QString &path)
                 report->files = written.value().files;
                 report->stripped = written.value().stripped;
             }
-            if (cancelled->load())
+            if (int running = Running; !stage->compare_exchange_strong(running, Committing))
                 return stopped(); // `out` goes without a commit: the temporary file is removed
             if (!out.commit())
                 return SessionError::failed(tr("cannot write %1: %2").arg(path, out.errorString()));

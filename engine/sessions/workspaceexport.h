@@ -55,8 +55,9 @@ public:
     // Ends it now with `why` (the store is about to go).
     void abort(const SessionError &why);
     // The member's Cancel: ends it now, Cancelled; the download stops at once, and a file being
-    // written is dropped instead of put in place (no file appears, not even in part).
-    void cancel();
+    // written is dropped instead of put in place (no file appears, not even in part). False once
+    // the file is being put in place (it then ends as it would have).
+    bool cancel();
     const Target &target() const { return m_target; }
 
 Q_SIGNALS:
@@ -75,7 +76,10 @@ private:
     WarmCache &m_cache;
     std::function<void(Result<ExportReport, SessionError>)> m_done;
     QPointer<MirrorSync> m_mirror; // while the mirror is brought up and the file written
-    std::shared_ptr<std::atomic_bool> m_cancelled = std::make_shared<std::atomic_bool>(false);
+    // Running, then either Cancelled (by cancel()) or Committing (the worker puts the file in
+    // place): whichever comes first, once.
+    enum Stage { Running, Cancelled, Committing };
+    std::shared_ptr<std::atomic_int> m_stage = std::make_shared<std::atomic_int>(Running);
     int m_refetches = 0; // a compacting save removed a segment while it was being read
 };
 
