@@ -15,6 +15,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLocalSocket>
 #include <QTest>
 
 #include <csignal>
@@ -76,11 +77,23 @@ private:
     QString m_sessionA;
 };
 
+namespace {
+// Engine 0's LocalAPI closes a connection idle this long between requests (60 s in use): short,
+// so that a stream is seen to outlive it without waiting a minute.
+constexpr int kIdleMs = 4000;
+
+QProcessEnvironment shortIdle(QProcessEnvironment env = {})
+{
+    env.insert(QStringLiteral("ISOLATION_TEST_LOCALAPI_IDLE_MS"), QString::number(kIdleMs));
+    return env;
+}
+} // namespace
+
 void tst_LocalApiEvents::initTestCase()
 {
     m_fx = std::make_unique<SessionFixture>();
     QVERIFY(m_fx->start(2));
-    QVERIFY(m_fx->startEngine(0));
+    QVERIFY(m_fx->startEngine(0, shortIdle()));
     QVERIFY(m_fx->startEngine(1));
 }
 
@@ -250,14 +263,26 @@ void tst_LocalApiEvents::snapshotThenStreamLosesNothing()
 
 void tst_LocalApiEvents::streamOutlivesIdleTimeout()
 {
-    // The LocalAPI closes a connection idle for 60 s between requests; a stream is inside one.
+    // The LocalAPI closes a connection idle between requests (kIdleMs here): a kept-alive one
+    // that asked once is closed...
+    QLocalSocket idle;
+    idle.connectToServer(socket(0));
+    QVERIFY(idle.waitForConnected(5000));
+    idle.write("GET /v1/status HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    QVERIFY(idle.waitForReadyRead(10000));
+    QVERIFY(idle.readAll().startsWith("HTTP/1.1 200"));
+    QElapsedTimer quietFor;
+    quietFor.start();
+    QTRY_VERIFY_WITH_TIMEOUT(idle.state() == QLocalSocket::UnconnectedState, 3 * kIdleMs);
+    QVERIFY2(quietFor.elapsed() >= kIdleMs - 500, qPrintable(QString::number(quietFor.elapsed())));
+    // ...and a stream, which is inside its one request, is not.
     QElapsedTimer open;
     open.start();
     EventClient stream;
     QVERIFY(stream.open(socket(0)));
     QList<StreamEvent> quiet;
-    QVERIFY(!stream.readToEnd(65000, &quiet)); // 65 s: the engine did not close it
-    QVERIFY(open.elapsed() >= 65000);
+    QVERIFY(!stream.readToEnd(2 * kIdleMs, &quiet)); // the engine did not close it
+    QVERIFY(open.elapsed() >= 2 * kIdleMs);
     const QJsonObject d = m_fx->newSession(0, QStringLiteral("events"));
     QVERIFY(!stream
                  .readUntil(
@@ -274,7 +299,7 @@ void tst_LocalApiEvents::restartGivesReset()
     const QString before = m_seen.last().id;
     QCOMPARE(m_fx->stopEngine(0), 0);
     // Restarted with a small ASan quarantine, so the next test's RSS says what the engine keeps.
-    QProcessEnvironment small;
+    QProcessEnvironment small = shortIdle();
     small.insert(QStringLiteral("ASAN_OPTIONS"),
         qEnvironmentVariable("ASAN_OPTIONS") + QStringLiteral(":quarantine_size_mb=1:thread_local_quarantine_size_kb=64"));
     QVERIFY(m_fx->startEngine(0, small));
