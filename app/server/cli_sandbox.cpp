@@ -6,6 +6,8 @@
 #include "progressline.h"
 #include "sessionverbs.h"
 
+#include "localapi/apirecords.h"
+
 #include <QCommandLineParser>
 #include <QJsonArray>
 
@@ -46,7 +48,7 @@ int runLaunch(const QStringList &arguments)
         body.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
     if (parser.isSet(QStringLiteral("agent")))
         body.insert(QStringLiteral("agent"), parser.value(QStringLiteral("agent")));
-    const QString id = verbs::newSessionId();
+    const QString id = api::newSessionId();
     body.insert(QStringLiteral("session"), id);
     const bool json = parser.isSet(QStringLiteral("json"));
     // Ctrl-C cancels it: the session's start, a clone or the sandbox's launch stopped, and nothing

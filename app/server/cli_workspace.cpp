@@ -5,6 +5,7 @@
 #include "progressline.h"
 #include "sessionverbs.h"
 
+#include "localapi/apirecords.h"
 #include "sessions/session.h"
 
 #include <QCommandLineParser>
@@ -56,7 +57,7 @@ int runSession(const QStringList &arguments)
     const bool json = parser.isSet(QStringLiteral("json"));
     // Filled from the warm cache, else downloaded from the hub and checked out: a restore, which
     // shows its progress; Ctrl-C cancels it until the checkout (the session is removed).
-    const QString id = verbs::newSessionId();
+    const QString id = api::newSessionId();
     auto r = progress::call(client.value(), "POST", QStringLiteral("/v1/sessions"),
         QJsonObject {
             {QStringLiteral("workspace"), parser.value(QStringLiteral("workspace"))}, {QStringLiteral("session"), id}},

@@ -6,7 +6,6 @@
 #include "workspace/gitrepo.h"
 
 #include <QJsonObject>
-#include <QRandomGenerator>
 #include <QUrl>
 
 namespace isolation::verbs {
@@ -29,13 +28,6 @@ int parse(QCommandLineParser &parser, const QStringList &arguments, int position
     if (parser.positionalArguments().size() != positionals)
         return out::usage(what);
     return -1;
-}
-
-QString newSessionId()
-{
-    quint8 random[6];
-    QRandomGenerator::system()->generate(std::begin(random), std::end(random));
-    return QStringLiteral("s") + QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(random), 6).toHex());
 }
 
 // The session id argument: usage error (and its exit code) when it cannot be one, else -1.

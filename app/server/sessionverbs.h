@@ -24,8 +24,5 @@ void printConflicts(const QJsonArray &conflicts);
 int apiFailure(const LocalApiError &e, bool json);
 // `s` percent-encoded as one segment of a LocalAPI path.
 QString pathSegment(const QString &s);
-// A new session's id, chosen here as the engine would choose it ("s" and 12 hex digits), so that
-// the session's progress can be followed from its first event.
-QString newSessionId();
 
 } // namespace isolation::verbs

@@ -6,7 +6,6 @@
 #include <QFutureWatcher>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QRandomGenerator>
 #include <QUrl>
 #include <QtConcurrent>
 
@@ -244,11 +243,7 @@ QString SessionsController::createSession(const QString &workspace)
         Q_EMIT createFailed(tr("The engine is not running"));
         return {};
     }
-    // The engine's form of a session id: "s" and 12 hex digits (it refuses one in use).
-    QByteArray random(6, Qt::Uninitialized);
-    for (char &c : random)
-        c = char(QRandomGenerator::system()->bounded(256));
-    const QString id = QStringLiteral("s") + QString::fromLatin1(random.toHex());
+    const QString id = api::newSessionId(); // the engine refuses one in use
     QPointer<SessionsController> self(this);
     m_engine.client().post(
         QStringLiteral("/v1/sessions"),

@@ -1,6 +1,7 @@
 #include "apirecords.h"
 
 #include <QJsonArray>
+#include <QRandomGenerator>
 
 #include <array>
 #include <utility>
@@ -335,6 +336,13 @@ Snapshot snapshotFromJson(const QJsonObject &o)
     for (const QJsonValue v : o.value(QLatin1String("activity")).toArray())
         s.activity.append(activityFromJson(v.toObject()));
     return s;
+}
+
+QString newSessionId()
+{
+    quint8 random[6];
+    QRandomGenerator::system()->generate(std::begin(random), std::end(random));
+    return QStringLiteral("s") + QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(random), 6).toHex());
 }
 
 } // namespace isolation::api

@@ -106,6 +106,10 @@ private:
     // The warm cache of engine 0 without the workspace: a clear keeps a mirror in use (an export
     // that just answered, a spare being built), so it is asked again until the workspace is gone.
     bool emptyCache(const QJsonValue &workspaceId) const;
+    // A new workspace `name` with three random files (3 x kBigFile) saved on the hub, then no
+    // session of it on engine 0 and the warm cache without it: what comes next downloads it all.
+    // `sessionsDir`: where engine 0 keeps its sessions.
+    void saveOnlyOnTheHub(const QString &name, QString *sessionsDir = nullptr);
 
     std::unique_ptr<SessionFixture> m_fx;
 };
@@ -141,6 +145,23 @@ void tst_CliProgress::cancelWithCtrlC(const QStringList &args, const QString &ph
     QVERIFY2(out.contains("\"code\": \"cancelled\""), out.right(2000).constData());
     if (printed)
         *printed = out;
+}
+
+void tst_CliProgress::saveOnlyOnTheHub(const QString &name, QString *sessionsDir)
+{
+    QVERIFY(!m_fx->createWorkspace(name).isEmpty());
+    const QJsonObject first = m_fx->newSession(0, name);
+    QVERIFY(!first.isEmpty());
+    const QString work = first.value(QStringLiteral("worktree")).toString();
+    if (sessionsDir)
+        *sessionsDir = QFileInfo(QFileInfo(work).path()).path();
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(writeRandom(work + QStringLiteral("/big%1.bin").arg(i), kBigFile));
+    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), first.value(QStringLiteral("id")).toString()});
+    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
+    const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), first.value(QStringLiteral("id")).toString()});
+    QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
+    QVERIFY(emptyCache(first.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("id"))));
 }
 
 bool tst_CliProgress::emptyCache(const QJsonValue &workspaceId) const
@@ -452,18 +473,10 @@ void tst_CliProgress::ctrlCCancelsTheSync()
 void tst_CliProgress::ctrlCCancelsTheRestore()
 {
     const QString name = QStringLiteral("progress-restore-cancel");
-    QVERIFY(!m_fx->createWorkspace(name).isEmpty());
-    const QJsonObject first = m_fx->newSession(0, name);
-    QVERIFY(!first.isEmpty());
-    const QString work = first.value(QStringLiteral("worktree")).toString();
-    const QString sessionsDir = QFileInfo(QFileInfo(work).path()).path();
-    for (int i = 0; i < 3; ++i)
-        QVERIFY(writeRandom(work + QStringLiteral("/big%1.bin").arg(i), kBigFile));
-    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), first.value(QStringLiteral("id")).toString()});
-    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
-    const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), first.value(QStringLiteral("id")).toString()});
-    QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
-    QVERIFY(emptyCache(first.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("id"))));
+    QString sessionsDir;
+    saveOnlyOnTheHub(name, &sessionsDir);
+    if (QTest::currentTestFailed())
+        return;
 
     QByteArray printed;
     cancelWithCtrlC({QStringLiteral("session"), QStringLiteral("new"), QStringLiteral("--workspace"), name,
@@ -497,17 +510,9 @@ void tst_CliProgress::ctrlCCancelsTheRestore()
 void tst_CliProgress::ctrlCCancelsAnExport()
 {
     const QString name = QStringLiteral("progress-export-cancel");
-    QVERIFY(!m_fx->createWorkspace(name).isEmpty());
-    const QJsonObject first = m_fx->newSession(0, name);
-    QVERIFY(!first.isEmpty());
-    const QString work = first.value(QStringLiteral("worktree")).toString();
-    for (int i = 0; i < 3; ++i)
-        QVERIFY(writeRandom(work + QStringLiteral("/big%1.bin").arg(i), kBigFile));
-    const CliRun saved = m_fx->cli(0, {QStringLiteral("save"), first.value(QStringLiteral("id")).toString()});
-    QVERIFY2(saved.exitCode == 0, qPrintable(saved.describe()));
-    const CliRun finished = m_fx->cli(0, {QStringLiteral("finish"), first.value(QStringLiteral("id")).toString()});
-    QVERIFY2(finished.exitCode == 0, qPrintable(finished.describe()));
-    QVERIFY(emptyCache(first.value(QStringLiteral("workspace")).toObject().value(QStringLiteral("id"))));
+    saveOnlyOnTheHub(name);
+    if (QTest::currentTestFailed())
+        return;
 
     QTemporaryDir out;
     QVERIFY(out.isValid());
