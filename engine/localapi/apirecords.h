@@ -247,8 +247,8 @@ AgentState agentStateFromName(const QString &name);
 FileStatus fileStatusFromName(const QString &name);
 
 // A new session's id, as a client names the session it asks for (POST /v1/sessions and
-// /v1/sessions/launch take `session`) to follow its progress from the first event, and as the
-// engine names one itself: "s" and 12 random hex digits.
+// /v1/sessions/launch take `session`) to follow its progress from the first event: "s" and 12
+// random hex digits, the form the engine gives its own.
 QString newSessionId();
 
 } // namespace isolation::api

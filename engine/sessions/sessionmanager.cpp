@@ -1,7 +1,7 @@
 #include "sessionmanager.h"
 
 #include "core/threadpriority.h"
-#include "localapi/apirecords.h"
+#include "crypto/random.h"
 #include "pairing/serveridentity.h"
 #include "store/workspacestore.h"
 
@@ -233,7 +233,7 @@ void SessionManager::create(const QString &workspace, Done<Session *> done, cons
             return;
         }
         SessionRecord record;
-        record.id = id.isEmpty() ? api::newSessionId() : id;
+        record.id = id.isEmpty() ? QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex()) : id;
         record.workspaceId = w.value().id;
         record.workspaceName = w.value().name;
         record.created = QDateTime::currentDateTimeUtc();
@@ -329,7 +329,7 @@ void SessionManager::exportWorkspace(
         }
         const bool oneOff = session.isEmpty();
         if (oneOff)
-            session = api::newSessionId();
+            session = QStringLiteral("s") + QString::fromLatin1(randomBytes(6).toHex());
         auto *job = new WorkspaceExport(kind, {w.value().id, w.value().name, w.value().createdAt},
             self->makeStore(w.value().id, session), *self->m_exportWorker, *self->m_cache, self);
         self->m_exports.removeAll(nullptr);
