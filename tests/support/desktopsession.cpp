@@ -244,20 +244,30 @@ bool DesktopSession::startKeyring(QString *error)
 
 bool DesktopSession::startDisplay(QString *error)
 {
-    // A display a client can open: the number Xvfb reports is checked with xdpyinfo, and a server
-    // that cannot be reached is replaced (once in CI, trayer could not open the display Xvfb had
-    // just reported, while another test's desktop was going away beside it).
+    // A display number of this process's own: with the lowest free one (Xvfb's -displayfd choice),
+    // a test could take the number another test's desktop had just given up, and that server, going
+    // away, unlinked the socket the new one had made (twice in CI: trayer "cannot open display :1"
+    // right after xdpyinfo had opened it). The display is still checked with xdpyinfo, and a number
+    // in use or a server that cannot be reached is replaced by the next.
+    const int base = 100 + int(QCoreApplication::applicationPid() % 4000) * 4;
     for (int attempt = 1;; ++attempt) {
-        // -displayfd: the server picks a free display and prints its number when it accepts clients.
+        // -displayfd: the server prints the display's number once it accepts clients.
         QProcess *x = launch(QStringLiteral("Xvfb"),
-            {QStringLiteral("-displayfd"), QStringLiteral("1"), QStringLiteral("-screen"), QStringLiteral("0"),
-                QStringLiteral("1280x800x24"), QStringLiteral("-nolisten"), QStringLiteral("tcp")},
+            {QStringLiteral(":%1").arg(base + attempt), QStringLiteral("-displayfd"), QStringLiteral("1"),
+                QStringLiteral("-screen"), QStringLiteral("0"), QStringLiteral("1280x800x24"),
+                QStringLiteral("-nolisten"), QStringLiteral("tcp")},
             error);
         if (!x)
             return false;
-        if (!waitFor([x] { return x->canReadLine() || x->waitForReadyRead(50); }, 15000)) {
-            *error
-                = QStringLiteral("Xvfb did not report a display: %1").arg(QString::fromUtf8(x->readAllStandardError()));
+        if (!waitFor([x] { return x->canReadLine() || x->state() == QProcess::NotRunning || x->waitForReadyRead(50); },
+                15000)
+            || !x->canReadLine()) {
+            const QString said = QString::fromUtf8(x->readAllStandardError());
+            x->kill();
+            x->waitForFinished(5000);
+            if (attempt < 3)
+                continue; // that number is in use
+            *error = QStringLiteral("Xvfb did not report a display: %1").arg(said);
             return false;
         }
         bool ok = false;
