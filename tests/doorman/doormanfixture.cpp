@@ -84,6 +84,11 @@ RawAnswer readAnswer(QTcpSocket &socket, int timeoutMs, bool headRequest)
     t.start();
     QByteArray in;
     qsizetype headEnd = -1;
+    // Once the head is in: how the body ends, and how far a chunked body has been taken apart
+    // (each read parses only what is new: a body of megabytes arrives in hundreds of reads).
+    enum class Framing { Length, Chunked, UntilClose, None } framing = Framing::None;
+    qint64 length = 0;
+    qsizetype chunkAt = 0; // offset in `in` of the next chunk's size line
     // The doorman runs on this thread: wait by running the event loop, never by blocking.
     QSignalSpy readable(&socket, &QIODevice::readyRead);
     while (t.elapsed() < timeoutMs) {
@@ -92,62 +97,58 @@ RawAnswer readAnswer(QTcpSocket &socket, int timeoutMs, bool headRequest)
                 break;
         }
         in += socket.readAll();
-        if (headEnd < 0)
+        if (headEnd < 0) {
             headEnd = in.indexOf("\r\n\r\n");
-        if (headEnd < 0)
-            continue;
-        // The head is in: how long is the body?
-        const QList<QByteArray> lines = in.left(headEnd).split('\n');
-        a.headers.clear();
-        for (qsizetype i = 1; i < lines.size(); ++i) {
-            const QByteArray l = lines.at(i).trimmed();
-            const qsizetype colon = l.indexOf(':');
-            if (colon > 0)
-                a.headers.append({l.left(colon), l.mid(colon + 1).trimmed()});
+            if (headEnd < 0)
+                continue;
+            const QList<QByteArray> lines = in.left(headEnd).split('\n');
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const QByteArray l = lines.at(i).trimmed();
+                const qsizetype colon = l.indexOf(':');
+                if (colon > 0)
+                    a.headers.append({l.left(colon), l.mid(colon + 1).trimmed()});
+            }
+            a.status = lines.first().split(' ').value(1).toInt();
+            bool ok = false;
+            length = a.header("content-length").toLongLong(&ok);
+            if (headRequest || a.status == 204 || a.status == 304 || a.status == 101)
+                break;
+            if (ok)
+                framing = Framing::Length;
+            else if (a.header("transfer-encoding").toLower() == "chunked")
+                framing = Framing::Chunked;
+            else
+                framing = Framing::UntilClose;
+            chunkAt = headEnd + 4;
         }
-        a.status = lines.first().split(' ').value(1).toInt();
-        QByteArray rest = in.mid(headEnd + 4);
-        bool ok = false;
-        const qint64 length = a.header("content-length").toLongLong(&ok);
-        if (headRequest || a.status == 204 || a.status == 304 || a.status == 101) {
-            a.raw = in;
-            break;
-        }
-        if (ok) {
-            if (rest.size() >= length) {
-                a.body = rest.left(length);
-                a.raw = in;
+        const qsizetype bodyAt = headEnd + 4;
+        if (framing == Framing::Length) {
+            if (in.size() - bodyAt >= length) {
+                a.body = in.mid(bodyAt, length);
                 break;
             }
-            continue;
-        }
-        if (a.header("transfer-encoding").toLower() == "chunked") {
-            QByteArray body;
-            qsizetype pos = 0;
+        } else if (framing == Framing::Chunked) {
             bool done = false;
             while (true) {
-                const qsizetype eol = rest.indexOf("\r\n", pos);
+                const qsizetype eol = in.indexOf("\r\n", chunkAt);
                 if (eol < 0)
                     break;
-                const qint64 size = rest.mid(pos, eol - pos).toLongLong(nullptr, 16);
-                if (rest.size() < eol + 2 + size + 2)
+                const qint64 size = in.mid(chunkAt, eol - chunkAt).toLongLong(nullptr, 16);
+                if (in.size() < eol + 2 + size + 2)
                     break;
                 if (size == 0) {
                     done = true;
                     break;
                 }
-                body += rest.mid(eol + 2, size);
-                pos = eol + 2 + size + 2;
+                a.body += QByteArrayView(in).sliced(eol + 2, size);
+                chunkAt = eol + 2 + size + 2;
             }
-            a.body = body;
-            if (done) {
-                a.raw = in;
+            if (done)
                 break;
-            }
-            continue;
         }
-        a.body = rest; // until close
     }
+    if (framing == Framing::UntilClose)
+        a.body = in.mid(headEnd + 4);
     a.raw = in;
     return a;
 }
