@@ -4,9 +4,10 @@
 # tree (find_package of every library, the views' components downloaded from the npm registry by
 # CMake and checked), and builds one file that uses each library the product builds with, and two
 # small programs. Only what building and running need gets installed: none of the test peers, and
-# no npm (until 2026-12-05 ./dev installed Debian's npm for two downloads: 369 packages more than the
-# 19 that node-llhttp, llhttp's C sources in a Node module, brings with Node.js itself). (The whole Release build in such a container took 18 min 41 s on two cores, tried by
-# hand on 2026-12-04; this test keeps to the part that the rest of the test run, on a machine that
+# no npm (until 2026-12-05 ./dev installed Debian's npm for two downloads: 369 packages more than
+# the 19 that node-llhttp, llhttp's C sources in a Node module, brings with Node.js itself). (The
+# whole Release build in such a container took 18 min 41 s on two cores, tried by hand on
+# 2026-12-04; this test keeps to the part that the rest of the test run, on a machine that
 # has everything, cannot see break: the package lists and what the build fetches.)
 #   clean-setup-test.sh SOURCE_DIR WORK_DIR
 set -euo pipefail
