@@ -2,8 +2,8 @@
 # editor): each package's tarball downloaded from the registry when the build is configured,
 # checked against a pinned SHA-256, unpacked into the build tree and compiled into the engine's
 # resources. No npm is needed (CMake downloads the file; on a plain Debian 12, Debian's npm would
-# bring 369 packages for two downloads). A tarball once checked is kept in the
-# user's cache, so that a new build tree configures offline.
+# bring 369 packages for two downloads). A tarball once checked is kept in the user's cache, so
+# that a new build tree configures offline.
 #
 # The registry is https://registry.npmjs.org unless ISOLATION_NPM_REGISTRY (a cache variable) or
 # npm's own environment variable, npm_config_registry, names a mirror; proxies are taken from the
@@ -15,7 +15,7 @@
 # registry's tarball SPEC/-/BASENAME-VERSION.tgz, BASENAME being SPEC without its @scope/) into
 # ${CMAKE_BINARY_DIR}/_deps/NAME-VERSION, extracts FILES (paths inside the tarball, "package/..."),
 # and sets DIR_VAR to that directory.
-if(DEFINED ENV{npm_config_registry} AND NOT "$ENV{npm_config_registry}" STREQUAL "")
+if(NOT "$ENV{npm_config_registry}" STREQUAL "")
   set(_isolation_npm_registry_default "$ENV{npm_config_registry}")
 else()
   set(_isolation_npm_registry_default "https://registry.npmjs.org")
@@ -57,8 +57,11 @@ function(isolation_npm_package name spec version sha256 dir_var)
     string(REGEX REPLACE "^@[^/]+/" "" basename "${spec}")
     string(REGEX REPLACE "/+$" "" registry "${ISOLATION_NPM_REGISTRY}")
     set(url ${registry}/${spec}/-/${basename}-${version}.tgz)
-    set(partial ${dir}/${name}-${version}.tgz.part)
-    file(REMOVE ${partial})
+    # Written beside its final name (a build tree on another file system than the cache, /tmp on a
+    # tmpfs say, could not rename it there), under a name of its own (two trees configured at once).
+    file(MAKE_DIRECTORY ${ISOLATION_NPM_CACHE})
+    string(RANDOM LENGTH 12 suffix)
+    set(partial ${cached}.part-${suffix})
     set(cainfo)
     if(NOT CMAKE_TLS_CAINFO)
       foreach(v SSL_CERT_FILE CURL_CA_BUNDLE)
@@ -67,9 +70,7 @@ function(isolation_npm_package name spec version sha256 dir_var)
         endif()
       endforeach()
     endif()
-    # EXPECTED_HASH: a tarball that is not the pinned one is an error, and is not kept.
-    file(DOWNLOAD ${url} ${partial} EXPECTED_HASH SHA256=${sha256} TLS_VERIFY ON ${cainfo}
-      INACTIVITY_TIMEOUT 60 TIMEOUT 600 STATUS status)
+    file(DOWNLOAD ${url} ${partial} TLS_VERIFY ON ${cainfo} INACTIVITY_TIMEOUT 60 TIMEOUT 600 STATUS status)
     list(GET status 0 rc)
     if(NOT rc EQUAL 0)
       list(GET status 1 why)
@@ -78,7 +79,12 @@ function(isolation_npm_package name spec version sha256 dir_var)
         "The build needs it once; afterwards ${cached} serves it offline. Behind a proxy set https_proxy; "
         "for a mirror, configure with -DISOLATION_NPM_REGISTRY=URL.")
     endif()
-    file(MAKE_DIRECTORY ${ISOLATION_NPM_CACHE})
+    # A tarball that is not the pinned one is an error, and is not kept.
+    file(SHA256 ${partial} actual)
+    if(NOT actual STREQUAL sha256)
+      file(REMOVE ${partial})
+      message(FATAL_ERROR "${url} has SHA-256 ${actual}, expected ${sha256}: refusing it")
+    endif()
     file(RENAME ${partial} ${cached})
   endif()
   file(ARCHIVE_EXTRACT INPUT ${cached} DESTINATION ${dir} PATTERNS ${ARGN})
