@@ -127,7 +127,7 @@ void WarmCache::save()
         qCWarning(lcCache).noquote() << "cannot write the cache list:" << writeFailureText(file.fileName(), file.errorString());
 }
 
-std::unique_ptr<WarmCache::Lease> WarmCache::lease(const QString &workspaceId)
+std::unique_ptr<WarmCache::Lease> WarmCache::lease(const QString &workspaceId, Use use)
 {
     std::shared_ptr<QMutex> lock;
     {
@@ -143,8 +143,12 @@ std::unique_ptr<WarmCache::Lease> WarmCache::lease(const QString &workspaceId)
         QMutexLocker guard(&m_mutex);
         CacheEntry &e = m_entries[workspaceId];
         e.workspaceId = workspaceId;
-        e.inUse = true;
-        e.lastUsed = QDateTime::currentDateTimeUtc();
+        if (use == Use::Session) {
+            e.inUse = true;
+            e.lastUsed = QDateTime::currentDateTimeUtc();
+        } else {
+            m_background.insert(workspaceId);
+        }
         // Deleted from outside since: it mirrors nothing any more.
         if (!QFileInfo::exists(mirrorDir(workspaceId) + QStringLiteral("/HEAD"))) {
             e.etag.clear();
@@ -153,14 +157,24 @@ std::unique_ptr<WarmCache::Lease> WarmCache::lease(const QString &workspaceId)
         }
         bytes = e.bytes;
     }
-    std::unique_ptr<Lease> lease(new Lease(this, workspaceId, std::move(lock)));
+    std::unique_ptr<Lease> lease(new Lease(this, workspaceId, std::move(lock), use));
     lease->m_bytesBefore = bytes;
     return lease;
 }
 
-void WarmCache::release(const QString &workspaceId, std::optional<qint64> known)
+void WarmCache::release(const QString &workspaceId, std::optional<qint64> known, Use use)
 {
     const QString dir = mirrorDir(workspaceId);
+    {
+        QMutexLocker guard(&m_mutex);
+        m_background.remove(workspaceId);
+        if (m_evictAtRelease.remove(workspaceId)) {
+            const bool removed = remove(workspaceId);
+            save();
+            qCInfo(lcCache) << "evicted" << workspaceId << (removed ? "(its background work ended)" : "- not deleted");
+            return;
+        }
+    }
     const bool exists = QFileInfo::exists(dir + QStringLiteral("/HEAD"));
     const qint64 bytes = !exists ? 0 : known ? *known : directorySize(dir);
     QMutexLocker guard(&m_mutex);
@@ -169,8 +183,10 @@ void WarmCache::release(const QString &workspaceId, std::optional<qint64> known)
     } else {
         CacheEntry &e = m_entries[workspaceId];
         e.bytes = bytes;
-        e.lastUsed = QDateTime::currentDateTimeUtc();
-        e.inUse = false;
+        if (use == Use::Session || !e.lastUsed.isValid())
+            e.lastUsed = QDateTime::currentDateTimeUtc();
+        if (use == Use::Session)
+            e.inUse = false;
     }
     save();
 }
@@ -191,7 +207,9 @@ QList<CacheEntry> WarmCache::list() const
 {
     QMutexLocker guard(&m_mutex);
     QList<CacheEntry> list = m_entries.values();
-    list.erase(std::remove_if(list.begin(), list.end(), [](const CacheEntry &e) { return !e.lastUsed.isValid(); }),
+    list.erase(
+        std::remove_if(list.begin(), list.end(),
+            [this](const CacheEntry &e) { return !e.lastUsed.isValid() || m_evictAtRelease.contains(e.workspaceId); }),
         list.end());
     std::sort(
         list.begin(), list.end(), [](const CacheEntry &a, const CacheEntry &b) { return a.lastUsed > b.lastUsed; });
@@ -203,22 +221,24 @@ qint64 WarmCache::totalBytes() const
     QMutexLocker guard(&m_mutex);
     qint64 total = 0;
     for (const CacheEntry &e : m_entries)
-        total += e.bytes;
+        if (!m_evictAtRelease.contains(e.workspaceId))
+            total += e.bytes;
     return total;
 }
 
-Status WarmCache::evict(const QString &workspaceId)
+Status WarmCache::evictLocked(const QString &workspaceId)
 {
-    QMutexLocker guard(&m_mutex);
-    if (!m_entries.contains(workspaceId) && !QFileInfo::exists(mirrorDir(workspaceId)))
-        return Error::notFound(QStringLiteral("workspace %1 is not in the cache").arg(workspaceId));
     const std::shared_ptr<QMutex> lock = m_locks.value(workspaceId);
-    if (lock && !lock->tryLock())
-        return Error::unavailable(
-            QStringLiteral("workspace %1 is in use by a session's operation; try again when it is done")
-                .arg(workspaceId));
+    if (lock && !lock->tryLock()) {
+        if (!m_background.contains(workspaceId))
+            return Error::unavailable(
+                QStringLiteral("workspace %1 is in use by a session's operation; try again when it is done")
+                    .arg(workspaceId));
+        m_evictAtRelease.insert(workspaceId);
+        qCInfo(lcCache) << "evicted" << workspaceId << "- its files go when the spare session being built lets go";
+        return {};
+    }
     const bool removed = remove(workspaceId);
-    save();
     if (lock)
         lock->unlock();
     if (!removed)
@@ -227,24 +247,28 @@ Status WarmCache::evict(const QString &workspaceId)
     return {};
 }
 
+Status WarmCache::evict(const QString &workspaceId)
+{
+    QMutexLocker guard(&m_mutex);
+    if (m_evictAtRelease.contains(workspaceId)
+        || (!m_entries.contains(workspaceId) && !QFileInfo::exists(mirrorDir(workspaceId))))
+        return Error::notFound(QStringLiteral("workspace %1 is not in the cache").arg(workspaceId));
+    const Status evicted = evictLocked(workspaceId);
+    save();
+    return evicted;
+}
+
 QStringList WarmCache::clear()
 {
     QMutexLocker guard(&m_mutex);
     QStringList kept;
     const QStringList ids = m_entries.keys();
     for (const QString &id : ids) {
-        const std::shared_ptr<QMutex> lock = m_locks.value(id);
-        if (lock && !lock->tryLock()) {
+        if (!m_evictAtRelease.contains(id) && !evictLocked(id))
             kept.append(id);
-            continue;
-        }
-        if (!remove(id))
-            kept.append(id);
-        if (lock)
-            lock->unlock();
     }
     save();
-    qCInfo(lcCache) << "cleared;" << kept.size() << "in use kept";
+    qCInfo(lcCache) << "cleared;" << kept.size() << "kept";
     return kept;
 }
 
@@ -254,6 +278,8 @@ QStringList WarmCache::enforceLimit()
     qint64 total = 0;
     QList<CacheEntry> byAge;
     for (const CacheEntry &e : std::as_const(m_entries)) {
+        if (m_evictAtRelease.contains(e.workspaceId))
+            continue;
         total += e.bytes;
         if (e.lastUsed.isValid())
             byAge.append(e);
@@ -284,9 +310,10 @@ QStringList WarmCache::enforceLimit()
     return evicted;
 }
 
-WarmCache::Lease::Lease(WarmCache *cache, QString id, std::shared_ptr<QMutex> lock)
+WarmCache::Lease::Lease(WarmCache *cache, QString id, std::shared_ptr<QMutex> lock, Use use)
     : m_cache(cache)
     , m_id(std::move(id))
+    , m_use(use)
     , m_lock(std::move(lock))
 { }
 
@@ -296,7 +323,7 @@ WarmCache::Lease::~Lease()
     std::optional<qint64> bytes;
     if (m_growth && m_bytesBefore > 0)
         bytes = m_bytesBefore + *m_growth;
-    m_cache->release(m_id, bytes);
+    m_cache->release(m_id, bytes, m_use);
     m_lock->unlock();
     m_cache->enforceLimit();
 }

@@ -12,6 +12,7 @@
 #include <QList>
 #include <QMap>
 #include <QMutex>
+#include <QSet>
 #include <QString>
 
 #include <functional>
@@ -45,6 +46,12 @@ public:
     WarmCache(const WarmCache &) = delete;
     WarmCache &operator=(const WarmCache &) = delete;
 
+    // Who holds a lease. A session's operation is a use: it orders the mirrors for the cap, and
+    // evict/clear leave the mirror alone while it lasts ("in use"). The engine's own work ahead of
+    // time (a spare session being built) is not: it leaves the last use as it was, the mirror is
+    // not shown in use, and an eviction asked for meanwhile is carried out when the lease ends.
+    enum class Use { Session, Background };
+
     // Exclusive use of one workspace's mirror, and a pin against eviction, until destroyed.
     // Destroying it records the size and the use, then evicts others past the cap.
     class Lease
@@ -77,9 +84,10 @@ public:
 
     private:
         friend class WarmCache;
-        Lease(WarmCache *cache, QString id, std::shared_ptr<QMutex> lock);
+        Lease(WarmCache *cache, QString id, std::shared_ptr<QMutex> lock, Use use);
         WarmCache *m_cache;
         QString m_id;
+        Use m_use;
         std::shared_ptr<QMutex> m_lock;
         std::unique_ptr<WorkspaceMirror> m_mirror;
         qint64 m_bytesBefore = 0; // the size recorded when the lease began (0: not known)
@@ -87,7 +95,7 @@ public:
     };
 
     // Blocks until the workspace's mirror is free: call it on worker threads only.
-    std::unique_ptr<Lease> lease(const QString &workspaceId);
+    std::unique_ptr<Lease> lease(const QString &workspaceId, Use use = Use::Session);
 
     // The bytes of every file under `dir` (hard-linked files counted in full).
     static qint64 directorySize(const QString &dir);
@@ -101,9 +109,11 @@ public:
     // Every cached workspace, most recently used first.
     QList<CacheEntry> list() const;
     qint64 totalBytes() const;
-    // Deletes one workspace's mirror. NotFound when it is not cached; Unavailable while in use.
+    // Deletes one workspace's mirror. NotFound when it is not cached; Unavailable while a session's
+    // operation uses it. Held by background work, it leaves the list now and its files go when
+    // that work ends.
     Status evict(const QString &workspaceId);
-    // Deletes every mirror not in use; returns the ids kept because they were.
+    // Deletes every mirror no session's operation uses (as evict does); returns the ids kept.
     QStringList clear();
     // Evicts the least recently used mirrors not in use (never the one used last) until the total
     // fits the cap; the ids evicted.
@@ -116,8 +126,11 @@ private:
     void load();
     void save(); // with m_mutex held
     // A lease ends; `bytes`: the mirror's size when the lease knows it (else it is measured).
-    void release(const QString &workspaceId, std::optional<qint64> bytes);
+    void release(const QString &workspaceId, std::optional<qint64> bytes, Use use);
     bool remove(const QString &workspaceId); // with m_mutex held and the workspace not in use
+    // With m_mutex held: removes the workspace now when its lock is free, or marks it to go when the
+    // background lease holding it ends. Unavailable while a session's operation holds it.
+    Status evictLocked(const QString &workspaceId);
     QString mirrorDir(const QString &workspaceId) const;
 
     QString m_root;
@@ -126,6 +139,8 @@ private:
     qint64 m_maxBytes;
     QMap<QString, CacheEntry> m_entries;
     QHash<QString, std::shared_ptr<QMutex>> m_locks;
+    QSet<QString> m_background; // held by a background lease now
+    QSet<QString> m_evictAtRelease; // evicted while a background lease held them: gone at its end
     std::function<void(const QString &)> m_onRemoved;
 };
 

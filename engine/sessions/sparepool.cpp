@@ -147,7 +147,7 @@ Result<bool, WorkspaceError> SparePool::prepare(WarmCache &cache, const QString 
     WorkspaceError why = WorkspaceError::failed(QStringLiteral("cannot build the spare in %1").arg(build));
     {
         // The cache's objects and branches, under its lease; the checkout after, without it.
-        auto lease = cache.lease(workspaceId);
+        auto lease = cache.lease(workspaceId, WarmCache::Use::Background);
         const CacheEntry entry = lease->entry();
         if (entry.etag.isEmpty())
             return false;

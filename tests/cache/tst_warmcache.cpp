@@ -2,6 +2,7 @@
 // links its objects into a session (hard links, no alternates: deleting the mirror loses nothing);
 // Workspace::adoptHubRefs takes the mirror's branches and refuses a commit it lacks; the mirror's
 // bundle clones with the real git; WarmCache leases, eviction in use, clear, and the LRU cap;
+// background work (a spare being built) neither counts as a use nor holds an eviction off;
 // ObjectLinker::linkSince reads only what changed since the last link into the same mirror.
 #include "../workspace/gitcli.h"
 #include "../workspace/testsession.h"
@@ -33,6 +34,7 @@ private Q_SLOTS:
     void adoptRefusesACommitItLacks();
     void mirrorBundleClones();
     void leasesEvictionAndCap();
+    void backgroundWorkYieldsToEviction();
     void linkSinceReadsOnlyWhatChanged();
 
 private:
@@ -208,6 +210,78 @@ void tst_WarmCache::leasesEvictionAndCap()
     QCOMPARE(cache.list().size(), 1);
     QCOMPARE(cache.clear(), QStringList());
     QVERIFY(cache.list().isEmpty());
+}
+
+// A spare session being built holds the mirror with a background lease: the member's evict and
+// clear go through at once (the files go when the lease ends), and the work is not a use: the cap
+// still takes the mirror the member used least recently.
+void tst_WarmCache::backgroundWorkYieldsToEviction()
+{
+    QTemporaryDir root;
+    TestSession a = TestSession::open(root.path(), QStringLiteral("a"), m_clock);
+    QVERIFY(a.write(QStringLiteral("f.txt"), QByteArray(64 * 1024, 'f')));
+    const QByteArray segment = a.save();
+    WarmCache cache(root.filePath(QStringLiteral("cache")));
+    auto use = [&](const QString &id) {
+        auto lease = cache.lease(id);
+        return fill(lease->gitDir(), {segment}, a) && lease->record("etag-" + id.toLatin1(), 1);
+    };
+    const QString mirror1 = root.filePath(QStringLiteral("cache/workspaces/ws1.git"));
+    auto ids = [&cache] {
+        QStringList out;
+        for (const CacheEntry &e : cache.list())
+            out.append(e.workspaceId);
+        return out;
+    };
+    QVERIFY(use(QStringLiteral("ws1")));
+    QTest::qWait(1100); // last use is recorded to the second
+    QVERIFY(use(QStringLiteral("ws2")));
+
+    // Background work on ws1 (used first): not shown in use, and ws1 stays the least recently used.
+    const QDateTime used1 = cache.list().constLast().lastUsed;
+    QTest::qWait(1100);
+    {
+        auto background = cache.lease(QStringLiteral("ws1"), WarmCache::Use::Background);
+        QCOMPARE(ids(), (QStringList {QStringLiteral("ws2"), QStringLiteral("ws1")}));
+        QVERIFY(!cache.list().constLast().inUse);
+    }
+    QCOMPARE(cache.list().constLast().workspaceId, QStringLiteral("ws1"));
+    QCOMPARE(cache.list().constLast().lastUsed, used1);
+    const qint64 one = cache.list().constFirst().bytes;
+    cache.setMaxBytes(one);
+    QCOMPARE(ids(), QStringList {QStringLiteral("ws2")});
+    QVERIFY(!QFile::exists(mirror1));
+    cache.setMaxBytes(WarmCache::kDefaultMaxBytes);
+
+    // Evicted while background work holds it: gone from the list now, its files when the work ends.
+    QVERIFY(use(QStringLiteral("ws1")));
+    {
+        auto background = cache.lease(QStringLiteral("ws1"), WarmCache::Use::Background);
+        QVERIFY(cache.evict(QStringLiteral("ws1")));
+        QCOMPARE(ids(), QStringList {QStringLiteral("ws2")});
+        QCOMPARE(cache.totalBytes(), one);
+        QVERIFY(QFile::exists(mirror1));
+        QCOMPARE(cache.evict(QStringLiteral("ws1")).error().code, Error::Code::NotFound);
+    }
+    QVERIFY(!QFile::exists(mirror1));
+    QCOMPARE(ids(), QStringList {QStringLiteral("ws2")});
+
+    // clear too; a session's operation still keeps its mirror.
+    QVERIFY(use(QStringLiteral("ws1")));
+    {
+        auto background = cache.lease(QStringLiteral("ws1"), WarmCache::Use::Background);
+        auto session = cache.lease(QStringLiteral("ws2"));
+        QCOMPARE(cache.clear(), QStringList {QStringLiteral("ws2")});
+        QCOMPARE(ids(), QStringList {QStringLiteral("ws2")});
+        QCOMPARE(cache.evict(QStringLiteral("ws2")).error().code, Error::Code::Unavailable);
+    }
+    QVERIFY(!QFile::exists(mirror1));
+    QCOMPARE(cache.clear(), QStringList());
+    QVERIFY(cache.list().isEmpty());
+    // A mirror made after the eviction is whole again.
+    QVERIFY(use(QStringLiteral("ws1")));
+    QCOMPARE(ids(), QStringList {QStringLiteral("ws1")});
+    QVERIFY(QFile::exists(mirror1 + QStringLiteral("/HEAD")));
 }
 
 namespace {
