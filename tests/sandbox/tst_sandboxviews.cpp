@@ -39,6 +39,10 @@ private:
     bool openView(const QString &session, const QString &kind);
     // Types into the terminal (WebDriver keys: \uE007 Enter, \uE00C Escape, \uE009 Control).
     bool type(const QString &keys);
+    // Waits for the shell's prompt, then types `line` and Enter, as a member would: typed ahead of
+    // the prompt, the terminal's answer to busybox's cursor query would reach the tty while the
+    // command runs, and be echoed into its output.
+    bool command(const QString &line);
     // Waits until a line of the terminal matches `pattern`; the lines when it does not.
     bool waitForLine(const QRegularExpression &pattern, int ms, QStringList *lines = nullptr);
 
@@ -155,6 +159,16 @@ bool tst_SandboxViews::type(const QString &keys)
     return false;
 }
 
+bool tst_SandboxViews::command(const QString &line)
+{
+    if (!QTest::qWaitFor([&] { return m_browser.terminalAtPrompt(); }, 20000)) {
+        qWarning().noquote() << "no prompt to type" << line << "at:\n"
+                             << m_browser.terminalLines().join(QLatin1Char('\n'));
+        return false;
+    }
+    return type(line + QChar(0xE007));
+}
+
 bool tst_SandboxViews::waitForLine(const QRegularExpression &pattern, int ms, QStringList *lines)
 {
     QStringList seen;
@@ -191,28 +205,28 @@ void tst_SandboxViews::viCtrlCAndResizeInTheBrowser()
         QStringLiteral("Terminal in the sandbox"));
 
     // A resize reaches the terminal: `stty size` says rows and columns as the page set them.
-    QVERIFY(type(QStringLiteral("stty size\uE007")));
+    QVERIFY(command(QStringLiteral("stty size")));
     const QJsonArray size
         = m_browser.execute(QStringLiteral("return [isolationTerminal.rows, isolationTerminal.cols]")).toArray();
     QVERIFY(waitForLine(
         QRegularExpression(QStringLiteral("^%1 %2$").arg(size.at(0).toInt()).arg(size.at(1).toInt())), 20000));
     m_browser.execute(QStringLiteral("isolationTerminal.resize(97, 31)"));
-    QVERIFY(type(QStringLiteral("stty size\uE007")));
+    QVERIFY(command(QStringLiteral("stty size")));
     QVERIFY(waitForLine(QRegularExpression(QStringLiteral("^31 97$")), 20000));
 
     // Ctrl-C stops a running command: the next one runs long before `sleep 100` would end.
-    QVERIFY(type(QStringLiteral("sleep 100\uE007")));
+    QVERIFY(command(QStringLiteral("sleep 100")));
     QTest::qWait(500); // the shell has started sleep; Ctrl-C now goes to it, not to the prompt
     QVERIFY(type(QStringLiteral("\uE009c\uE000")));
-    QVERIFY(type(QStringLiteral("echo after-$((6*7))\uE007")));
+    QVERIFY(command(QStringLiteral("echo after-$((6*7))")));
     QVERIFY(waitForLine(QRegularExpression(QStringLiteral("^after-42$")), 10000));
 
     // vi, a full-screen program: open a file, insert a line, :wq.
-    QVERIFY(type(QStringLiteral("vi notes.txt\uE007")));
+    QVERIFY(command(QStringLiteral("vi notes.txt")));
     QVERIFY(waitForLine(QRegularExpression(QStringLiteral("^~")), 20000)); // vi's empty-line markers
     QVERIFY(type(QStringLiteral("ihello from vi\uE00C")));
     QVERIFY(type(QStringLiteral(":wq\uE007")));
-    QVERIFY(type(QStringLiteral("echo saved-$?\uE007")));
+    QVERIFY(command(QStringLiteral("echo saved-$?")));
     QVERIFY(waitForLine(QRegularExpression(QStringLiteral("^saved-0$")), 20000));
 
     // The file is in the session's worktree, with what was typed, and in its changes.

@@ -567,6 +567,11 @@ void tst_SessionLaunch::inABrowserFromTheHubPageToATerminal()
         qPrintable(browser.currentUrl().toString(QUrl::RemoveQuery)));
     QVERIFY(QTest::qWaitFor(
         [&] { return browser.execute(QStringLiteral("return !!window.isolationTerminal")).toBool(); }, 30000));
+    // Typed at the prompt, as a member would: typed before it, the command would run before the
+    // terminal's answer to the shell's cursor query, and the tty would echo that answer into the
+    // command's output line.
+    QVERIFY2(QTest::qWaitFor([&] { return browser.terminalAtPrompt(); }, 30000),
+        qPrintable(browser.terminalLines().join(QLatin1Char('|'))));
     QVERIFY2(browser.type(QStringLiteral(".xterm-helper-textarea"), QStringLiteral("echo hello from $(cat /etc/hostname)\uE007")),
         qPrintable(browser.lastError()));
     QStringList lines;

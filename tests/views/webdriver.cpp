@@ -127,6 +127,16 @@ QStringList WebDriver::terminalLines()
     return out;
 }
 
+bool WebDriver::terminalAtPrompt()
+{
+    return execute(QStringLiteral(R"(
+        const b = window.isolationTerminal && window.isolationTerminal.buffer.active;
+        const line = b && b.getLine(b.baseY + b.cursorY);
+        return !!line && /[#$] $/.test(line.translateToString(false, 0, b.cursorX));
+    )"))
+        .toBool();
+}
+
 QJsonValue WebDriver::executeAsync(const QString &script, const QJsonArray &args)
 {
     return call("POST", QStringLiteral("/session/%1/execute/async").arg(m_session),

@@ -33,6 +33,10 @@ public:
     bool type(const QString &css, const QString &text);
     // The lines a terminal view's page shows (its xterm.js buffer, window.isolationTerminal).
     QStringList terminalLines();
+    // True when a terminal view's cursor stands right after a shell prompt ("# " or "$ "): the shell
+    // waits for a command, and has had the answers to what it asked the terminal (busybox's line
+    // editor asks for the cursor position with each prompt, in the same write).
+    bool terminalAtPrompt();
     QString lastError() const { return m_error; }
 
 private:
