@@ -293,15 +293,11 @@ QStringList WarmCache::enforceLimit()
     for (const CacheEntry &e : std::as_const(byAge)) {
         if (total <= m_maxBytes)
             break;
-        const std::shared_ptr<QMutex> lock = m_locks.value(e.workspaceId);
-        if (lock && !lock->tryLock())
-            continue;
-        if (remove(e.workspaceId)) {
+        // As evict does: a session's operation keeps its mirror; background work does not.
+        if (evictLocked(e.workspaceId)) {
             total -= e.bytes;
             evicted.append(e.workspaceId);
         }
-        if (lock)
-            lock->unlock();
     }
     if (!evicted.isEmpty()) {
         save();

@@ -115,8 +115,9 @@ public:
     Status evict(const QString &workspaceId);
     // Deletes every mirror no session's operation uses (as evict does); returns the ids kept.
     QStringList clear();
-    // Evicts the least recently used mirrors not in use (never the one used last) until the total
-    // fits the cap; the ids evicted.
+    // Evicts the least recently used mirrors no session's operation uses (never the one used last;
+    // one background work holds goes when that work ends) until the total fits the cap; the ids
+    // evicted.
     QStringList enforceLimit();
     // Called (with the cache's lock held: keep it short, never call back into the cache) whenever a
     // workspace leaves the cache — evicted, cleared or past the cap — for what is kept beside it.

@@ -276,6 +276,19 @@ void tst_WarmCache::backgroundWorkYieldsToEviction()
         QCOMPARE(cache.evict(QStringLiteral("ws2")).error().code, Error::Code::Unavailable);
     }
     QVERIFY(!QFile::exists(mirror1));
+
+    // The cap as well: ws1, used least recently, goes though background work holds it then.
+    QVERIFY(use(QStringLiteral("ws1")));
+    QTest::qWait(1100);
+    QVERIFY(use(QStringLiteral("ws2")));
+    {
+        auto background = cache.lease(QStringLiteral("ws1"), WarmCache::Use::Background);
+        cache.setMaxBytes(one);
+        QCOMPARE(ids(), QStringList {QStringLiteral("ws2")});
+        QVERIFY(QFile::exists(mirror1));
+    }
+    QVERIFY(!QFile::exists(mirror1));
+    cache.setMaxBytes(WarmCache::kDefaultMaxBytes);
     QCOMPARE(cache.clear(), QStringList());
     QVERIFY(cache.list().isEmpty());
     // A mirror made after the eviction is whole again.
