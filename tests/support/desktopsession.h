@@ -59,11 +59,13 @@ private:
     bool startBus(QString *error);
     bool startKeyring(QString *error);
     bool startDisplay(QString *error);
+    bool startTrayHost(QString *error);
     bool waitFor(const std::function<bool()> &ready, int timeoutMs) const;
 
     std::unique_ptr<QTemporaryDir> m_root;
     QProcessEnvironment m_env;
     std::vector<std::unique_ptr<QProcess>> m_processes; // stopped in reverse order
+    QProcess *m_display = nullptr; // the Xvfb of m_env's DISPLAY (one of m_processes)
 };
 
 } // namespace isolation::test
