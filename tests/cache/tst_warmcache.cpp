@@ -43,6 +43,15 @@ private:
     ManualClock m_clock;
 };
 
+// The cached workspaces' ids, most recently used first.
+static QStringList cachedIds(const WarmCache &cache)
+{
+    QStringList out;
+    for (const CacheEntry &e : cache.list())
+        out.append(e.workspaceId);
+    return out;
+}
+
 bool tst_WarmCache::fill(const QString &gitDir, const QList<QByteArray> &segments, TestSession &a)
 {
     auto mirror = WorkspaceMirror::open(gitDir);
@@ -184,12 +193,7 @@ void tst_WarmCache::leasesEvictionAndCap()
 
     // The cap: the least recently used go first, never the one used last.
     const qint64 one = list.first().bytes;
-    auto ids = [&cache] {
-        QStringList out;
-        for (const CacheEntry &e : cache.list())
-            out.append(e.workspaceId);
-        return out;
-    };
+    const auto ids = [&cache] { return cachedIds(cache); };
     cache.setMaxBytes(one * 2); // setting the cap enforces it
     QCOMPARE(ids(), (QStringList {QStringLiteral("ws3"), QStringLiteral("ws2")}));
     QCOMPARE(cache.enforceLimit(), QStringList());
@@ -227,12 +231,7 @@ void tst_WarmCache::backgroundWorkYieldsToEviction()
         return fill(lease->gitDir(), {segment}, a) && lease->record("etag-" + id.toLatin1(), 1);
     };
     const QString mirror1 = root.filePath(QStringLiteral("cache/workspaces/ws1.git"));
-    auto ids = [&cache] {
-        QStringList out;
-        for (const CacheEntry &e : cache.list())
-            out.append(e.workspaceId);
-        return out;
-    };
+    const auto ids = [&cache] { return cachedIds(cache); };
     QVERIFY(use(QStringLiteral("ws1")));
     QTest::qWait(1100); // last use is recorded to the second
     QVERIFY(use(QStringLiteral("ws2")));
