@@ -8,7 +8,6 @@
 namespace isolation {
 
 namespace {
-using DiffPtr = std::unique_ptr<git_diff, git::Deleter<&git_diff_free>>;
 using PatchPtr = std::unique_ptr<git_patch, git::Deleter<&git_patch_free>>;
 } // namespace
 
@@ -37,7 +36,7 @@ Result<FileDiff, WorkspaceError> fileDiff(GitRepo &repo, const QString &path, qs
     git_diff *rawDiff = nullptr;
     if (int rc = git_diff_tree_to_workdir_with_index(&rawDiff, repo.get(), tree.get(), &options); rc < 0)
         return git::error(rc, QStringLiteral("diff %1").arg(path));
-    DiffPtr diff(rawDiff);
+    git::DiffPtr diff(rawDiff);
 
     FileDiff out;
     QByteArray text;

@@ -444,6 +444,7 @@ Result<git::IndexPtr, WorkspaceError> GitRepo::index() const
 Result<NestedRepos, WorkspaceError> GitRepo::refreshExclusions()
 {
     NestedRepos nested = NestedRepos::scan(m_workTree);
+    m_nested.reset();
     if (int rc = git_ignore_clear_internal_rules(m_repo.get()); rc < 0)
         return git::error(rc, QStringLiteral("cannot reset ignore rules"));
     QByteArray rules;
@@ -456,7 +457,15 @@ Result<NestedRepos, WorkspaceError> GitRepo::refreshExclusions()
         if (int rc = git_ignore_add_rule(m_repo.get(), rules.constData()); rc < 0)
             return git::error(rc, QStringLiteral("cannot install ignore rules"));
     }
+    m_nested = nested;
     return nested;
+}
+
+WorktreeWatch &GitRepo::watch()
+{
+    if (!m_watch)
+        m_watch = std::make_unique<WorktreeWatch>(m_workTree, *m_clock);
+    return *m_watch;
 }
 
 } // namespace isolation

@@ -7,6 +7,7 @@
 #include "core/result.h"
 #include "gitsupport.h"
 #include "nestedrepos.h"
+#include "worktreewatch.h"
 
 #include <QString>
 
@@ -70,6 +71,10 @@ public:
 
     // Scans the worktree for nested repositories and installs them as in-memory ignore rules.
     Result<NestedRepos, WorkspaceError> refreshExclusions();
+    // What the last refreshExclusions() found (its rules still installed); empty before the first.
+    const std::optional<NestedRepos> &exclusions() const { return m_nested; }
+    // The kernel's watch of the worktree that saves use to look at changed paths only (made on first use).
+    WorktreeWatch &watch();
 
 private:
     GitRepo() = default;
@@ -83,6 +88,8 @@ private:
     QString m_authorName = QStringLiteral("Isolation");
     QString m_authorEmail = QStringLiteral("workspace@isolation.invalid");
     const Clock *m_clock = nullptr;
+    std::optional<NestedRepos> m_nested;
+    std::unique_ptr<WorktreeWatch> m_watch;
 };
 
 } // namespace isolation

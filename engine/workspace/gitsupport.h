@@ -47,6 +47,7 @@ using AnnotatedCommitPtr = std::unique_ptr<git_annotated_commit, Deleter<&git_an
 using ConfigPtr = std::unique_ptr<git_config, Deleter<&git_config_free>>;
 using ReferenceIteratorPtr = std::unique_ptr<git_reference_iterator, Deleter<&git_reference_iterator_free>>;
 using BlobPtr = std::unique_ptr<git_blob, Deleter<&git_blob_free>>;
+using DiffPtr = std::unique_ptr<git_diff, Deleter<&git_diff_free>>;
 
 // git_buf owned for its scope.
 class Buf

@@ -95,9 +95,42 @@ Result<QList<git_oid>, WorkspaceError> takeConflicts(GitRepo &repo, git_index *i
     return mergeHeads;
 }
 
+// What git_index_add_all() does, for `paths` only (files, or directories with all below them): the
+// index compared with the worktree at those paths, each difference added or removed. The compare
+// skips every other directory of the worktree, so it costs what changed.
+int addPaths(git_index *idx, const QList<QByteArray> &paths, Filter &filter)
+{
+    if (paths.isEmpty())
+        return 0; // (an empty path list would mean the whole worktree to libgit2)
+    std::vector<char *> list;
+    list.reserve(paths.size());
+    for (const QByteArray &p : paths)
+        list.push_back(const_cast<char *>(p.constData()));
+    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS
+        | GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+    opts.pathspec = {list.data(), list.size()};
+    git_diff *raw = nullptr;
+    if (int rc = git_diff_index_to_workdir(&raw, git_index_owner(idx), idx, &opts); rc < 0)
+        return rc;
+    git::DiffPtr diff(raw);
+    for (size_t i = 0, n = git_diff_num_deltas(diff.get()); i < n; ++i) {
+        const git_diff_delta *d = git_diff_get_delta(diff.get(), i);
+        if (filterPath(d->old_file.path, nullptr, &filter) > 0)
+            continue;
+        const int rc = (d->new_file.flags & GIT_DIFF_FLAG_EXISTS) ? git_index_add_bypath(idx, d->new_file.path)
+                                                                  : git_index_remove_bypath(idx, d->old_file.path);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 // The selected changes into the index: new and modified files added, deleted ones removed, in one
-// pass over the worktree; then no gitlink and nothing inside a nested repository.
-Result<void, WorkspaceError> stageChanges(git_index *idx, const NestedRepos &nested, const QStringList &selection)
+// pass over the worktree (or over `changed` only, when the watch knows them); then no gitlink and
+// nothing inside a nested repository.
+Result<void, WorkspaceError> stageChanges(
+    git_index *idx, const NestedRepos &nested, const QStringList &selection, const QList<QByteArray> *changed)
 {
     Filter filter {&nested, &selection};
     // A file being written meanwhile (an agent at work) can change size under libgit2's read,
@@ -106,7 +139,9 @@ Result<void, WorkspaceError> stageChanges(git_index *idx, const NestedRepos &nes
     for (int attempt = 0; attempt < kAddAttempts; ++attempt) {
         if (attempt > 0)
             QThread::msleep(20 * attempt);
-        if (rc = git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter); rc >= 0)
+        rc = changed ? addPaths(idx, *changed, filter)
+                     : git_index_add_all(idx, nullptr, GIT_INDEX_ADD_DEFAULT, filterPath, &filter);
+        if (rc >= 0)
             break;
         const git_error *why = git_error_last();
         const QString detail = why && why->message ? QString::fromUtf8(why->message) : QString();
@@ -122,7 +157,7 @@ Result<void, WorkspaceError> stageChanges(git_index *idx, const NestedRepos &nes
     // Belt and braces: no gitlink and nothing inside a nested repository may reach a tree.
     for (size_t i = git_index_entrycount(idx); i-- > 0;) {
         const git_index_entry *e = git_index_get_byindex(idx, i);
-        if (!e)
+        if (!e || (e->mode != GIT_FILEMODE_COMMIT && nested.isEmpty()))
             continue;
         const QString path = QString::fromUtf8(e->path);
         if (e->mode == GIT_FILEMODE_COMMIT || (nested.covers(path) && selected(selection, path))) {
@@ -211,13 +246,23 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
         return WorkspaceError::invalid(QStringLiteral("the selection names a path outside the worktree"));
     if (auto through = throughSymlink(m_repo.workTree(), *selection); !through.isEmpty())
         return WorkspaceError::invalid(through);
-    auto nested = m_repo.refreshExclusions();
-    if (!nested)
-        return nested.error();
     auto index = m_repo.index();
     if (!index)
         return index.error();
     git_index *idx = index.value().get();
+    // A whole save looks only at what the kernel heard change since the last one, when it can.
+    const bool whole = selection->isEmpty();
+    const QString indexPath = QString::fromUtf8(git_index_path(idx));
+    WorktreeWatch::Changes changed;
+    if (whole)
+        changed = m_repo.watch().take(indexPath);
+    if (whole && changed.everything)
+        qCDebug(lcWorkspace).noquote() << "save: scanning the whole worktree:" << changed.why;
+    auto nested = (changed.everything || changed.directories || !m_repo.exclusions())
+        ? m_repo.refreshExclusions()
+        : Result<NestedRepos, WorkspaceError>(*m_repo.exclusions());
+    if (!nested)
+        return nested.error();
     // The repository shares this index object with checkouts and merges: a commit that fails
     // after changing it in memory puts it back as the disk has it.
     struct Reload
@@ -251,7 +296,8 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
             return taken.error();
         mergeHeads = taken.value();
     }
-    if (auto staged = stageChanges(idx, nested.value(), *selection); !staged)
+    if (auto staged = stageChanges(idx, nested.value(), *selection, changed.everything ? nullptr : &changed.paths);
+        !staged)
         return staged.error();
 
     git_oid treeId;
@@ -260,8 +306,10 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     if (int rc = git_index_write(idx); rc < 0)
         return git::error(rc, QStringLiteral("cannot write the index"));
     reload.done = true;
+    if (whole)
+        m_repo.watch().settle(indexPath, changed.everything);
     if (!merging && git_oid_equal(&treeId, git_commit_tree_id(headCommit.value().get())))
-        return CommitResult {git::toHex(headId), false, false};
+        return CommitResult {git::toHex(headId), false, false, changed.everything};
 
     QString text = message.trimmed();
     if (text.isEmpty())
@@ -275,7 +323,7 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
         if (int rc = git_repository_state_cleanup(repo); rc < 0)
             return git::error(rc, QStringLiteral("cannot clear the merge state"));
     }
-    return CommitResult {git::toHex(commitId.value()), true, merging};
+    return CommitResult {git::toHex(commitId.value()), true, merging, changed.everything};
 }
 
 } // namespace isolation

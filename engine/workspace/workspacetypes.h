@@ -44,6 +44,7 @@ struct CommitResult
     QByteArray commit; // the session branch's tip afterwards
     bool created = false; // false: nothing to commit, the branch did not move
     bool completedMerge = false; // the commit has two parents: a sync --resolve finished
+    bool wholeScan = true; // every file's stat data was looked at (false: only the paths the watch heard change)
 };
 
 // Save step 2.
