@@ -81,15 +81,16 @@ WorktreeWatch::Changes WorktreeWatch::take(const QString &indexPath)
         c.why = QStringLiteral("the worktree is not watched (kernel limits, or ISOLATION_WORKTREE_WATCH=off)");
         return c;
     }
+    if (m_fd >= 0)
+        drain(); // (which starts the watch again when it must, and that can fail)
     if (m_fd < 0) {
-        m_everything = QStringLiteral("the first save the watch sees");
+        if (m_everything.isEmpty())
+            m_everything = QStringLiteral("the first save the watch sees");
         QString why;
         if (!start(why)) {
             c.why = why;
             return c;
         }
-    } else {
-        drain();
     }
     // Directories that appeared are watched before the answer: what is written in them from now on
     // is heard, what was written before is in the scan of the directory, which is pending.
@@ -144,6 +145,12 @@ bool WorktreeWatch::start(QString &why)
     }
     if (!watchTree(QByteArray())) {
         why = QStringLiteral("the worktree is not watched (kernel limits)");
+        return false;
+    }
+    if (m_dirs.key(QByteArray(), -1) < 0) {
+        // The worktree's directory is not there (deleted, being made again): the next save tries again.
+        why = QStringLiteral("the worktree's directory cannot be watched");
+        stop();
         return false;
     }
     return true;

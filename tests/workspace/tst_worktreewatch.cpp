@@ -6,6 +6,7 @@
 #include "gitcli.h"
 #include "testsession.h"
 #include "workspace/workspace.h"
+#include "workspace/worktreewatch.h"
 
 #include "core/clock.h"
 
@@ -33,6 +34,8 @@ private Q_SLOTS:
     void directoryMoveAndIgnoreRulesScanEverything();
     void indexWrittenElsewhereScansEverything();
     void selectionLeavesTheRestPending();
+    void worktreeDeletedAndMadeAgain();
+    void watchOutlivesItsDirectory();
     void overflowScansEverything();
 
 private:
@@ -350,6 +353,62 @@ void tst_WorktreeWatch::selectionLeavesTheRestPending()
     QVERIFY(commitOk(s));
     QCOMPARE(s.git({QStringLiteral("show"), QStringLiteral("HEAD:b.txt")}).out, QByteArray("b2\n"));
     QCOMPARE(gitStatus(s), QByteArray());
+}
+
+void tst_WorktreeWatch::worktreeDeletedAndMadeAgain()
+{
+    QTemporaryDir root;
+    TestSession s = TestSession::open(root.path(), QStringLiteral("w"), m_clock);
+    QVERIFY(s.ws);
+    QVERIFY(s.write(QStringLiteral("a.txt"), "a\n"));
+    QVERIFY(commitOk(s));
+    // The worktree's directory goes (its watch with it) and is checked out again.
+    QVERIFY(QDir(s.work).removeRecursively());
+    QVERIFY(s.ws->restoreWorkTree());
+    QCOMPARE(s.read(QStringLiteral("a.txt")), QByteArray("a\n"));
+    QVERIFY(s.write(QStringLiteral("a.txt"), "a2\n"));
+    bool whole = false;
+    QVERIFY(commitOk(s, &whole));
+    QVERIFY(whole);
+    QCOMPARE(s.git({QStringLiteral("show"), QStringLiteral("HEAD:a.txt")}).out, QByteArray("a2\n"));
+    // The new directory is watched: later changes are heard.
+    QVERIFY(s.write(QStringLiteral("b.txt"), "b\n"));
+    QVERIFY(commitOk(s, &whole));
+    QVERIFY(!whole);
+    QCOMPARE(s.files(QStringLiteral("HEAD")), QStringLiteral("a.txt\nb.txt"));
+    QCOMPARE(gitStatus(s), QByteArray());
+}
+
+void tst_WorktreeWatch::watchOutlivesItsDirectory()
+{
+    // The watch alone: asked while its directory is not there, then again once it is back.
+    QTemporaryDir root;
+    const QString dir = root.path() + QStringLiteral("/work");
+    const QString index = root.path() + QStringLiteral("/index");
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(GitCli::writeFile(index, "an index"));
+    WorktreeWatch watch(dir, m_clock);
+    QVERIFY(watch.take(index).everything);
+    watch.settle(index, true);
+    QVERIFY(GitCli::writeFile(dir + QStringLiteral("/one"), "1"));
+    auto c = watch.take(index);
+    QVERIFY(!c.everything);
+    QCOMPARE(c.paths, QList<QByteArray> {"one"});
+    watch.settle(index, false);
+
+    QVERIFY(QDir(dir).removeRecursively());
+    c = watch.take(index);
+    QVERIFY(c.everything); // (a save would fail here: no worktree)
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(GitCli::writeFile(dir + QStringLiteral("/two"), "2"));
+    c = watch.take(index);
+    QVERIFY2(c.everything, qPrintable(c.why));
+    watch.settle(index, true);
+    QVERIFY(watch.watchedDirectories() > 0);
+    QVERIFY(GitCli::writeFile(dir + QStringLiteral("/three"), "3"));
+    c = watch.take(index);
+    QVERIFY(!c.everything);
+    QCOMPARE(c.paths, QList<QByteArray> {"three"});
 }
 
 void tst_WorktreeWatch::overflowScansEverything()
