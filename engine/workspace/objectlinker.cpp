@@ -5,13 +5,65 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <QSet>
+
 #include <cerrno>
+
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace isolation {
 
 namespace {
+
+struct UniqueFd
+{
+    int fd;
+    ~UniqueFd() { ::close(fd); }
+};
+
+bool isHex(const char *name, int length)
+{
+    for (int i = 0; i < length; ++i) {
+        const char c = name[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+    }
+    return name[length] == 0;
+}
+bool isFanout(const char *name)
+{
+    return isHex(name, 2);
+}
+bool isLooseName(const char *name)
+{
+    return isHex(name, 38);
+}
+
+// The names in directory `name` below `dirFd` (`dirFd` itself when null) that `keep` accepts;
+// empty when it cannot be read (or is not there).
+QList<QByteArray> listing(int dirFd, const char *name, bool (*keep)(const char *))
+{
+    QList<QByteArray> out;
+    const int fd = name ? ::openat(dirFd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : ::dup(dirFd);
+    if (fd < 0)
+        return out;
+    DIR *dir = ::fdopendir(fd);
+    if (!dir) {
+        ::close(fd);
+        return out;
+    }
+    if (!name)
+        ::rewinddir(dir); // a dup shares its offset with the original
+    while (const dirent *e = ::readdir(dir)) {
+        if (keep(e->d_name))
+            out.append(QByteArray(e->d_name));
+    }
+    ::closedir(dir);
+    return out;
+}
 
 // Puts `from` at `to` (which must not exist yet): a hard link, else a copy renamed into place.
 Result<void, WorkspaceError> place(const QString &from, const QString &to, LinkStats &stats)
@@ -40,8 +92,6 @@ Result<LinkStats, WorkspaceError> linkChanged(
     const QString &fromGitDir, const QString &toGitDir, const QDateTime &changedSince)
 {
     static const QRegularExpression packIndex(QStringLiteral("^pack-[0-9a-f]{40}\\.idx$"));
-    static const QRegularExpression fanout(QStringLiteral("^[0-9a-f]{2}$"));
-    static const QRegularExpression looseName(QStringLiteral("^[0-9a-f]{38}$"));
     LinkStats stats;
     const qint64 sinceMs = changedSince.isValid() ? changedSince.toMSecsSinceEpoch() : 0;
     const QString from = fromGitDir + QStringLiteral("/objects");
@@ -69,33 +119,42 @@ Result<LinkStats, WorkspaceError> linkChanged(
         ++stats.packs;
     }
 
-    const QDir fromObjects(from);
-    for (const QString &dir : fromObjects.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        if (!fanout.match(dir).hasMatch())
-            continue;
+    // Loose objects: directory descriptors and one listing of each side, not a path lookup per
+    // object (this runs at the end of every save, where a lookup costs what the save itself does).
+    const int fromFd = ::open(QFile::encodeName(from).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fromFd < 0)
+        return stats; // no loose objects at all
+    const UniqueFd fromObjects(fromFd);
+    const int toFd = ::open(QFile::encodeName(to).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (toFd < 0)
+        return WorkspaceError::failed(QStringLiteral("cannot open %1: %2").arg(to, qt_error_string(errno)));
+    const UniqueFd toObjects(toFd);
+    for (const QByteArray &dir : listing(fromObjects.fd, nullptr, isFanout)) {
         if (changedSince.isValid()) {
-            // stat(2) itself: QFileInfo's times go through the local time zone, a file read each time.
             struct stat st
             {
             };
-            if (::stat(QFile::encodeName(fromObjects.filePath(dir)).constData(), &st) == 0
+            if (::fstatat(fromObjects.fd, dir.constData(), &st, 0) == 0
                 && qint64(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000 < sinceMs)
                 continue;
         }
         ++stats.directoriesRead;
-        const QDir source(fromObjects.filePath(dir));
-        const QString targetDir = to + QLatin1Char('/') + dir;
-        bool made = false;
-        for (const QString &name : source.entryList(QDir::Files, QDir::Name)) {
-            if (!looseName.match(name).hasMatch())
+        const QList<QByteArray> names = listing(fromObjects.fd, dir.constData(), isLooseName);
+        if (names.isEmpty())
+            continue;
+        const QList<QByteArray> present = listing(toObjects.fd, dir.constData(), isLooseName);
+        const QSet<QByteArray> there(present.cbegin(), present.cend());
+        const QString sourceDir = from + QLatin1Char('/') + QString::fromLatin1(dir);
+        const QString targetDir = to + QLatin1Char('/') + QString::fromLatin1(dir);
+        bool made = !present.isEmpty();
+        for (const QByteArray &name : names) {
+            if (there.contains(name))
                 continue;
-            const QString target = targetDir + QLatin1Char('/') + name;
-            if (QFileInfo::exists(target))
-                continue;
-            if (!made && !QDir().mkpath(targetDir))
+            if (!made && ::mkdirat(toObjects.fd, dir.constData(), 0777) != 0 && errno != EEXIST)
                 return WorkspaceError::failed(QStringLiteral("cannot create %1").arg(targetDir));
             made = true;
-            if (auto r = place(source.filePath(name), target, stats); !r)
+            const QString target = targetDir + QLatin1Char('/') + QString::fromLatin1(name);
+            if (auto r = place(sourceDir + QLatin1Char('/') + QString::fromLatin1(name), target, stats); !r)
                 return r.error();
             stats.bytes += QFileInfo(target).size();
             ++stats.loose;
