@@ -42,9 +42,10 @@ bool isDotOrDotDot(const char *name)
 
 } // namespace
 
-WorktreeWatch::WorktreeWatch(QString workTree, const Clock &clock)
+WorktreeWatch::WorktreeWatch(QString workTree, const Clock &clock, int maxDirectories)
     : m_root(QFile::encodeName(workTree))
     , m_clock(clock)
+    , m_maxDirectories(maxDirectories)
 {
     while (m_root.size() > 1 && m_root.endsWith('/'))
         m_root.chop(1);
@@ -201,6 +202,13 @@ bool WorktreeWatch::watchTree(const QByteArray &relative)
         if (known != m_dirs.cend() && *known == rel)
             continue; // watched already, and so is everything below it
         m_dirs.insert(wd, rel);
+        if (m_dirs.size() > m_maxDirectories) {
+            stop(); // every watch given back
+            m_disabled = true;
+            qCInfo(lcWorkspace).noquote() << QFile::decodeName(m_root) << "has more than" << m_maxDirectories
+                                          << "directories: not watched, every save scans the whole worktree";
+            return false;
+        }
         const int fd = ::open(abs.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
             continue;

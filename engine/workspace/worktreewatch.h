@@ -32,8 +32,13 @@ public:
         QString why;
     };
 
+    // A worktree of more directories than this is not watched: inotify's watches are shared by every
+    // program of the user (an editor's file watcher among them), and such a tree is a dependency
+    // install or a build, where a save scans everything anyway.
+    static constexpr int kMaxDirectories = 16384;
+
     // `clock` (for the whole scan every ten minutes) must outlive the watch.
-    WorktreeWatch(QString workTree, const Clock &clock);
+    WorktreeWatch(QString workTree, const Clock &clock, int maxDirectories = kMaxDirectories);
     ~WorktreeWatch();
     WorktreeWatch(const WorktreeWatch &) = delete;
     WorktreeWatch &operator=(const WorktreeWatch &) = delete;
@@ -80,6 +85,7 @@ private:
     QString m_everything; // non-empty: the next answer is "everything", for this reason
     std::optional<Stamp> m_settled;
     const Clock &m_clock;
+    int m_maxDirectories;
     qint64 m_lastWholeMs = 0; // on m_clock's monotonic time
 };
 

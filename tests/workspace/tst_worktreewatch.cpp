@@ -36,6 +36,7 @@ private Q_SLOTS:
     void selectionLeavesTheRestPending();
     void worktreeDeletedAndMadeAgain();
     void watchOutlivesItsDirectory();
+    void tooManyDirectoriesAreNotWatched();
     void overflowScansEverything();
 
 private:
@@ -409,6 +410,29 @@ void tst_WorktreeWatch::watchOutlivesItsDirectory()
     c = watch.take(index);
     QVERIFY(!c.everything);
     QCOMPARE(c.paths, QList<QByteArray> {"three"});
+}
+
+void tst_WorktreeWatch::tooManyDirectoriesAreNotWatched()
+{
+    // Beyond its limit of directories the watch gives every watch back and answers "everything".
+    QTemporaryDir root;
+    const QString dir = root.path() + QStringLiteral("/work");
+    const QString index = root.path() + QStringLiteral("/index");
+    QVERIFY(GitCli::writeFile(index, "an index"));
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(QDir().mkpath(dir + QStringLiteral("/d%1").arg(i)));
+    WorktreeWatch small(dir, m_clock, 8);
+    QVERIFY(small.take(index).everything);
+    small.settle(index, true);
+    QCOMPARE(small.watchedDirectories(), 4);
+    for (int i = 3; i < 8; ++i)
+        QVERIFY(QDir().mkpath(dir + QStringLiteral("/d%1").arg(i)));
+    const auto c = small.take(index); // the new directories are watched here: 9 > 8
+    QVERIFY(c.everything);
+    QVERIFY(!small.usable());
+    QCOMPARE(small.watchedDirectories(), 0);
+    small.settle(index, true);
+    QVERIFY(small.take(index).everything);
 }
 
 void tst_WorktreeWatch::overflowScansEverything()
