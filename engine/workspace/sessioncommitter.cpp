@@ -3,9 +3,12 @@
 #include "gitrepo.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QThread>
+
+#include <algorithm>
 
 namespace isolation {
 
@@ -256,13 +259,28 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     WorktreeWatch::Changes changed;
     if (whole)
         changed = m_repo.watch().take(indexPath);
+    const std::optional<NestedRepos> before = m_repo.exclusions();
+    if (!before)
+        changed.everything = true; // (the first save: the watch answers "everything" then too)
     if (whole && changed.everything)
         qCDebug(lcWorkspace).noquote() << "save: scanning the whole worktree:" << changed.why;
-    auto nested = (changed.everything || changed.directories || !m_repo.exclusions())
-        ? m_repo.refreshExclusions()
-        : Result<NestedRepos, WorkspaceError>(*m_repo.exclusions());
+    auto nested = (changed.everything || changed.directories) ? m_repo.refreshExclusions()
+                                                              : Result<NestedRepos, WorkspaceError>(*before);
     if (!nested)
         return nested.error();
+    if (!changed.everything && nested.value().dirs() != before->dirs()) {
+        // A nested repository came or went: all below it changes sides, written or not.
+        const QStringList &now = nested.value().dirs();
+        for (const QStringList *side : {&now, &before->dirs()}) {
+            const QStringList &other = side == &now ? before->dirs() : now;
+            for (const QString &dir : *side) {
+                if (!other.contains(dir))
+                    changed.paths.append(QFile::encodeName(dir));
+            }
+        }
+        std::sort(changed.paths.begin(), changed.paths.end());
+        changed.paths.erase(std::unique(changed.paths.begin(), changed.paths.end()), changed.paths.end());
+    }
     // The repository shares this index object with checkouts and merges: a commit that fails
     // after changing it in memory puts it back as the disk has it.
     struct Reload

@@ -307,12 +307,13 @@ void WorktreeWatch::drain()
                 if (m_everything.isEmpty())
                     m_everything = QStringLiteral("%1 changed").arg(QFile::decodeName(path));
             }
-            if (name == ".git")
+            const bool gitDir = name == ".git";
+            if (gitDir)
                 m_directories = true; // a nested repository may have appeared or gone
             if (isDir) {
                 m_directories = true;
-                if (e->mask & (IN_CREATE | IN_ATTRIB))
-                    m_newDirs.append(path); // watched before the next answer (if not yet)
+                if ((e->mask & (IN_CREATE | IN_ATTRIB)) && !gitDir)
+                    m_newDirs.append(path); // watched before the next answer (if not yet); never git's data
             }
             note(path);
         }

@@ -37,6 +37,7 @@ private Q_SLOTS:
     void worktreeDeletedAndMadeAgain();
     void watchOutlivesItsDirectory();
     void tooManyDirectoriesAreNotWatched();
+    void nestedRepositoryAppears();
     void overflowScansEverything();
 
 private:
@@ -433,6 +434,39 @@ void tst_WorktreeWatch::tooManyDirectoriesAreNotWatched()
     QCOMPARE(small.watchedDirectories(), 0);
     small.settle(index, true);
     QVERIFY(small.take(index).everything);
+}
+
+void tst_WorktreeWatch::nestedRepositoryAppears()
+{
+    QTemporaryDir root;
+    TestSession s = TestSession::open(root.path(), QStringLiteral("w"), m_clock);
+    QVERIFY(s.ws);
+    QVERIFY(s.write(QStringLiteral("top.txt"), "top\n"));
+    QVERIFY(s.write(QStringLiteral("lib/a.txt"), "a\n"));
+    QVERIFY(commitOk(s));
+    QCOMPARE(s.files(QStringLiteral("HEAD")), QStringLiteral("lib/a.txt\ntop.txt"));
+
+    // `git init` in a watched directory: it becomes a nested repository, kept out of the workspace
+    // (its files once saved are saved as deleted), and its git data is not watched.
+    const GitRun init = GitCli::run({QStringLiteral("init"), QStringLiteral("-q"), s.work + QStringLiteral("/lib")});
+    QVERIFY2(init.ok(), qPrintable(init.describe()));
+    bool whole = true;
+    QVERIFY(commitOk(s, &whole));
+    QVERIFY(!whole);
+    QCOMPARE(s.files(QStringLiteral("HEAD")), QStringLiteral("top.txt"));
+    QVERIFY(s.write(QStringLiteral("lib/b.txt"), "b\n"));
+    QVERIFY(s.write(QStringLiteral("top.txt"), "top 2\n"));
+    QVERIFY(commitOk(s, &whole));
+    QVERIFY(!whole);
+    QCOMPARE(s.files(QStringLiteral("HEAD")), QStringLiteral("top.txt"));
+    QCOMPARE(s.git({QStringLiteral("show"), QStringLiteral("HEAD:top.txt")}).out, QByteArray("top 2\n"));
+
+    // Gone again (its .git removed): its files are the workspace's once more.
+    QVERIFY(QDir(s.work + QStringLiteral("/lib/.git")).removeRecursively());
+    QVERIFY(commitOk(s, &whole));
+    QVERIFY(!whole);
+    QCOMPARE(s.files(QStringLiteral("HEAD")), QStringLiteral("lib/a.txt\nlib/b.txt\ntop.txt"));
+    QCOMPARE(gitStatus(s), QByteArray());
 }
 
 void tst_WorktreeWatch::overflowScansEverything()
