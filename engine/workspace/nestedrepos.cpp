@@ -1,5 +1,7 @@
 #include "nestedrepos.h"
 
+#include "direntries.h"
+
 #include <QFile>
 
 #include <algorithm>
@@ -30,7 +32,7 @@ void scanDir(int fd, const QByteArray &relative, bool root, QStringList &found)
     bool nested = false;
     while (const dirent *e = ::readdir(dir)) {
         const char *name = e->d_name;
-        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
+        if (direntries::isDotOrDotDot(name))
             continue;
         if (std::strcmp(name, ".git") == 0) {
             if (!root) {
@@ -39,16 +41,7 @@ void scanDir(int fd, const QByteArray &relative, bool root, QStringList &found)
             }
             continue; // the workspace's own
         }
-        unsigned char type = e->d_type;
-        if (type == DT_UNKNOWN) {
-            struct stat st
-            {
-            };
-            if (::fstatat(::dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-                continue;
-            type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
-        }
-        if (type == DT_DIR)
+        if (direntries::isDirectory(dir, e))
             subdirs.append(QByteArray(name));
     }
     if (nested) {

@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include <algorithm>
+#include <iterator>
 
 namespace isolation {
 
@@ -269,15 +270,13 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     if (!nested)
         return nested.error();
     if (!changed.everything && nested.value().dirs() != before->dirs()) {
-        // A nested repository came or went: all below it changes sides, written or not.
-        const QStringList &now = nested.value().dirs();
-        for (const QStringList *side : {&now, &before->dirs()}) {
-            const QStringList &other = side == &now ? before->dirs() : now;
-            for (const QString &dir : *side) {
-                if (!other.contains(dir))
-                    changed.paths.append(QFile::encodeName(dir));
-            }
-        }
+        // A nested repository came or went: all below it changes sides, written or not. (Both
+        // lists are sorted.)
+        QStringList cameOrWent;
+        std::set_symmetric_difference(nested.value().dirs().cbegin(), nested.value().dirs().cend(),
+            before->dirs().cbegin(), before->dirs().cend(), std::back_inserter(cameOrWent));
+        for (const QString &dir : std::as_const(cameOrWent))
+            changed.paths.append(QFile::encodeName(dir));
         std::sort(changed.paths.begin(), changed.paths.end());
         changed.paths.erase(std::unique(changed.paths.begin(), changed.paths.end()), changed.paths.end());
     }

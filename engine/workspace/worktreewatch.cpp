@@ -1,5 +1,6 @@
 #include "worktreewatch.h"
 
+#include "direntries.h"
 #include "gitsupport.h"
 
 #include "core/clock.h"
@@ -34,11 +35,6 @@ constexpr qsizetype kMaxPending = 20000;
 // Even with every event heard, a whole scan now and then: writes the kernel does not report to a
 // directory watch (through a memory mapping, or a hard link elsewhere) reach a save this late at most.
 constexpr std::chrono::minutes kWholeScanEvery {10};
-
-bool isDotOrDotDot(const char *name)
-{
-    return name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0));
-}
 
 } // namespace
 
@@ -218,18 +214,9 @@ bool WorktreeWatch::watchTree(const QByteArray &relative)
             continue;
         }
         while (const dirent *e = ::readdir(dir)) {
-            if (isDotOrDotDot(e->d_name) || std::strcmp(e->d_name, ".git") == 0)
+            if (direntries::isDotOrDotDot(e->d_name) || std::strcmp(e->d_name, ".git") == 0)
                 continue;
-            unsigned char type = e->d_type;
-            if (type == DT_UNKNOWN) {
-                struct stat st
-                {
-                };
-                if (::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-                    continue;
-                type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
-            }
-            if (type == DT_DIR)
+            if (direntries::isDirectory(dir, e))
                 todo.append(rel.isEmpty() ? QByteArray(e->d_name) : rel + '/' + e->d_name);
         }
         ::closedir(dir);
