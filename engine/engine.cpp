@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include "core/helperprograms.h"
 #include "core/huburl.h"
 #include "core/logging.h"
 #include "core/version.h"
@@ -12,12 +13,11 @@
 #include "localapi/localapiserver.h"
 #include "pairing/pairingcontroller.h"
 #include "runtime/runtimemanager.h"
-#include "sessions/sessionsandboxes.h"
 #include "sessions/sessionmanager.h"
 #include "sessions/sessionroutes.h"
+#include "sessions/sessionsandboxes.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QHostInfo>
 #include <QNetworkAccessManager>
 #include <QPointer>
@@ -279,8 +279,7 @@ void Engine::startDoorman()
     Doorman::Options o;
     o.serverId = id->serverId;
     o.hubPublicKey = id->hubPublicKey;
-    o.ptyRelayProgram = QDir::cleanPath(
-        QCoreApplication::applicationDirPath() + QLatin1Char('/') + QStringLiteral(ISOLATION_PTY_RELAY_FROM_BIN));
+    o.ptyRelayProgram = helpers::program(QStringLiteral("isolation-pty-relay"));
     m_doorman = std::make_unique<Doorman>(o, m_clock, m_sandboxes.get());
     m_doorman->setAgents(m_sandboxes.get());
     // A view token opens a view once, across restarts too (docs/formats.md, "Used view-token nonces").

@@ -1,8 +1,8 @@
 // isolation-server bugreport: one text file to attach to a bug report. Versions, the engine's
 // state through the LocalAPI (when it runs), the settings, the environment that steers the engine
 // and the end of its log, all passed through one redaction (core/reportredaction.h) before the
-// file is written, 0600.
-#include "command.h"
+// file is written, 0600. In the engine program: the versions are its libraries'.
+#include "engineverbs.h"
 #include "exitcodes.h"
 #include "output.h"
 
@@ -308,6 +308,8 @@ bool writePrivately(const QString &path, const QByteArray &bytes, QString *error
     return true;
 }
 
+} // namespace
+
 int runBugReport(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -385,17 +387,6 @@ int runBugReport(const QStringList &arguments)
         out::line(QStringLiteral("Secrets were removed as docs/security.md says; read it before you send it."));
     }
     return exitcode::Ok;
-}
-
-} // namespace
-
-QList<Command> bugReportCommands()
-{
-    return {
-        {QStringLiteral("bugreport"), QStringLiteral("bugreport [--output FILE] [--lines N] [--json]"),
-            QStringLiteral("Write a report for a bug (versions, state, settings, recent log) without secrets."),
-            runBugReport},
-    };
 }
 
 } // namespace isolation

@@ -6,7 +6,6 @@
 #include "sessionverbs.h"
 
 #include "localapi/apirecords.h"
-#include "sessions/session.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -158,8 +157,10 @@ int runSave(const QStringList &arguments)
     if (int rc = badSessionId(id); rc >= 0)
         return rc;
     const QString message = parser.value(QStringLiteral("message"));
-    if (message.toUtf8().size() > Session::kMaxMessageBytes)
-        return out::usage(QStringLiteral("the message is %1 bytes long; the limit is %2").arg(message.toUtf8().size()).arg(Session::kMaxMessageBytes));
+    if (message.toUtf8().size() > api::kMaxSaveMessageBytes)
+        return out::usage(QStringLiteral("the message is %1 bytes long; the limit is %2")
+                              .arg(message.toUtf8().size())
+                              .arg(api::kMaxSaveMessageBytes));
     const QStringList selected = parser.values(QStringLiteral("file"));
     if (selected.contains(QString()))
         return out::usage(QStringLiteral("--file needs a path; to save everything, leave --file out"));

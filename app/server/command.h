@@ -17,12 +17,12 @@ struct Command
 };
 
 // Verbs, grouped by the file that implements them.
-QList<Command> engineCommands(); // up, down, status, activity, events, connect, disconnect
+QList<Command> engineCommands(); // up (handed over), down, status, activity, events, connect, disconnect
 QList<Command> pairingCommands(); // pair, unpair
 QList<Command> runtimeCommands(); // runtime status|restart
 QList<Command> workspaceCommands(); // session new, sessions, save, sync, changes, workspaces, workspace bundle|export
 QList<Command> sandboxCommands(); // launch, agent, suspend, resume, finish, restore
 QList<Command> cacheCommands(); // cache, cache evict, cache clear
-QList<Command> bugReportCommands(); // bugreport
+QList<Command> bugReportCommands(); // bugreport (handover.cpp: the engine program runs it)
 
 } // namespace isolation

@@ -1,4 +1,5 @@
-// isolation-server: the engine without a face. `up` runs it; every other verb is a LocalAPI client.
+// isolation-server: the engine without a face. `up` runs it (handed over to the engine program,
+// handover.h); every other verb is a LocalAPI client.
 #include "command.h"
 #include "exitcodes.h"
 #include "output.h"
@@ -6,7 +7,6 @@
 #include "core/eventdispatcher.h"
 #include "core/processhardening.h"
 #include "core/version.h"
-#include "crypto/opensslinit.h"
 
 #include <QCoreApplication>
 
@@ -60,13 +60,10 @@ QString helpText(const QList<isolation::Command> &commands)
 
 int main(int argc, char *argv[])
 {
-    // Before anything is read: `up` holds the server credential and member key, and a client verb
-    // may carry a pairing code or workspace data.
+    // Before anything is read: a verb may carry a pairing code or workspace data. (The engine
+    // program hardens itself again: an exec undoes it.)
     if (auto hardened = isolation::hardenProcess(); !hardened)
         std::fprintf(stderr, "isolation-server: warning: %s\n", qPrintable(hardened.error().message));
-    // Before any thread may use OpenSSL (opensslinit.h says why it is never torn down).
-    if (!isolation::initOpenSslForProcess())
-        std::fprintf(stderr, "isolation-server: warning: OpenSSL could not be initialised\n");
     QCoreApplication app = isolation::makeWithUnixEventDispatcher<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("isolation-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ISOLATION_VERSION));

@@ -1,7 +1,7 @@
 #include "keychainhelper.h"
 
-#include <QCoreApplication>
-#include <QDir>
+#include "core/helperprograms.h"
+
 #include <QProcess>
 #include <QTimer>
 
@@ -42,8 +42,7 @@ KeychainHelper::~KeychainHelper()
 
 QString KeychainHelper::program()
 {
-    return QDir::cleanPath(
-        QCoreApplication::applicationDirPath() + QLatin1Char('/') + QStringLiteral(ISOLATION_KEYCHAIN_HELPER_FROM_BIN));
+    return helpers::program(QStringLiteral("isolation-keychain"));
 }
 
 void KeychainHelper::run(Operation operation, const QString &service, const QString &key, SecureBytes secret, Done done)

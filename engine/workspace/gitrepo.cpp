@@ -1,10 +1,11 @@
 #include "gitrepo.h"
 
+#include "localapi/apirecords.h"
+
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 namespace isolation {
 
@@ -67,10 +68,9 @@ Result<void, WorkspaceError> check(int rc, const QString &what)
 
 bool GitRepo::isValidSessionId(const QString &id)
 {
-    git::ensureLibrary();
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
-    if (!pattern.match(id).hasMatch() || id.contains(QLatin1String("..")) || id.endsWith(QLatin1String(".lock")))
+    if (!api::hasSessionIdShape(id))
         return false;
+    git::ensureLibrary();
     int valid = 0;
     const QByteArray ref = kSessionPrefix + id.toUtf8();
     return git_reference_name_is_valid(&valid, ref.constData()) == 0 && valid;

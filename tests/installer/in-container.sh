@@ -44,11 +44,15 @@ test -x /usr/libexec/isolation/isolation-keychain # the engine runs it for the d
 # the engine copies it into sandboxes for the terminal views: static, it runs in any image
 test -x /usr/libexec/isolation/isolation-pty-relay
 if ldd /usr/libexec/isolation/isolation-pty-relay >/dev/null 2>&1; then echo "isolation-pty-relay is not static"; exit 1; fi
-# The headless programs allocate with tcmalloc (docs/architecture.md, "The data plane"); its
-# library came with the package's dependencies.
-for prog in isolation-server isolation-hub; do
-  ldd "/usr/bin/$prog" | grep 'libtcmalloc_minimal\.so\.4 => /' >/dev/null || { echo "$prog: not linked with tcmalloc"; exit 1; }
+# `isolation-server up` hands over to the engine program (app/server/handover.h)
+test -x /usr/libexec/isolation/isolation-engine
+# The engine and the hub allocate with tcmalloc (docs/architecture.md, "The data plane"); its
+# library came with the package's dependencies. The command line, a LocalAPI client, starts
+# without it and without libgit2.
+for prog in /usr/libexec/isolation/isolation-engine /usr/bin/isolation-hub; do
+  ldd "$prog" | grep 'libtcmalloc_minimal\.so\.4 => /' >/dev/null || { echo "$prog: not linked with tcmalloc"; exit 1; }
 done
+if ldd /usr/bin/isolation-server | grep -E 'libtcmalloc|libgit2' >/dev/null; then echo "isolation-server links the engine's libraries"; exit 1; fi
 
 echo "-- files are where the desktop expects them"
 for f in \
