@@ -317,8 +317,11 @@ Result<void, WorkspaceError> GitRepo::ensureBranches()
         git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
         opts.checkout_strategy = GIT_CHECKOUT_SAFE;
         opts.baseline = empty.value().get();
-        if (int rc = git_checkout_tree(m_repo.get(), tree.get(), &opts); rc < 0)
-            return git::error(rc, QStringLiteral("cannot check out the session branch"));
+        if (int rc = git_checkout_tree(m_repo.get(), tree.get(), &opts); rc < 0) {
+            const WorkspaceError e = git::error(rc, QStringLiteral("cannot check out the session branch"));
+            reloadIndex();
+            return e;
+        }
     }
     return {};
 }
@@ -435,10 +438,21 @@ Result<git::IndexPtr, WorkspaceError> GitRepo::index() const
     if (int rc = git_repository_index(&raw, m_repo.get()); rc < 0)
         return git::error(rc, QStringLiteral("cannot open the index"));
     git::IndexPtr index(raw);
-    // As on disk: another handle (or a killed save) may have written it since it was loaded.
-    if (int rc = git_index_read(index.get(), 1); rc < 0)
+    // Not forced: libgit2 compares the checksum at the file's end with the one it read or wrote.
+    if (int rc = git_index_read(index.get(), 0); rc < 0)
         return git::error(rc, QStringLiteral("cannot read the index"));
     return index;
+}
+
+void GitRepo::reloadIndex() const
+{
+    git_index *raw = nullptr;
+    if (git_repository_index(&raw, m_repo.get()) == 0) {
+        git::IndexPtr index(raw);
+        if (git_index_read(index.get(), 1) == 0)
+            return;
+    }
+    git_error_clear(); // the next index() reads it, or says why it cannot
 }
 
 Result<NestedRepos, WorkspaceError> GitRepo::refreshExclusions()

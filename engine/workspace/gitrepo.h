@@ -67,7 +67,15 @@ public:
     // True when `ancestor` is `descendant` or one of its ancestors.
     Result<bool, WorkspaceError> isAncestor(const git_oid &ancestor, const git_oid &descendant) const;
     Result<git::CommitPtr, WorkspaceError> commit(const git_oid &id) const;
+    // The repository's index (one object, shared with libgit2's checkouts and merges), as on disk:
+    // read again when the file's checksum is not the one it was last read or written with (another
+    // handle, a git in the sandbox, a killed save), kept otherwise (a one-file save does not parse
+    // every entry again). Whoever changes it in memory and then fails before writing it calls
+    // reloadIndex(), so what is kept is always what the disk has.
     Result<git::IndexPtr, WorkspaceError> index() const;
+    // Drops the index's changes in memory: read again from the disk (after a failed checkout, merge
+    // or commit).
+    void reloadIndex() const;
 
     // Scans the worktree for nested repositories and installs them as in-memory ignore rules.
     Result<NestedRepos, WorkspaceError> refreshExclusions();

@@ -284,14 +284,14 @@ Result<CommitResult, WorkspaceError> SessionCommitter::commit(const QStringList 
     // after changing it in memory puts it back as the disk has it.
     struct Reload
     {
-        git_index *idx;
+        const GitRepo &repo;
         bool done = false;
         ~Reload()
         {
-            if (!done && git_index_read(idx, 1) < 0)
-                git_error_clear();
+            if (!done)
+                repo.reloadIndex();
         }
-    } reload {idx};
+    } reload {m_repo};
     if (auto checked = checkSelection(m_repo, *selection, nested.value(), idx); !checked)
         return checked.error();
 

@@ -187,15 +187,19 @@ Result<void, WorkspaceError> SessionSync::checkout(const git_oid &treeId)
     };
     opts.notify_payload = &blocked;
     const int rc = git_checkout_tree(m_repo.get(), tree.get(), &opts);
+    if (rc < 0 && rc != GIT_ECONFLICT) {
+        const WorkspaceError e = git::error(rc, QStringLiteral("cannot check out the merge"));
+        m_repo.reloadIndex();
+        return e;
+    }
     if (rc == GIT_ECONFLICT) {
+        m_repo.reloadIndex();
         git_error_clear();
         blocked.paths.sort();
         return WorkspaceError::conflict(
             QStringLiteral("uncommitted changes would be overwritten by the sync (%1): save them first")
                 .arg(blocked.paths.join(QStringLiteral(", "))));
     }
-    if (rc < 0)
-        return git::error(rc, QStringLiteral("cannot check out the merge"));
     return {};
 }
 
@@ -219,10 +223,14 @@ Result<SyncResult, WorkspaceError> SessionSync::writeConflicts(QList<ConflictedF
     const int rc = git_merge(repo, heads, 1, nullptr, &checkoutOpts);
     if (rc == GIT_ECONFLICT) {
         const WorkspaceError e = git::error(rc, QStringLiteral("uncommitted changes are in the way of the sync"));
+        m_repo.reloadIndex();
         return WorkspaceError::conflict(e.message + QStringLiteral(": save them first"));
     }
-    if (rc < 0)
-        return git::error(rc, QStringLiteral("cannot merge main"));
+    if (rc < 0) {
+        const WorkspaceError e = git::error(rc, QStringLiteral("cannot merge main"));
+        m_repo.reloadIndex();
+        return e;
+    }
     for (ConflictedFile &file : conflicts)
         file.regions = countRegionsInFile(m_repo.workTree() + QLatin1Char('/') + file.path);
     auto session = m_repo.target(m_repo.sessionRef());

@@ -139,8 +139,12 @@ Result<void, WorkspaceError> Workspace::restoreWorkTree()
     git_checkout_options opts;
     git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
     opts.checkout_strategy = GIT_CHECKOUT_FORCE;
-    if (int rc = git_checkout_head(m_repo->get(), &opts); rc < 0)
-        return git::error(rc, QStringLiteral("cannot check the session branch out into %1").arg(workTree()));
+    if (int rc = git_checkout_head(m_repo->get(), &opts); rc < 0) {
+        const WorkspaceError e
+            = git::error(rc, QStringLiteral("cannot check the session branch out into %1").arg(workTree()));
+        m_repo->reloadIndex();
+        return e;
+    }
     return {};
 }
 

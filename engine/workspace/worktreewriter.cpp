@@ -423,11 +423,18 @@ Result<bool, WorkspaceError> WorktreeWriter::writeFresh(const git_oid &commit, c
     for (const File &f : plan.files) {
         git_index_entry entry {};
         fillEntry(entry, f);
-        if (int rc = git_index_add(idx, &entry); rc < 0)
-            return git::error(rc, QStringLiteral("cannot add %1 to the index").arg(QString::fromUtf8(f.path)));
+        if (int rc = git_index_add(idx, &entry); rc < 0) {
+            const WorkspaceError e
+                = git::error(rc, QStringLiteral("cannot add %1 to the index").arg(QString::fromUtf8(f.path)));
+            m_repo.reloadIndex();
+            return e;
+        }
     }
-    if (int rc = git_index_write(idx); rc < 0)
-        return git::error(rc, QStringLiteral("cannot write the index"));
+    if (int rc = git_index_write(idx); rc < 0) {
+        const WorkspaceError e = git::error(rc, QStringLiteral("cannot write the index"));
+        m_repo.reloadIndex();
+        return e;
+    }
     if (progress)
         progress(plan.total, plan.total);
     qCInfo(lcWorkspace) << "checked out" << plan.files.size() << "files," << plan.total << "bytes, from" << threads
