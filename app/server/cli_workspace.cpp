@@ -5,6 +5,7 @@
 #include "progressline.h"
 #include "sessionverbs.h"
 
+#include "core/sessionlimits.h"
 #include "localapi/apirecords.h"
 
 #include <QCommandLineParser>
@@ -157,10 +158,10 @@ int runSave(const QStringList &arguments)
     if (int rc = badSessionId(id); rc >= 0)
         return rc;
     const QString message = parser.value(QStringLiteral("message"));
-    if (message.toUtf8().size() > api::kMaxSaveMessageBytes)
+    if (message.toUtf8().size() > kMaxSaveMessageBytes)
         return out::usage(QStringLiteral("the message is %1 bytes long; the limit is %2")
                               .arg(message.toUtf8().size())
-                              .arg(api::kMaxSaveMessageBytes));
+                              .arg(kMaxSaveMessageBytes));
     const QStringList selected = parser.values(QStringLiteral("file"));
     if (selected.contains(QString()))
         return out::usage(QStringLiteral("--file needs a path; to save everything, leave --file out"));

@@ -3,7 +3,7 @@
 #include "exitcodes.h"
 #include "output.h"
 
-#include "localapi/apirecords.h"
+#include "core/sessionlimits.h"
 
 #include <QJsonObject>
 #include <QUrl>
@@ -33,7 +33,7 @@ int parse(QCommandLineParser &parser, const QStringList &arguments, int position
 // The session id argument: usage error (and its exit code) when it cannot be one, else -1.
 int badSessionId(const QString &id)
 {
-    if (api::hasSessionIdShape(id))
+    if (hasSessionIdShape(id))
         return -1;
     return out::usage(QStringLiteral("%1 is not a session id (see `isolation-server sessions`)").arg(id));
 }

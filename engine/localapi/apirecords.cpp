@@ -2,7 +2,6 @@
 
 #include <QJsonArray>
 #include <QRandomGenerator>
-#include <QRegularExpression>
 
 #include <array>
 #include <utility>
@@ -337,12 +336,6 @@ Snapshot snapshotFromJson(const QJsonObject &o)
     for (const QJsonValue v : o.value(QLatin1String("activity")).toArray())
         s.activity.append(activityFromJson(v.toObject()));
     return s;
-}
-
-bool hasSessionIdShape(const QString &id)
-{
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
-    return pattern.match(id).hasMatch() && !id.contains(QLatin1String("..")) && !id.endsWith(QLatin1String(".lock"));
 }
 
 QString newSessionId()

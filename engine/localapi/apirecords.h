@@ -19,13 +19,6 @@
 
 namespace isolation::api {
 
-// The longest save message the engine takes, in bytes of UTF-8 (longer is refused as invalid).
-inline constexpr qsizetype kMaxSaveMessageBytes = 64 * 1024;
-// Whether `id` has the shape of a session id: a letter or digit, then up to 127 letters, digits,
-// '.', '_' or '-', no "..", no ".lock" at the end. The engine also holds it to git's rules for
-// a branch name (GitRepo::isValidSessionId); a client checks the shape before it asks.
-bool hasSessionIdShape(const QString &id);
-
 enum class SessionState { Opening, Ready, Saving, Syncing, Failed, Unknown };
 enum class SandboxState {
     None, // the session has no sandbox

@@ -5,7 +5,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
-#include "localapi/apirecords.h"
+#include "core/sessionlimits.h"
 #include "sessionerror.h"
 #include "sessionrecord.h"
 #include "sessionreports.h"
@@ -66,7 +66,7 @@ public:
     // Saves `files` (worktree-relative; empty: every change) with `message` (at most
     // kMaxMessageBytes of UTF-8: longer is refused as Invalid).
     void save(const QStringList &files, const QString &message, Done<SaveReport> done);
-    static constexpr qsizetype kMaxMessageBytes = api::kMaxSaveMessageBytes;
+    static constexpr qsizetype kMaxMessageBytes = isolation::kMaxSaveMessageBytes;
     // Checks the session branch out again into a worktree that was deleted from the disk (what
     // was not saved on the branch is gone with it). Invalid while the worktree is there.
     void restoreWorkTree(Done<void> done);

@@ -1,6 +1,6 @@
 #include "gitrepo.h"
 
-#include "localapi/apirecords.h"
+#include "core/sessionlimits.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -68,7 +68,7 @@ Result<void, WorkspaceError> check(int rc, const QString &what)
 
 bool GitRepo::isValidSessionId(const QString &id)
 {
-    if (!api::hasSessionIdShape(id))
+    if (!hasSessionIdShape(id))
         return false;
     git::ensureLibrary();
     int valid = 0;
