@@ -290,12 +290,30 @@ struct Stage
     }
 };
 
+// Where each thread's turn starts (WorktreeWriter::kFilesPerTurn): `files` is in tree order, so a
+// directory's files are together, but for its subdirectories' between them; the last is the end.
+std::vector<size_t> turns(const std::vector<File> &files)
+{
+    std::vector<size_t> starts;
+    QByteArrayView dir;
+    for (size_t i = 0; i < files.size(); ++i) {
+        const QByteArray &path = files[i].path;
+        const QByteArrayView parent = QByteArrayView(path).first(std::max<qsizetype>(path.lastIndexOf('/'), 0));
+        if (starts.empty() || parent != dir || i - starts.back() >= WorktreeWriter::kFilesPerTurn)
+            starts.push_back(i);
+        dir = parent;
+    }
+    starts.push_back(files.size());
+    return starts;
+}
+
 // Writes every file of `plan` under `stage` from a few threads (the calling one too), each with
 // its own repository: libgit2's objects are not shared between threads.
 std::optional<WorkspaceError> writeFiles(const QByteArray &gitDir, const git_oid &commit, const Stage &stage,
     Plan &plan, const CheckoutProgress &progress, int threads)
 {
-    std::atomic<size_t> next {0};
+    const std::vector<size_t> starts = turns(plan.files);
+    std::atomic<size_t> next {0}; // the next turn
     std::atomic<qint64> done {0};
     std::atomic<bool> stop {false};
     std::mutex failure;
@@ -317,19 +335,21 @@ std::optional<WorkspaceError> writeFiles(const QByteArray &gitDir, const git_oid
         since.start();
         bool reported = false;
         while (!stop) {
-            const size_t i = next++;
-            if (i >= plan.files.size())
+            const size_t turn = next++;
+            if (turn + 1 >= starts.size())
                 break;
-            if (auto e = writeFile(own.get(), commit, stage.dir, stage.workTree, plan.files[i])) {
-                fail(std::move(*e));
-                break;
-            }
-            done += plan.files[i].size;
-            // The first file at once (a bar moves early), then at most every kProgressMs.
-            if (reporting && progress && (!reported || since.elapsed() >= WorktreeWriter::kProgressMs)) {
-                progress(done, plan.total);
-                reported = true;
-                since.restart();
+            for (size_t i = starts[turn]; i < starts[turn + 1] && !stop; ++i) {
+                if (auto e = writeFile(own.get(), commit, stage.dir, stage.workTree, plan.files[i])) {
+                    fail(std::move(*e));
+                    break;
+                }
+                done += plan.files[i].size;
+                // The first file at once (a bar moves early), then at most every kProgressMs.
+                if (reporting && progress && (!reported || since.elapsed() >= WorktreeWriter::kProgressMs)) {
+                    progress(done, plan.total);
+                    reported = true;
+                    since.restart();
+                }
             }
         }
     };

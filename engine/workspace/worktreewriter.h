@@ -26,6 +26,10 @@ public:
     static constexpr int kProgressMs = 100;
     static constexpr int kMaxThreads = 8;
     static constexpr size_t kFilesPerThread = 64; // fewer files per thread are not worth one
+    // A thread's turn: the files of one directory, at most this many. Two threads creating files
+    // in one directory take turns at its lock (a file system's inode allocation is done under
+    // it): 22 % of a checkout's samples spinning on it, files handed out one at a time.
+    static constexpr size_t kFilesPerTurn = 256;
 
     explicit WorktreeWriter(GitRepo &repo)
         : m_repo(repo)
