@@ -106,7 +106,7 @@ void tst_Desktop::shot(const QString &name)
 }
 
 // Statically, from the binaries' symbols (what the tray runs is its binary: no engine class is
-// in it), with the engine's binary as the control that these names are the engine's.
+// in it), with the engine program's binary as the control that these names are the engine's.
 void tst_Desktop::trayHoldsNoEngineCode()
 {
     const QStringList engineClasses {QStringLiteral("isolation::Engine::"), QStringLiteral("isolation::SessionManager::"),
@@ -119,7 +119,7 @@ void tst_Desktop::trayHoldsNoEngineCode()
         return QString::fromUtf8(nm.readAllStandardOutput());
     };
     const QString tray = symbols(trayBinary());
-    const QString server = symbols(serverBinary());
+    const QString server = symbols(engineBinary());
     // Not stripped (else the absence below would say nothing): the tray's own classes are there.
     QVERIFY2(tray.contains(QStringLiteral("isolation::TrayApplication::")), "no symbols in the tray binary");
     QVERIFY2(tray.contains(QStringLiteral("isolation::EngineConnection::")), "no symbols in the tray binary");

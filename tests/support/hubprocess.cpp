@@ -21,6 +21,11 @@ QString serverBinary()
     return QStringLiteral(ISOLATION_SERVER_BIN);
 }
 
+QString engineBinary()
+{
+    return QStringLiteral(ISOLATION_ENGINE_BIN);
+}
+
 QString trayBinary()
 {
     return QStringLiteral(ISOLATION_TRAY_BIN);

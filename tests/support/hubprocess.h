@@ -47,6 +47,7 @@ private:
 
 QString hubBinary();
 QString serverBinary();
+QString engineBinary(); // libexec/isolation/isolation-engine, what `isolation-server up` hands over to
 QString trayBinary();
 
 } // namespace isolation::test
