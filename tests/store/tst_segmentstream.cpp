@@ -30,8 +30,11 @@ private Q_SLOTS:
     void cancelWakesAWaitingReader();
 
 private:
-    // The sealed bytes of m_plain, appended to `spool` from another thread in pieces.
-    std::thread feed(std::shared_ptr<SegmentSpool> spool, QByteArray bytes, std::atomic<bool> *outRan = nullptr);
+    // The sealed bytes of m_plain, appended to `spool` from another thread in pieces. With
+    // `heldUntil`, the last piece waits (up to 30 s) for it to be set: a reader that gets plaintext
+    // before the end is then shown to, however the threads are scheduled on a loaded machine.
+    std::thread feed(std::shared_ptr<SegmentSpool> spool, QByteArray bytes, std::atomic<bool> *outRan = nullptr,
+        const std::atomic<bool> *heldUntil = nullptr);
     SegmentStream stream(std::shared_ptr<SegmentSpool> spool) const;
 
     QTemporaryDir m_dir;
@@ -62,13 +65,18 @@ void tst_SegmentStream::initTestCase()
     QVERIFY(QFile::remove(sealedPath) && QFile::remove(plain));
 }
 
-std::thread tst_SegmentStream::feed(std::shared_ptr<SegmentSpool> spool, QByteArray bytes, std::atomic<bool> *ran)
+std::thread tst_SegmentStream::feed(
+    std::shared_ptr<SegmentSpool> spool, QByteArray bytes, std::atomic<bool> *ran, const std::atomic<bool> *heldUntil)
 {
-    return std::thread([spool, bytes, ran] {
+    return std::thread([spool, bytes, ran, heldUntil] {
         qsizetype at = 0;
         int i = 0;
         while (at < bytes.size()) {
             const qsizetype n = std::min<qsizetype>(bytes.size() - at, 10000 + (i++ * 7777) % 90000);
+            if (heldUntil && at + n == bytes.size()) {
+                for (int waited = 0; !*heldUntil && waited < 30000; ++waited)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
             if (!spool->append(QByteArrayView(bytes.constData() + at, n)))
                 return;
             at += n;
@@ -93,7 +101,8 @@ void tst_SegmentStream::readsWhileItArrives()
     QCOMPARE(QDir(m_dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 0);
     SegmentStream s = stream(spool.value());
     std::atomic<bool> fedAll {false};
-    std::thread writer = feed(spool.value(), m_sealed, &fedAll);
+    std::atomic<bool> gotSome {false};
+    std::thread writer = feed(spool.value(), m_sealed, &fedAll, &gotSome);
     const std::unique_ptr<QIODevice> reader = s.openReader();
     QByteArray got;
     bool beforeTheEnd = false;
@@ -104,6 +113,7 @@ void tst_SegmentStream::readsWhileItArrives()
         if (n == 0)
             break;
         beforeTheEnd = beforeTheEnd || !fedAll;
+        gotSome = true;
         got.append(piece.constData(), n);
     }
     writer.join();
