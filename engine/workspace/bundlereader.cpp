@@ -1,6 +1,7 @@
 #include "bundlereader.h"
 
 #include "gitsupport.h"
+#include "memorytrim.h"
 
 #include <git2/sys/odb_backend.h>
 
@@ -183,8 +184,16 @@ Result<BundleContents, WorkspaceError> BundleReader::read(QIODevice &in) const
     git_indexer_options_init(&opts, GIT_INDEXER_OPTIONS_VERSION);
     // Not opts.verify: libgit2 1.5 leaks an object per pack entry the repository already has.
     // checkPack() does the same check.
-    git_indexer *rawIndexer = nullptr;
     const QByteArray scratchPath = git::nativePath(scratch.path());
+    // The indexer's windows on the pack it writes stay resident until it is committed (memorytrim.h).
+    memorytrim::MappedFiles incoming(scratchPath);
+    opts.progress_cb = [](const git_indexer_progress *, void *payload) -> int {
+        static_cast<memorytrim::MappedFiles *>(payload)->trim();
+        memorytrim::heap();
+        return 0;
+    };
+    opts.progress_cb_payload = &incoming;
+    git_indexer *rawIndexer = nullptr;
     if (int rc = git_indexer_new(&rawIndexer, scratchPath.constData(), 0, odb.get(), &opts); rc < 0)
         return git::error(rc, QStringLiteral("cannot start indexing"));
     git::IndexerPtr indexer(rawIndexer);

@@ -1,6 +1,7 @@
 #include "worktreewriter.h"
 
 #include "gitrepo.h"
+#include "memorytrim.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -344,6 +345,8 @@ std::optional<WorkspaceError> writeFiles(const QByteArray &gitDir, const git_oid
                     break;
                 }
                 done += plan.files[i].size;
+                // A large file's buffers, freed just now, go back to the system (memorytrim.h).
+                memorytrim::heap();
                 // The first file at once (a bar moves early), then at most every kProgressMs.
                 if (reporting && progress && (!reported || since.elapsed() >= WorktreeWriter::kProgressMs)) {
                     progress(done, plan.total);
