@@ -163,6 +163,23 @@ Result<LinkStats, WorkspaceError> linkChanged(
     return stats;
 }
 
+// The file system's time now, as it stamps files under `path`'s directory: `path` (created if
+// needed) has its times set to now and read back. Invalid when that cannot be done.
+QDateTime fileSystemNow(const QString &path)
+{
+    const QByteArray native = QFile::encodeName(path);
+    const int fd = ::open(native.constData(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return {};
+    const UniqueFd file(fd);
+    struct stat st
+    {
+    };
+    if (::futimens(file.fd, nullptr) != 0 || ::fstat(file.fd, &st) != 0)
+        return {};
+    return QDateTime::fromMSecsSinceEpoch(qint64(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000, Qt::UTC);
+}
+
 } // namespace
 
 Result<LinkStats, WorkspaceError> ObjectLinker::link(const QString &fromGitDir, const QString &toGitDir)
@@ -173,13 +190,15 @@ Result<LinkStats, WorkspaceError> ObjectLinker::link(const QString &fromGitDir, 
 Result<LinkStats, WorkspaceError> ObjectLinker::linkSince(
     const QString &fromGitDir, const QString &toGitDir, const QString &destination, LinkMark &mark)
 {
-    // A directory's time has the file system's granularity and its clock may lag ours a little:
-    // a margin re-reads the directories changed just before the last link, which costs nothing.
-    constexpr qint64 kMarginMs = 2000;
-    const QDateTime start = QDateTime::currentDateTimeUtc().addMSecs(-kMarginMs);
-    const bool known = !destination.isEmpty() && mark.destination == destination && mark.since.isValid();
+    // The start of this link in the file system's own time, the clock and the granularity the
+    // fan-out directories' times come from (the kernel's coarse clock, a 2 s step on FAT, the
+    // server's clock on NFS): a file of ours set to "now" and read back. A directory changed from
+    // here on has a time at or after it; one changed before it and listed now, one before.
+    const QDateTime start = fileSystemNow(fromGitDir + QStringLiteral("/objects/isolation-link-mark"));
+    const bool known = start.isValid() && !destination.isEmpty() && mark.destination == destination
+        && mark.since.isValid() && mark.since <= start; // not when that clock went back
     auto linked = linkChanged(fromGitDir, toGitDir, known ? mark.since : QDateTime());
-    if (linked)
+    if (linked && start.isValid())
         mark = {destination, start};
     else
         mark = {};
