@@ -300,6 +300,7 @@ void SaveFlow::writeSegment()
 void SaveFlow::upload()
 {
     m_session.setPhase(QStringLiteral("upload"), 0, -1);
+    linkIntoCache();
     QStringList prerequisites;
     for (const QByteArray &p : std::as_const(m_segment.prerequisites))
         prerequisites.append(QString::fromLatin1(p));
@@ -345,6 +346,32 @@ void SaveFlow::upload()
             if (sent > 0 && sent < total)
                 testhook::crashPoint("mid-upload");
         });
+}
+
+// The warm cache takes the session's new objects while the segment travels (the worker is idle
+// then): only the objects added since this session's last link go in, so a one-file save costs what
+// it changed. Until the save is published nothing in the mirror names them; published() moves the
+// mirror's refs. A failure costs a download later, nothing more.
+void SaveFlow::linkIntoCache()
+{
+    WarmCache *cache = m_session.m_cache;
+    const QString sessionGitDir = m_session.gitDir();
+    const QString workspaceId = m_session.workspaceId();
+    const QString name = m_session.workspaceName();
+    LinkMark *mark = &m_session.m_cacheLink;
+    m_session.onWorker<bool>(
+        [cache, sessionGitDir, workspaceId, name, mark, linked = m_linked](Workspace &) {
+            auto lease = cache->lease(workspaceId);
+            lease->setName(name);
+            auto r = ObjectLinker::linkSince(sessionGitDir, lease->gitDir(), lease->instanceId(), *mark);
+            if (r)
+                lease->grew(r.value().bytes);
+            else
+                qCWarning(lcSessions) << "warm cache not updated:" << r.error().message;
+            *linked = bool(r);
+            return bool(r);
+        },
+        this, [](bool) {});
 }
 
 void SaveFlow::publish(bool retry)
@@ -420,26 +447,35 @@ void SaveFlow::published(const QByteArray &etag, bool ours)
     LinkMark *mark = &m_session.m_cacheLink;
     QPointer<SaveFlow> self(this);
     m_session.onWorker<Result<void, WorkspaceError>>(
-        [segment, next, etag, ours, sessionGitDir, cache, name, mark](Workspace &ws) -> Result<void, WorkspaceError> {
+        [segment, next, etag, ours, sessionGitDir, cache, name, mark, early = m_linked](
+            Workspace &ws) -> Result<void, WorkspaceError> {
             if (auto marked = ws.markPublished(segment); !marked)
                 return marked;
-            // The warm cache takes the save too; a failure there costs a download later, nothing more.
-            // Only the objects added since this session's last link go in: a one-file save costs
-            // what it changed, not a look at every object of the tree.
+            // The warm cache took the objects during the upload (linkIntoCache()); a save found
+            // published when the engine started again did not upload, and links them now.
             auto lease = cache->lease(next.workspaceId);
             lease->setName(name);
-            auto linked = ObjectLinker::linkSince(sessionGitDir, lease->gitDir(), lease->instanceId(), *mark);
+            bool linked = early->value_or(false);
             if (linked)
-                lease->grew(linked.value().bytes);
+                lease->grew(0); // its size already counts the objects (else the lease measures it)
+            if (!early->has_value()) {
+                auto r = ObjectLinker::linkSince(sessionGitDir, lease->gitDir(), lease->instanceId(), *mark);
+                if (r)
+                    lease->grew(r.value().bytes);
+                else
+                    qCWarning(lcSessions) << "warm cache not updated:" << r.error().message;
+                linked = bool(r);
+            }
+            if (!linked)
+                return {}; // the mirror may lack objects the refs name: left as it was
             auto mirror = lease->mirror();
-            if (linked && mirror && ours && lease->accepts(next.generation)) {
+            if (mirror && ours && lease->accepts(next.generation)) {
                 if (auto set = mirror.value()->setRefs(bundleRefs(next.refs)); set)
                     lease->record(etag, next.generation);
                 else
                     qCWarning(lcSessions) << "warm cache not updated:" << set.error().message;
-            } else if (!linked || !mirror) {
-                qCWarning(lcSessions) << "warm cache not updated:"
-                                      << (linked ? mirror.error().message : linked.error().message);
+            } else if (!mirror) {
+                qCWarning(lcSessions) << "warm cache not updated:" << mirror.error().message;
             }
             return {};
         },

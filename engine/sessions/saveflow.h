@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 namespace isolation {
 
@@ -35,6 +36,7 @@ private:
     void merge();
     void writeSegment();
     void upload();
+    void linkIntoCache();
     void publish(bool retry);
     void published(const QByteArray &etag, bool ours);
     void notPublished(const SessionError &why);
@@ -59,6 +61,9 @@ private:
     int m_at = 0; // the segment replaces m_base.segments[m_at…] (Manifest::nextSegmentAt())
     QString m_segmentFile;
     ManifestSegment m_uploaded;
+    // Whether the warm cache took this save's objects while the segment was uploaded (set on the
+    // worker by linkIntoCache(), read there by the finish); empty when that did not run.
+    std::shared_ptr<std::optional<bool>> m_linked = std::make_shared<std::optional<bool>>();
 };
 
 } // namespace isolation
