@@ -26,8 +26,6 @@ constexpr std::chrono::milliseconds kHeapInterval {20};
 constexpr qint64 kMappedIntervalMs = 100;
 
 std::atomic<qint64> g_nextHeapCheck {0};
-std::atomic<quint64> g_heapReleased {0};
-std::atomic<quint64> g_mappedDropped {0};
 
 qint64 nowNs()
 {
@@ -52,7 +50,6 @@ void heap()
     if (!MallocExtension_GetNumericProperty("tcmalloc.pageheap_free_bytes", &free) || free <= kReleaseAboveBytes)
         return;
     MallocExtension_ReleaseToSystem(free - kKeepFreeBytes);
-    g_heapReleased.fetch_add(free - kKeepFreeBytes, std::memory_order_relaxed);
 }
 
 MappedFiles::MappedFiles(const QByteArray &directory)
@@ -95,14 +92,8 @@ void MappedFiles::trimNow()
         const quintptr stop = range.value(1).toULongLong(&endOk, 16);
         if (!startOk || !endOk || stop <= start)
             continue;
-        if (::madvise(reinterpret_cast<void *>(start), stop - start, MADV_DONTNEED) == 0)
-            g_mappedDropped.fetch_add(stop - start, std::memory_order_relaxed);
+        ::madvise(reinterpret_cast<void *>(start), stop - start, MADV_DONTNEED);
     }
-}
-
-Stats stats()
-{
-    return {g_heapReleased.load(std::memory_order_relaxed), g_mappedDropped.load(std::memory_order_relaxed)};
 }
 
 } // namespace isolation::memorytrim

@@ -1,14 +1,13 @@
-// Keeps a long git operation's resident memory near what it really holds (docs/architecture.md,
-// "Memory"). Two things grew it beyond that on large workspaces, measured on the whole kernel
-// source (78,311 files; bench/README.md):
-//  - tcmalloc keeps freed pages for reuse: a save's pack builder and a restore's checkout free
-//    large buffers (files of several MB, their deltas), which left 35-70 MB of free pages
-//    resident beyond the live heap;
+// Keeps a restore's resident memory near what it really holds (docs/workspace.md, "Memory and
+// libgit2 notes"). Two things grew it beyond that, measured on the whole kernel source (78,311
+// files; bench/README.md):
 //  - libgit2 1.5's indexer keeps windows on the pack it is writing in use, so they escape the
 //    mapped limit (GIT_OPT_SET_MWINDOW_MAPPED_LIMIT) until the pack is committed: up to 135 MB of
-//    a segment's pages were resident in those windows at a restore's peak.
-// Both are cheap enough for a per-object progress callback: each does its work at most once per
-// interval and returns at once otherwise.
+//    a segment's pages were resident in those windows at a restore's peak;
+//  - tcmalloc keeps freed pages for reuse: the checkout frees large buffers (files of several MB,
+//    the bases of their deltas), which left tens of MB of free pages resident beyond the live heap.
+// Both are cheap enough for a per-object callback: each does its work at most once per interval
+// and returns at once otherwise.
 #pragma once
 
 #include <QByteArray>
@@ -34,13 +33,5 @@ private:
     QByteArray m_prefix; // the directory with a trailing '/'
     QElapsedTimer m_since;
 };
-
-// What they did since the process started.
-struct Stats
-{
-    quint64 heapReleasedBytes = 0;
-    quint64 mappedDroppedBytes = 0;
-};
-Stats stats();
 
 } // namespace isolation::memorytrim
