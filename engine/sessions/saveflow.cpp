@@ -30,6 +30,19 @@ QMap<QString, QString> branchesOf(const QList<BundleRef> &refs)
     return map;
 }
 
+// Hard-links the session's objects added since `mark` into the lease's mirror and tells the lease
+// how much it grew. A failure costs a download later, nothing more: false, after a warning.
+bool linkObjects(WarmCache::Lease &lease, const QString &sessionGitDir, LinkMark &mark)
+{
+    auto r = ObjectLinker::linkSince(sessionGitDir, lease.gitDir(), lease.instanceId(), mark);
+    if (!r) {
+        qCWarning(lcSessions) << "warm cache not updated:" << r.error().message;
+        return false;
+    }
+    lease.grew(r.value().bytes);
+    return true;
+}
+
 } // namespace
 
 SaveFlow::SaveFlow(Session &session, QStringList files, QString message, bool resumed, QObject *parent)
@@ -363,13 +376,8 @@ void SaveFlow::linkIntoCache()
         [cache, sessionGitDir, workspaceId, name, mark, linked = m_linked](Workspace &) {
             auto lease = cache->lease(workspaceId);
             lease->setName(name);
-            auto r = ObjectLinker::linkSince(sessionGitDir, lease->gitDir(), lease->instanceId(), *mark);
-            if (r)
-                lease->grew(r.value().bytes);
-            else
-                qCWarning(lcSessions) << "warm cache not updated:" << r.error().message;
-            *linked = bool(r);
-            return bool(r);
+            *linked = linkObjects(*lease, sessionGitDir, *mark);
+            return linked->value();
         },
         this, [](bool) {});
 }
@@ -458,14 +466,8 @@ void SaveFlow::published(const QByteArray &etag, bool ours)
             bool linked = early->value_or(false);
             if (linked)
                 lease->grew(0); // its size already counts the objects (else the lease measures it)
-            if (!early->has_value()) {
-                auto r = ObjectLinker::linkSince(sessionGitDir, lease->gitDir(), lease->instanceId(), *mark);
-                if (r)
-                    lease->grew(r.value().bytes);
-                else
-                    qCWarning(lcSessions) << "warm cache not updated:" << r.error().message;
-                linked = bool(r);
-            }
+            if (!early->has_value())
+                linked = linkObjects(*lease, sessionGitDir, *mark);
             if (!linked)
                 return {}; // the mirror may lack objects the refs name: left as it was
             auto mirror = lease->mirror();
