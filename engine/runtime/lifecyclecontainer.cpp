@@ -364,7 +364,10 @@ LifecycleContainer::Outcome LifecycleContainer::check(const QString &containerId
         again.restarts = 1;
         return again;
     }
-    if (!probeHealth(o.port, 3000)) {
+    // One slow answer is not a failure: on a loaded machine (a build beside it, images being made)
+    // the server can miss a 3 s probe, and Unhealthy refuses every launch until the next check. A
+    // second, longer probe decides (a CI run on a fresh clone saw a launch refused so).
+    if (!probeHealth(o.port, 3000) && !probeHealth(o.port, 10000)) {
         o.state = RuntimeState::Unhealthy;
         o.reason
             = QStringLiteral("the lifecycle container runs but does not answer /health on 127.0.0.1:%1").arg(o.port);
