@@ -296,9 +296,12 @@ void SessionsController::refresh(const QString &id, bool askHub)
 
 void SessionsController::scanMarkers(const QString &id)
 {
-    const SessionSnapshot *snap = snapshot(id);
+    SessionSnapshot *snap = snapshotOf(id);
     if (!snap)
         return;
+    // Scans overlap (an edit's event while a refresh's scan runs) and end in any order: one that
+    // read the file before the edit must not overwrite the figures of one that read it after.
+    const quint64 scan = ++snap->markerScans;
     QStringList files;
     for (const api::ConflictedFile &f : snap->conflicts)
         files << snap->workTree + QLatin1Char('/') + f.path;
@@ -307,10 +310,10 @@ void SessionsController::scanMarkers(const QString &id)
         paths << f.path;
     // Reading files is disk work: not on the GUI thread.
     auto *watcher = new QFutureWatcher<QList<int>>(this);
-    connect(watcher, &QFutureWatcher<QList<int>>::finished, this, [this, watcher, id, paths] {
+    connect(watcher, &QFutureWatcher<QList<int>>::finished, this, [this, watcher, id, paths, scan] {
         watcher->deleteLater();
         SessionSnapshot *s = snapshotOf(id);
-        if (!s)
+        if (!s || s->markerScans != scan)
             return;
         const QList<int> regions = watcher->result();
         for (int i = 0; i < paths.size() && i < regions.size(); ++i) {

@@ -39,6 +39,7 @@ struct SessionSnapshot
     QList<api::ConflictedFile> conflicts;
     bool resolveMode = false;
     QHash<QString, int> regionsLeft; // resolve mode: conflict regions still in each file
+    quint64 markerScans = 0; // marker scans started; only the latest one's figures are taken
     QString lastError; // the last operation's failure, one line (empty: it went well)
     api::Sandbox sandbox; // state None: it has none
     // The session record's last save and sync already taken into the fields above.
