@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <optional>
@@ -308,6 +309,39 @@ std::vector<size_t> turns(const std::vector<File> &files)
     return starts;
 }
 
+// The bytes of large files being written at once, across the threads (kLargeFilesBudget).
+class LargeFiles
+{
+public:
+    // Waits until `size` bytes (at most the whole budget) are free and takes them; 0 for a small
+    // file, which never waits.
+    qint64 take(qint64 size)
+    {
+        if (size < WorktreeWriter::kLargeFileBytes)
+            return 0;
+        size = std::min(size, WorktreeWriter::kLargeFilesBudget);
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_returned.wait(lock, [&] { return m_free >= size; });
+        m_free -= size;
+        return size;
+    }
+    void give(qint64 taken)
+    {
+        if (taken == 0)
+            return;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_free += taken;
+        }
+        m_returned.notify_all();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_returned;
+    qint64 m_free = WorktreeWriter::kLargeFilesBudget;
+};
+
 // Writes every file of `plan` under `stage` from a few threads (the calling one too), each with
 // its own repository: libgit2's objects are not shared between threads.
 std::optional<WorkspaceError> writeFiles(const QByteArray &gitDir, const git_oid &commit, const Stage &stage,
@@ -319,6 +353,7 @@ std::optional<WorkspaceError> writeFiles(const QByteArray &gitDir, const git_oid
     std::atomic<bool> stop {false};
     std::mutex failure;
     std::optional<WorkspaceError> firstError;
+    LargeFiles large;
     auto work = [&](bool reporting) {
         auto fail = [&](WorkspaceError e) {
             std::lock_guard<std::mutex> lock(failure);
@@ -332,6 +367,11 @@ std::optional<WorkspaceError> writeFiles(const QByteArray &gitDir, const git_oid
             return;
         }
         git::RepositoryPtr own(rawOwn);
+        // The pages of the packs the threads read stay resident after use, up to the mapped limit
+        // (32 MiB): one thread drops them now and then for all (memorytrim.h).
+        std::optional<memorytrim::MappedFiles> packs;
+        if (reporting)
+            packs.emplace(gitDir + "/objects/pack");
         QElapsedTimer since;
         since.start();
         bool reported = false;
@@ -340,13 +380,18 @@ std::optional<WorkspaceError> writeFiles(const QByteArray &gitDir, const git_oid
             if (turn + 1 >= starts.size())
                 break;
             for (size_t i = starts[turn]; i < starts[turn + 1] && !stop; ++i) {
-                if (auto e = writeFile(own.get(), commit, stage.dir, stage.workTree, plan.files[i])) {
+                const qint64 taken = large.take(plan.files[i].size);
+                auto e = writeFile(own.get(), commit, stage.dir, stage.workTree, plan.files[i]);
+                large.give(taken);
+                if (e) {
                     fail(std::move(*e));
                     break;
                 }
                 done += plan.files[i].size;
                 // A large file's buffers, freed just now, go back to the system (memorytrim.h).
                 memorytrim::heap();
+                if (packs)
+                    packs->trim();
                 // The first file at once (a bar moves early), then at most every kProgressMs.
                 if (reporting && progress && (!reported || since.elapsed() >= WorktreeWriter::kProgressMs)) {
                     progress(done, plan.total);

@@ -30,6 +30,11 @@ public:
     // in one directory take turns at its lock (a file system's inode allocation is done under
     // it): 22 % of a checkout's samples spinning on it, files handed out one at a time.
     static constexpr size_t kFilesPerTurn = 256;
+    // A blob is read whole (with the base of its delta) to be written: files from kLargeFileBytes
+    // up share kLargeFilesBudget between the threads, a larger one goes alone. Two threads on two
+    // of the kernel source's 16-24 MB headers at once made a restore's peak (docs/workspace.md).
+    static constexpr qint64 kLargeFileBytes = qint64(1) << 20;
+    static constexpr qint64 kLargeFilesBudget = qint64(16) << 20;
 
     explicit WorktreeWriter(GitRepo &repo)
         : m_repo(repo)

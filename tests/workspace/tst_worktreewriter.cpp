@@ -7,6 +7,7 @@
 #include "testsession.h"
 
 #include "core/clock.h"
+#include "workspace/worktreewriter.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void namesCheckoutTreatsSpeciallyGoToLibgit2();
     void aTreeItCannotWriteLeavesNothing();
     void aKilledWriteLeavesNoHalfFile();
+    void largeFilesTakeTurns();
 
 private:
     // Session "a" saves the tree; the segment, and main afterwards.
@@ -242,6 +244,39 @@ void tst_WorktreeWriter::aKilledWriteLeavesNoHalfFile()
     QVERIFY(threaded);
     QCOMPARE(e.read(QStringLiteral("top.crlf")), QByteArray("one\r\ntwo\r\n"));
     QCOMPARE(e.git({QStringLiteral("status"), QStringLiteral("--porcelain")}, true).out, QByteArray());
+}
+
+// Files from WorktreeWriter::kLargeFileBytes up share a budget of bytes between the threads: one
+// larger than all of it goes alone, two smaller ones share it; with enough small files for two
+// threads. All of them written whole.
+void tst_WorktreeWriter::largeFilesTakeTurns()
+{
+    TestSession g = TestSession::open(m_dir.path(), QStringLiteral("large-from"), m_clock);
+    TestSession h = TestSession::open(m_dir.path(), QStringLiteral("large-to"), m_clock);
+    QVERIFY(g.valid() && h.valid());
+    QList<std::pair<QString, QByteArray>> files;
+    for (int i = 0; i < 3; ++i) {
+        const qint64 size = i == 1 ? WorktreeWriter::kLargeFilesBudget + 4096 : WorktreeWriter::kLargeFileBytes * 2;
+        QByteArray large = "/* registers " + QByteArray::number(i) + " */\n";
+        large += QByteArray("#define REG 0x1f\n").repeated(int(size / 16));
+        large.truncate(size);
+        // A directory each: a thread's turn is one directory's files (kFilesPerTurn).
+        files.append({QStringLiteral("big%1/regs.h").arg(i), large});
+        for (int j = 0; j < 50; ++j)
+            files.append({QStringLiteral("big%1/small%2.h").arg(i).arg(j), QByteArray::number(j) + "\n"});
+    }
+    for (const auto &[path, bytes] : std::as_const(files))
+        QVERIFY(g.write(path, bytes));
+    const QByteArray segment = g.save(QStringLiteral("large"));
+    QVERIFY(!segment.isEmpty());
+    QVERIFY(h.apply(segment));
+    bool threads = false;
+    auto synced = h.ws->mergeMainIntoSession(ConflictMode::Stop, [&](qint64, qint64) { threads = true; });
+    QVERIFY2(synced, qPrintable(synced ? QString() : synced.error().message));
+    QVERIFY2(threads, "a worktree filled from nothing is the threads' to write");
+    for (const auto &[path, bytes] : std::as_const(files))
+        QVERIFY2(h.read(path) == bytes, qPrintable(path));
+    QCOMPARE(h.git({QStringLiteral("status"), QStringLiteral("--porcelain")}, true).out, QByteArray());
 }
 
 QTEST_GUILESS_MAIN(tst_WorktreeWriter)
