@@ -18,11 +18,13 @@ constexpr git_time_t kRootTime = 1704067200;
 // git's defaults): computed deltas kept for the write phase (pack.deltaCacheSize, 256 MiB by
 // default) and objects in one thread's delta window (pack.windowMemory, unlimited). With the
 // defaults a first save of a 1.2 GB real tree (the whole kernel source, 78,000 files) peaked at
-// 317 MB; with these, 190 MB, in 79-81 s instead of 86 and a pack of the same size (a delta not
-// kept is computed again when it is written). libgit2 1.5 also takes pack.deltaCacheSize as its
-// big-file threshold: a blob larger than 16 MiB is stored whole, not as a delta.
-constexpr qint64 kPackDeltaCacheBytes = qint64(16) << 20;
-constexpr qint64 kPackWindowBytes = qint64(16) << 20;
+// 317 MB; with 16 MiB each, 181-191 MB; with 8 MiB each, 131-145 MB, no slower, and a pack 0.03 %
+// larger (bench/README.md). libgit2 1.5 also takes pack.deltaCacheSize as its big-file threshold:
+// a blob larger than 8 MiB is stored whole, not as a delta. That is most of the gain: the kernel's
+// 11-24 MB register headers no longer sit in a delta window with their delta indexes, two threads
+// at once.
+constexpr qint64 kPackDeltaCacheBytes = qint64(8) << 20;
+constexpr qint64 kPackWindowBytes = qint64(8) << 20;
 
 // Local values win over a user's global git config, which must not change what is saved.
 Result<void, WorkspaceError> configure(const QString &gitDir, const QByteArray &workPath)

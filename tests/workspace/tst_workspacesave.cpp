@@ -92,8 +92,8 @@ void tst_WorkspaceSave::layout()
         return GitCli::inRepo(s.gitDir, {QStringLiteral("config"), QStringLiteral("--get"), QLatin1String(key)})
             .out.trimmed();
     };
-    QCOMPARE(config("pack.deltaCacheSize"), QByteArray::number(16 << 20));
-    QCOMPARE(config("pack.windowMemory"), QByteArray::number(16 << 20));
+    QCOMPARE(config("pack.deltaCacheSize"), QByteArray::number(8 << 20));
+    QCOMPARE(config("pack.windowMemory"), QByteArray::number(8 << 20));
     // A repository made before the bounds gets them when it is opened again.
     QVERIFY(GitCli::inRepo(
         s.gitDir, {QStringLiteral("config"), QStringLiteral("--unset"), QStringLiteral("pack.deltaCacheSize")})
@@ -104,7 +104,7 @@ void tst_WorkspaceSave::layout()
     TestSession again = TestSession::open(root.path(), QStringLiteral("s1"), m_clock);
     QVERIFY(again.ws);
     QCOMPARE(again.ws->refId("session").value(), QByteArray(Workspace::kRootCommitId));
-    QCOMPARE(config("pack.deltaCacheSize"), QByteArray::number(16 << 20));
+    QCOMPARE(config("pack.deltaCacheSize"), QByteArray::number(8 << 20));
 }
 
 void tst_WorkspaceSave::refusesBadArguments()
