@@ -4,6 +4,7 @@
 #include "core/logging.h"
 #include "core/storagefault.h"
 #include "core/version.h"
+#include "net/nagle.h"
 #include "pairing/serveridentity.h"
 #include "sessiondeclaration.h"
 
@@ -49,6 +50,7 @@ struct StoreClient::Answer
     QByteArray etag;
     QByteArray body; // not for downloads
     bool bodySent = false; // the whole request body went out
+    bool nagleOff = false; // disableNagleOnTcpConnections() ran once the upload was under way
     QString networkError;
     qint64 received = 0; // bytes written to the download device
     QString localError; // writing the download device failed
@@ -266,6 +268,10 @@ QNetworkReply *StoreClient::start(const Exchange &ex, const QByteArray &token, Q
         r.setRawHeader(h.first, h.second);
     QNetworkReply *reply = nullptr;
     if (!ex.uploadFile.isEmpty()) {
+        // Without Nagle's algorithm, or the body's last piece may wait for a delayed ACK
+        // (net/nagle.h): here for a connection kept from an earlier request, and once the upload
+        // is under way (follow()) for one opened for it.
+        disableNagleOnTcpConnections();
         auto file = std::make_unique<QFile>(ex.uploadFile);
         if (!file->open(QIODevice::ReadOnly)) {
             *error = QStringLiteral("cannot read %1: %2").arg(ex.uploadFile, file->errorString());
@@ -288,6 +294,10 @@ QNetworkReply *StoreClient::start(const Exchange &ex, const QByteArray &token, Q
 void StoreClient::follow(QNetworkReply *reply, const std::shared_ptr<Exchange> &ex, const std::shared_ptr<Answer> &answer)
 {
     connect(reply, &QNetworkReply::uploadProgress, this, [answer, ex](qint64 sent, qint64 total) {
+        if (sent > 0 && !answer->nagleOff && !ex->uploadFile.isEmpty()) {
+            answer->nagleOff = true;
+            disableNagleOnTcpConnections();
+        }
         if (total > 0 && sent >= total)
             answer->bodySent = true;
         if (ex->progress && !ex->uploadFile.isEmpty())
