@@ -463,7 +463,8 @@ void tst_CliProgress::ctrlCCancelsTheSync()
     QVERIFY(!QFileInfo::exists(workB + QStringLiteral("/big0.bin")));
 
     const CliRun again = m_fx->cli(0, {QStringLiteral("sync"), idB, QStringLiteral("--json")});
-    QVERIFY2(again.exitCode == 0, qPrintable(again.describe()));
+    QVERIFY2(again.exitCode == 0,
+        qPrintable(again.describe() + QStringLiteral("\nthe engine's log:\n") + m_fx->engineLog(0).right(8000)));
     QCOMPARE(QFileInfo(workB + QStringLiteral("/big0.bin")).size(), kBigFile);
 }
 
