@@ -45,14 +45,18 @@ void HubClient::call(const QByteArray &method, const QString &path, const QJsonO
     }
     QNetworkReply *reply = m_network->sendCustomRequest(request, method, payload);
     QPointer<HubClient> self(this);
-    connect(reply, &QNetworkReply::finished, this, [reply, self, done = std::move(done), path] {
+    const int wait = m_timeoutMs;
+    connect(reply, &QNetworkReply::finished, this, [reply, self, done = std::move(done), path, wait] {
         reply->deleteLater();
         if (!self)
             return;
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 0) {
-            HubError e {HubError::Code::Unreachable, 0, {},
-                QStringLiteral("cannot reach the hub: %1").arg(reply->errorString()), {}};
+            // Nothing here aborts a request: one "canceled" is the transfer timeout's.
+            const QString why = reply->error() == QNetworkReply::OperationCanceledError
+                ? QStringLiteral("nothing came from the hub for %1 s").arg(wait / 1000.0)
+                : reply->errorString();
+            HubError e {HubError::Code::Unreachable, 0, {}, QStringLiteral("cannot reach the hub: %1").arg(why), {}};
             done(e);
             return;
         }

@@ -329,8 +329,13 @@ void StoreClient::finished(QNetworkReply *reply, const std::shared_ptr<Exchange>
     a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     a.etag = reply->rawHeader("ETag");
     // No answer, or a 2xx whose body broke off (cut connection, timeout, abort).
-    if (a.status == 0 || (a.status < 300 && reply->error() != QNetworkReply::NoError))
-        a.networkError = reply->errorString();
+    if (a.status == 0 || (a.status < 300 && reply->error() != QNetworkReply::NoError)) {
+        // Nothing here aborts a request but a download whose bytes cannot be kept (localError):
+        // a request "canceled" otherwise is the transfer timeout's, which Qt words the same way.
+        a.networkError = reply->error() == QNetworkReply::OperationCanceledError && a.localError.isEmpty()
+            ? QStringLiteral("nothing came from the hub for %1 s").arg(m_timeoutMs / 1000.0)
+            : reply->errorString();
+    }
     if (ex->download && a.status == 200 && a.localError.isEmpty()) {
         const QByteArray rest = reply->readAll();
         if (ex->download->write(rest) != rest.size())

@@ -14,6 +14,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -116,6 +118,7 @@ private Q_SLOTS:
     void staleGenerationIsNotSent();
     void largeSegmentLeavesTheEventLoopFree();
     void uploadsGoWithoutNagle();
+    void silentHubIsNamedAsSuch();
     void noSecretInAnyLog();
 
 private:
@@ -398,6 +401,29 @@ void tst_WorkspaceStore::uploadsGoWithoutNagle()
     const QList<int> noDelay = noDelayOfConnectionsTo(hubPort);
     QVERIFY2(!noDelay.isEmpty(), "no connection to the hub is open");
     QVERIFY2(!noDelay.contains(0), "a connection to the hub has Nagle's algorithm on");
+}
+
+// A hub that takes the connection and never answers: the transfer timeout ends the request, and
+// the error says so rather than Qt's "Operation canceled".
+void tst_WorkspaceStore::silentHubIsNamedAsSuch()
+{
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    QList<QTcpSocket *> held;
+    connect(&silent, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket *s = silent.nextPendingConnection())
+            held.append(s); // read nothing, answer nothing
+    });
+    StoreClient client(
+        &m_f.network(), QUrl(QStringLiteral("http://127.0.0.1:%1").arg(silent.serverPort())), m_f.server());
+    client.setTimeout(1500);
+    const auto list
+        = await<StoreResult<QList<StoreClient::Workspace>>>([&](auto done) { client.listWorkspaces(done); });
+    QVERIFY(!list.ok());
+    QVERIFY(!held.isEmpty());
+    QCOMPARE(list.error().code, StoreError::Code::Unavailable);
+    QVERIFY2(list.error().message.contains(QLatin1String("nothing came from the hub for 1.5 s")),
+        qPrintable(list.error().message));
 }
 
 void tst_WorkspaceStore::noSecretInAnyLog()
