@@ -1,7 +1,7 @@
 // The engine's store client against the real isolation-hub: a real git bundle saved, read back
 // and cloned on "another computer", 304 when nothing moved, a losing writer that writes nothing,
 // compaction, bearers renewed, rollback memory, a large segment with the event loop free, uploads
-// without Nagle's algorithm, and no token or credential in any log.
+// without Nagle's algorithm, a silent hub named as such, and no token or credential in any log.
 #include "storefixture.h"
 
 #include "core/clock.h"
@@ -20,7 +20,6 @@
 #include <QTest>
 #include <QTimer>
 
-#include <dirent.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
